@@ -1,0 +1,305 @@
+//! Command-line parsing, by hand (no clap: the design card allows three dependencies).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use minimcp::log::Level;
+use minimcp::{Limits, Version};
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Command {
+    /// Serve one session over stdin/stdout.
+    Serve(Options),
+    /// Run one in-process session: handshake, one call, print the result.
+    Call {
+        options: Options,
+        /// A tool name, or a method name (it contains a `/`).
+        target: String,
+        /// The tool's arguments or the method's params.
+        params: serde_json::Value,
+        /// The protocol version the in-process client speaks.
+        version: Version,
+    },
+    Help,
+    Version,
+}
+
+/// Options shared by `serve` and `call`.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Options {
+    pub(crate) root: Option<PathBuf>,
+    pub(crate) profile: Profile,
+    pub(crate) log_level: Level,
+    pub(crate) limits: Limits,
+}
+
+/// Which toolset the binary serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Profile {
+    /// The read-only workspace toolset (default).
+    Workspace,
+    /// Fixtures for the official conformance suite and the benchmarks (`echo`).
+    Conformance,
+}
+
+pub(crate) const HELP: &str = "\
+minimcp — a small, read-only Model Context Protocol server over stdio
+
+USAGE:
+    minimcp [serve] [OPTIONS]                 serve one MCP session on stdin/stdout
+    minimcp call <TOOL|METHOD> [JSON] [OPTIONS]
+                                              run one session in-process: initialize, make
+                                              one call, print the result as JSON
+    minimcp --help | --version
+
+    call: a TOOL name calls tools/call with JSON as its arguments (default {});
+          a METHOD (it contains '/', e.g. tools/list, resources/read) is sent with JSON
+          as its params. Exit status 0 on success, 1 on an error or an isError result.
+
+OPTIONS:
+    --root DIR                The workspace the tools may read (default: the current
+                              directory). Nothing outside it is ever read; nothing is
+                              ever written.
+    --profile NAME            workspace (default): the read-only workspace tools.
+                              conformance: fixtures for the official conformance suite
+                              and benchmarks (includes an `echo` tool).
+    --log-level LEVEL         What to write to stderr: off, error, warn (default), info,
+                              debug. stdout carries protocol messages only.
+    --max-message-bytes N     Longest accepted request line (default 1048576). Longer
+                              lines are skipped unread and answered with error -32600.
+    --max-response-bytes N    Largest response (default 10485760). A larger tool result
+                              becomes a tool error; other responses error -32001.
+    --rate-limit N/s          At most N requests per second, bursts up to N (default:
+                              no limit). Excess requests get error -32000 with
+                              data.retryAfterMs.
+    --request-timeout SECS    How long a request to the client (sampling, elicitation,
+                              roots) may wait for its answer (default 60).
+    --protocol VERSION        call only: the protocol version of the in-process client
+                              (default 2025-11-25; 2026-07-28 uses per-request _meta).
+    -h, --help                Print this help.
+    -V, --version             Print the version.
+";
+
+/// Parses the arguments after the program name.
+pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut args = args.into_iter().peekable();
+    let mut options = Options {
+        root: None,
+        profile: Profile::Workspace,
+        log_level: Level::Warn,
+        limits: Limits::default(),
+    };
+    let mut positional = Vec::new();
+    let mut version = Version::LATEST_HANDSHAKE;
+    let mut version_given = false;
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => {
+                (flag.to_string(), Some(value.to_string()))
+            }
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| -> Result<String, String> {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "-V" | "--version" => return Ok(Command::Version),
+            "--root" => options.root = Some(PathBuf::from(value("--root")?)),
+            "--profile" => {
+                options.profile = match value("--profile")?.as_str() {
+                    "workspace" => Profile::Workspace,
+                    "conformance" => Profile::Conformance,
+                    other => {
+                        return Err(format!(
+                            "unknown profile {other:?}; use workspace or conformance"
+                        ))
+                    }
+                }
+            }
+            "--log-level" => {
+                let level = value("--log-level")?;
+                options.log_level = Level::parse(&level).ok_or_else(|| {
+                    format!("unknown log level {level:?}; use off, error, warn, info or debug")
+                })?;
+            }
+            "--max-message-bytes" => {
+                options.limits.max_message_bytes = number(&value(&flag)?, &flag, 1024)?
+            }
+            "--max-response-bytes" => {
+                options.limits.max_response_bytes = number(&value(&flag)?, &flag, 1024)?
+            }
+            "--rate-limit" => {
+                let text = value(&flag)?;
+                let per_second = text.strip_suffix("/s").unwrap_or(&text);
+                let rate: f64 = per_second
+                    .parse()
+                    .ok()
+                    .filter(|r: &f64| r.is_finite() && *r > 0.0)
+                    .ok_or_else(|| {
+                        format!(
+                            "--rate-limit wants requests per second such as 100/s, not {text:?}"
+                        )
+                    })?;
+                options.limits.rate_limit = Some(rate);
+            }
+            "--request-timeout" => {
+                let secs = number(&value(&flag)?, &flag, 1)?;
+                options.limits.request_timeout = Duration::from_secs(secs as u64);
+            }
+            "--protocol" => {
+                let text = value(&flag)?;
+                version = Version::parse(&text).ok_or_else(|| {
+                    let known: Vec<&str> = Version::ALL.iter().map(|v| v.as_str()).collect();
+                    format!(
+                        "unknown protocol version {text:?}; use one of {}",
+                        known.join(", ")
+                    )
+                })?;
+                version_given = true;
+            }
+            other if other.starts_with('-') && other.len() > 1 => {
+                return Err(format!("unknown option {other}; see --help"))
+            }
+            _ => positional.push(arg),
+        }
+    }
+    let mut positional = positional.into_iter();
+    match positional.next().as_deref() {
+        None | Some("serve") => {
+            if let Some(extra) = positional.next() {
+                return Err(format!("unexpected argument {extra:?}; see --help"));
+            }
+            if version_given {
+                return Err("--protocol applies to `call` only".into());
+            }
+            Ok(Command::Serve(options))
+        }
+        Some("call") => {
+            let target = positional
+                .next()
+                .ok_or("call needs a tool or method name; see --help")?;
+            let params = match positional.next() {
+                None => serde_json::json!({}),
+                Some(text) => serde_json::from_str(&text)
+                    .map_err(|e| format!("the JSON argument is not valid JSON: {e}"))?,
+            };
+            if !params.is_object() {
+                return Err(
+                    "the JSON argument must be an object, such as {\"pattern\":\"**/*.rs\"}".into(),
+                );
+            }
+            if let Some(extra) = positional.next() {
+                return Err(format!("unexpected argument {extra:?}; see --help"));
+            }
+            Ok(Command::Call {
+                options,
+                target,
+                params,
+                version,
+            })
+        }
+        Some("help") => Ok(Command::Help),
+        Some(other) => Err(format!("unknown command {other:?}; see --help")),
+    }
+}
+
+fn number(text: &str, flag: &str, minimum: usize) -> Result<usize, String> {
+    text.parse::<usize>()
+        .ok()
+        .filter(|n| *n >= minimum)
+        .ok_or_else(|| format!("{flag} wants a whole number of at least {minimum}, not {text:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(line: &str) -> Result<Command, String> {
+        parse(line.split_whitespace().map(str::to_string))
+    }
+
+    #[test]
+    fn serve_is_the_default() {
+        let Ok(Command::Serve(options)) = parse_str("") else {
+            panic!("expected serve");
+        };
+        assert_eq!(options.profile, Profile::Workspace);
+        assert_eq!(options.limits, Limits::default());
+        assert_eq!(
+            parse_str("serve").map(|c| matches!(c, Command::Serve(_))),
+            Ok(true)
+        );
+    }
+
+    #[test]
+    fn flags_take_values_inline_or_separately() {
+        let Ok(Command::Serve(o)) = parse_str(
+            "serve --root /tmp --profile=conformance --log-level debug --max-message-bytes=4096 --rate-limit 50/s --request-timeout 5",
+        ) else {
+            panic!("expected serve");
+        };
+        assert_eq!(o.root, Some(PathBuf::from("/tmp")));
+        assert_eq!(o.profile, Profile::Conformance);
+        assert_eq!(o.log_level, Level::Debug);
+        assert_eq!(o.limits.max_message_bytes, 4096);
+        assert_eq!(o.limits.rate_limit, Some(50.0));
+        assert_eq!(o.limits.request_timeout, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn call_takes_a_target_and_optional_json() {
+        let Ok(Command::Call {
+            target,
+            params,
+            version,
+            ..
+        }) = parse(
+            [
+                "call",
+                "search_files",
+                r#"{"pattern":"**/*.rs"}"#,
+                "--protocol",
+                "2026-07-28",
+            ]
+            .map(String::from),
+        )
+        else {
+            panic!("expected call");
+        };
+        assert_eq!(target, "search_files");
+        assert_eq!(params["pattern"], "**/*.rs");
+        assert_eq!(version, Version::V2026_07_28);
+        assert!(matches!(
+            parse_str("call tools/list"),
+            Ok(Command::Call { .. })
+        ));
+    }
+
+    #[test]
+    fn mistakes_get_clear_messages() {
+        for (line, message) in [
+            ("--bogus", "unknown option --bogus"),
+            ("--root", "--root needs a value"),
+            ("--profile x", "unknown profile"),
+            ("--log-level loud", "unknown log level"),
+            ("--max-message-bytes 12", "at least 1024"),
+            ("--rate-limit fast", "requests per second"),
+            ("call", "call needs a tool"),
+            ("call t [1]", "must be an object"),
+            ("call t {", "not valid JSON"),
+            ("frobnicate", "unknown command"),
+            ("--protocol 2025-11-25", "applies to `call` only"),
+            ("call t {} --protocol 1", "unknown protocol version"),
+        ] {
+            let err = parse_str(line).expect_err(line);
+            assert!(err.contains(message), "{line}: {err}");
+        }
+        assert_eq!(parse_str("--help"), Ok(Command::Help));
+        assert_eq!(parse_str("-V"), Ok(Command::Version));
+    }
+}

@@ -1,0 +1,233 @@
+//! What a handler can do while it runs: report progress, log to the client, notice
+//! cancellation, and ask the client for input (elicitation, sampling, roots).
+//!
+//! Asking works the same way in both eras. Before 2026-07-28 the server sends a request
+//! to the client and waits for the answer on the same input (answering `ping`, queueing other
+//! requests). In 2026-07-28 the server may not send requests: the first time a handler asks,
+//! [`InputError::Pending`] comes back; returning it (with `?`) makes the server answer
+//! `input_required`, and when the client retries with the answer the handler runs again from
+//! the start and this time gets it (MRTR). Handlers should therefore ask before they do
+//! anything they would not want to do twice.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use crate::jsonrpc::RequestId;
+use crate::model::{Elicited, InputError};
+use crate::protocol::{LogLevel, Version};
+
+/// The connection, as seen by a running handler.
+pub(crate) trait Link {
+    /// Writes a notification and flushes it, so the client sees it while the handler runs.
+    fn notify(&mut self, method: &str, params: Value);
+    /// Sends a request to the client and waits for its answer (before 2026-07-28 only).
+    fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, InputError>;
+    /// Handles input that is already available, without blocking; true when the request
+    /// being handled has been cancelled.
+    fn poll_cancelled(&mut self) -> bool;
+    /// True once `notifications/initialized` has arrived.
+    fn client_ready(&self) -> bool;
+}
+
+/// Everything about the request being handled.
+pub(crate) struct Scope {
+    pub(crate) id: RequestId,
+    pub(crate) version: Version,
+    pub(crate) progress_token: Option<Value>,
+    pub(crate) last_progress: Option<f64>,
+    /// The least severe level the client wants; `None` sends no log messages.
+    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) client_capabilities: Value,
+    pub(crate) client_info: Value,
+    pub(crate) request_timeout: Duration,
+    pub(crate) inputs: Inputs,
+}
+
+/// 2026-07-28 multi round-trip state: answers so far, and what is still to ask.
+#[derive(Default)]
+pub(crate) struct Inputs {
+    pub(crate) answers: Map<String, Value>,
+    pub(crate) asked: usize,
+    pub(crate) pending: Map<String, Value>,
+}
+
+/// The handle a tool, prompt or resource handler gets for the request it serves.
+pub struct Context<'a> {
+    link: &'a mut dyn Link,
+    pub(crate) scope: Scope,
+}
+
+impl<'a> Context<'a> {
+    pub(crate) fn new(link: &'a mut dyn Link, scope: Scope) -> Self {
+        Context { link, scope }
+    }
+
+    /// The protocol version of this request.
+    pub fn protocol_version(&self) -> Version {
+        self.scope.version
+    }
+
+    /// The capabilities the client declared (`{}` when none).
+    pub fn client_capabilities(&self) -> &Value {
+        &self.scope.client_capabilities
+    }
+
+    /// The client's self-description (`{}` when it gave none). For display and logs only.
+    pub fn client_info(&self) -> &Value {
+        &self.scope.client_info
+    }
+
+    /// Reports progress when the client asked for it (`_meta.progressToken`); otherwise does
+    /// nothing. `progress` must increase with every call: a value that does not is dropped
+    /// (MCP: "The progress value MUST increase with each notification"). Returns whether a
+    /// notification was sent.
+    pub fn progress(&mut self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let Some(token) = &self.scope.progress_token else {
+            return false;
+        };
+        let increasing = self.scope.last_progress.is_none_or(|last| progress > last);
+        if !progress.is_finite() || !increasing {
+            crate::log::debug(format_args!(
+                "dropped progress {progress} for request {}: not above the last value",
+                self.scope.id
+            ));
+            return false;
+        }
+        self.scope.last_progress = Some(progress);
+        let mut params = json!({ "progressToken": token, "progress": progress });
+        if let Some(total) = total.filter(|t| t.is_finite()) {
+            params["total"] = json!(total);
+        }
+        // `message` exists from 2025-03-26.
+        if let Some(message) = message.filter(|_| self.scope.version.has_annotations()) {
+            params["message"] = json!(message);
+        }
+        self.link.notify("notifications/progress", params);
+        true
+    }
+
+    /// Sends a log message to the client (`notifications/message`) when `level` is at or above
+    /// what the client asked for. Never put secrets or internal paths in `data` (MCP LG-7).
+    pub fn log(&mut self, level: LogLevel, data: impl Into<Value>) {
+        if self.scope.log_level.is_some_and(|min| level >= min) {
+            let params = json!({ "level": level.as_str(), "data": data.into() });
+            self.link.notify("notifications/message", params);
+        }
+    }
+
+    /// True when the client has cancelled this request. Long-running handlers should check
+    /// this between steps and return early; the server then sends no response (MCP C-2).
+    pub fn is_cancelled(&mut self) -> bool {
+        self.link.poll_cancelled()
+    }
+
+    /// Asks the user to fill in a form (`elicitation/create`, form mode). `schema` is a flat
+    /// object schema of primitive properties. Never ask for secrets this way (MCP SE-3).
+    pub fn elicit(&mut self, message: &str, schema: Value) -> Result<Elicited, InputError> {
+        let supported = self.scope.version.has_elicitation()
+            && self
+                .scope
+                .client_capabilities
+                .get("elicitation")
+                .is_some_and(|e| {
+                    // `{}` means form mode; otherwise `form` must be listed (2025-11-25).
+                    e.as_object()
+                        .is_some_and(|modes| modes.is_empty() || modes.contains_key("form"))
+                });
+        let params = json!({ "mode": "form", "message": message, "requestedSchema": schema });
+        let params = if self.scope.version >= Version::V2025_11_25 {
+            params
+        } else {
+            json!({ "message": message, "requestedSchema": params["requestedSchema"] })
+        };
+        let answer = self.ask(
+            "elicitation/create",
+            params,
+            supported,
+            json!({ "elicitation": { "form": {} } }),
+        )?;
+        match answer.get("action").and_then(Value::as_str) {
+            Some("accept") => Ok(Elicited::Accept(
+                answer
+                    .get("content")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default(),
+            )),
+            Some("decline") => Ok(Elicited::Decline),
+            Some("cancel") => Ok(Elicited::Cancel),
+            _ => Err(InputError::Malformed(
+                "\"action\" must be \"accept\", \"decline\" or \"cancel\"".into(),
+            )),
+        }
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`). `params` holds at
+    /// least `messages` and `maxTokens`; the client's `CreateMessageResult` is returned.
+    pub fn sample(&mut self, params: Value) -> Result<Value, InputError> {
+        let supported = self.scope.client_capabilities.get("sampling").is_some();
+        let answer = self.ask(
+            "sampling/createMessage",
+            params,
+            supported,
+            json!({ "sampling": {} }),
+        )?;
+        if answer.get("content").is_none() || answer.get("role").is_none() {
+            return Err(InputError::Malformed(
+                "a sampling result needs \"role\" and \"content\"".into(),
+            ));
+        }
+        Ok(answer)
+    }
+
+    /// Asks the client for its roots (`roots/list`); each is `{uri, name?}`.
+    pub fn roots(&mut self) -> Result<Vec<Value>, InputError> {
+        let supported = self.scope.client_capabilities.get("roots").is_some();
+        let answer = self.ask("roots/list", json!({}), supported, json!({ "roots": {} }))?;
+        match answer.get("roots").and_then(Value::as_array) {
+            Some(roots) => Ok(roots.clone()),
+            None => Err(InputError::Malformed("\"roots\" must be an array".into())),
+        }
+    }
+
+    fn ask(
+        &mut self,
+        method: &str,
+        params: Value,
+        supported: bool,
+        required: Value,
+    ) -> Result<Value, InputError> {
+        if self.scope.version.is_stateless() {
+            // Keys are stable across rounds because the handler asks in the same order.
+            let key = format!(
+                "{}-{}",
+                method.split('/').next().unwrap_or(method),
+                self.scope.inputs.asked
+            );
+            self.scope.inputs.asked += 1;
+            if let Some(answer) = self.scope.inputs.answers.get(&key) {
+                return Ok(answer.clone());
+            }
+            if !supported {
+                return Err(InputError::Unsupported(required));
+            }
+            let request = json!({ "method": method, "params": params });
+            self.scope.inputs.pending.insert(key, request);
+            return Err(InputError::Pending);
+        }
+        if !supported {
+            return Err(InputError::Unsupported(required));
+        }
+        if !self.link.client_ready() {
+            return Err(InputError::NotReady);
+        }
+        self.link
+            .request(method, params, self.scope.request_timeout)
+    }
+}

@@ -1,0 +1,299 @@
+//! Every error the server can report, per layer, and the one place that maps them to
+//! JSON-RPC error objects.
+//!
+//! - [`Error`] is fatal: the byte stream itself failed. It ends [`crate::serve`].
+//! - [`EnvelopeError`] is about one line that is not a valid JSON-RPC message.
+//! - [`McpError`] is about one valid request the server cannot serve.
+//!
+//! The last two never end the session; [`EnvelopeError::code`] and [`McpError::to_object`]
+//! turn them into the `error` member of a response. Codes of our own are listed in
+//! [`code`] and stay inside the implementation-defined range −32000…−32019 (2026-07-28
+//! reserves −32020…−32099 for the spec).
+
+use std::io;
+
+use serde_json::{json, Value};
+use thiserror::Error;
+
+use crate::jsonrpc::{code as rpc, ErrorObject};
+
+/// MCP-specific and minimcp-specific error codes.
+pub mod code {
+    /// MCP (2024-11-05 … 2025-11-25): the resource does not exist.
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// MCP 2026-07-28: the request needs a client capability it did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// MCP 2026-07-28: the request's protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// minimcp: the `--rate-limit` token bucket is empty; `data.retryAfterMs` says when to retry.
+    pub const RATE_LIMITED: i64 = -32000;
+    /// minimcp: the response would exceed `--max-response-bytes`.
+    pub const RESPONSE_TOO_LARGE: i64 = -32001;
+    /// minimcp: too many requests are queued behind a handler that waits for the client.
+    pub const OVERLOADED: i64 = -32003;
+}
+
+/// A failure of the transport itself: the session cannot go on.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading the input failed (not EOF: EOF is a clean end).
+    #[error("reading input failed")]
+    Read(#[source] io::Error),
+    /// Writing the output failed for a reason other than the client closing it.
+    #[error("writing output failed")]
+    Write(#[source] io::Error),
+}
+
+/// Why one line is not a valid JSON-RPC message.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum EnvelopeError {
+    /// The line is not UTF-8.
+    #[error("parse error: message is not valid UTF-8 (invalid byte at offset {0})")]
+    InvalidUtf8(usize),
+    /// The line is not JSON (or nests deeper than serde_json's limit of 128).
+    #[error("parse error: {0}")]
+    Syntax(String),
+    /// The line is longer than the configured limit; it was skipped unread.
+    #[error("message of {size} bytes exceeds the {limit}-byte limit (--max-message-bytes); it was skipped")]
+    TooLarge {
+        /// Bytes in the line.
+        size: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// The JSON value is not an object.
+    #[error("invalid request: a message must be a JSON object")]
+    NotAnObject,
+    /// `jsonrpc` is missing or not exactly `"2.0"`.
+    #[error("invalid request: \"jsonrpc\" must be exactly \"2.0\"")]
+    BadVersion,
+    /// `id` is not a string or a 64-bit integer.
+    #[error("invalid request: \"id\" must be a string or an integer, not {0}")]
+    BadId(&'static str),
+    /// `method` is not a string.
+    #[error("invalid request: \"method\" must be a string")]
+    BadMethod,
+    /// Neither `method` nor `result`/`error`.
+    #[error("invalid request: missing \"method\"")]
+    MissingMethod,
+    /// `params` is neither an object nor an array.
+    #[error("invalid request: \"params\" must be an object when present")]
+    BadParams,
+    /// `params` is an array; MCP uses named parameters only.
+    #[error("invalid params: \"params\" must be an object (MCP uses named parameters)")]
+    PositionalParams,
+    /// A response whose `id` cannot be read.
+    #[error("invalid response: \"id\" must be a string or an integer")]
+    ResponseWithoutId,
+    /// A response with both or neither of `result` and `error`.
+    #[error("invalid response: exactly one of \"result\" and \"error\" must be present")]
+    ResultAndError,
+    /// A response whose `error` lacks an integer `code` or a string `message`.
+    #[error("invalid response: \"error\" must have an integer \"code\" and a string \"message\"")]
+    BadErrorObject,
+    /// An empty JSON array.
+    #[error("invalid request: empty batch")]
+    EmptyBatch,
+    /// A JSON array outside a 2025-03-26 session.
+    #[error("invalid request: JSON-RPC batches are only supported when protocol version 2025-03-26 is negotiated{0}")]
+    BatchNotSupported(&'static str),
+    /// `initialize` inside a batch (2025-03-26 forbids it).
+    #[error("invalid request: \"initialize\" must not be part of a batch")]
+    InitializeInBatch,
+}
+
+impl EnvelopeError {
+    /// The JSON-RPC error code for this error.
+    pub fn code(&self) -> i64 {
+        match self {
+            EnvelopeError::InvalidUtf8(_) | EnvelopeError::Syntax(_) => rpc::PARSE_ERROR,
+            EnvelopeError::PositionalParams => rpc::INVALID_PARAMS,
+            _ => rpc::INVALID_REQUEST,
+        }
+    }
+
+    /// The error object sent to the client.
+    pub fn to_object(&self) -> ErrorObject {
+        ErrorObject {
+            code: self.code(),
+            message: self.to_string(),
+            data: None,
+        }
+    }
+}
+
+/// Why a valid request cannot be served.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum McpError {
+    /// No such method (or not in this protocol version).
+    #[error("method not found: {0}")]
+    MethodNotFound(String),
+    /// The parameters do not have the expected shape; the message says what to change.
+    #[error("invalid params: {0}")]
+    InvalidParams(String),
+    /// A request other than `ping` or `initialize` before `initialize`.
+    #[error("invalid request: the session is not initialized; send \"initialize\" first (or, for protocol 2026-07-28, put \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\" in params._meta)")]
+    NotInitialized,
+    /// A second `initialize` on the same session.
+    #[error("invalid request: the session is already initialized")]
+    AlreadyInitialized,
+    /// `tools/call` for a tool that does not exist.
+    #[error("invalid params: unknown tool {0:?}; call tools/list to see the available tools")]
+    UnknownTool(String),
+    /// `prompts/get` or a completion for a prompt that does not exist.
+    #[error(
+        "invalid params: unknown prompt {0:?}; call prompts/list to see the available prompts"
+    )]
+    UnknownPrompt(String),
+    /// `resources/read` (or a completion) for a resource that does not exist.
+    #[error("resource not found: {0}")]
+    ResourceNotFound(String),
+    /// A 2026-07-28 request with a protocol version the server does not speak.
+    #[error("unsupported protocol version {requested:?}; supported: {}", supported.join(", "))]
+    UnsupportedProtocolVersion {
+        /// The version in the request.
+        requested: String,
+        /// The versions the server speaks.
+        supported: Vec<&'static str>,
+    },
+    /// A 2026-07-28 request needs a client capability that it did not declare.
+    #[error("the request needs the client capability {0}, which it did not declare in io.modelcontextprotocol/clientCapabilities")]
+    MissingClientCapability(Value),
+    /// The rate limit is exhausted.
+    #[error("rate limit exceeded; retry after {retry_after_ms} ms")]
+    RateLimited {
+        /// When a token will be available.
+        retry_after_ms: u64,
+    },
+    /// The response is larger than the configured limit.
+    #[error("the response of {size} bytes exceeds the {limit}-byte limit (--max-response-bytes); ask for less")]
+    ResponseTooLarge {
+        /// Bytes in the serialized response.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Too many requests are waiting behind a handler that waits for the client.
+    #[error("server busy: {0} requests are already queued; retry later")]
+    Overloaded(usize),
+    /// A request reuses the id of a request that is still in flight.
+    #[error("invalid request: id {0} is already in use by a request in flight")]
+    DuplicateId(String),
+    /// Something failed inside the server; details go to stderr, never to the client.
+    #[error("internal error")]
+    Internal,
+}
+
+impl McpError {
+    /// The error object sent to the client. `modern` selects the 2026-07-28 code for a
+    /// missing resource (−32602 there, −32002 before: SPEC-CHECKLIST ).
+    pub fn to_object(&self, modern: bool) -> ErrorObject {
+        let (code, data) = match self {
+            McpError::MethodNotFound(_) => (rpc::METHOD_NOT_FOUND, None),
+            McpError::InvalidParams(_) | McpError::UnknownTool(_) | McpError::UnknownPrompt(_) => {
+                (rpc::INVALID_PARAMS, None)
+            }
+            McpError::NotInitialized | McpError::AlreadyInitialized | McpError::DuplicateId(_) => {
+                (rpc::INVALID_REQUEST, None)
+            }
+            McpError::ResourceNotFound(uri) => {
+                let code = if modern {
+                    rpc::INVALID_PARAMS
+                } else {
+                    code::RESOURCE_NOT_FOUND
+                };
+                (code, Some(json!({ "uri": uri })))
+            }
+            McpError::UnsupportedProtocolVersion {
+                requested,
+                supported,
+            } => (
+                code::UNSUPPORTED_PROTOCOL_VERSION,
+                Some(json!({ "supported": supported, "requested": requested })),
+            ),
+            McpError::MissingClientCapability(required) => (
+                code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                Some(json!({ "requiredCapabilities": required })),
+            ),
+            McpError::RateLimited { retry_after_ms } => (
+                code::RATE_LIMITED,
+                Some(json!({ "retryAfterMs": retry_after_ms })),
+            ),
+            McpError::ResponseTooLarge { size, limit } => (
+                code::RESPONSE_TOO_LARGE,
+                Some(json!({ "size": size, "limit": limit })),
+            ),
+            McpError::Overloaded(_) => (code::OVERLOADED, None),
+            McpError::Internal => (rpc::INTERNAL_ERROR, None),
+        };
+        ErrorObject {
+            code,
+            message: self.to_string(),
+            data,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_maps_to_its_documented_code() {
+        let cases: Vec<(McpError, bool, i64)> = vec![
+            (McpError::MethodNotFound("x".into()), false, -32601),
+            (McpError::InvalidParams("x".into()), false, -32602),
+            (McpError::NotInitialized, false, -32600),
+            (McpError::AlreadyInitialized, false, -32600),
+            (McpError::UnknownTool("t".into()), false, -32602),
+            (McpError::UnknownPrompt("p".into()), false, -32602),
+            (McpError::ResourceNotFound("u".into()), false, -32002),
+            (McpError::ResourceNotFound("u".into()), true, -32602),
+            (
+                McpError::UnsupportedProtocolVersion {
+                    requested: "1".into(),
+                    supported: vec![],
+                },
+                true,
+                -32022,
+            ),
+            (
+                McpError::MissingClientCapability(json!({"sampling":{}})),
+                true,
+                -32021,
+            ),
+            (McpError::RateLimited { retry_after_ms: 5 }, false, -32000),
+            (
+                McpError::ResponseTooLarge { size: 2, limit: 1 },
+                false,
+                -32001,
+            ),
+            (McpError::Overloaded(3), false, -32003),
+            (McpError::DuplicateId("1".into()), false, -32600),
+            (McpError::Internal, false, -32603),
+        ];
+        for (error, modern, code) in cases {
+            assert_eq!(error.to_object(modern).code, code, "{error:?}");
+        }
+    }
+
+    #[test]
+    fn internal_errors_leak_nothing() {
+        assert_eq!(
+            McpError::Internal.to_object(false).message,
+            "internal error"
+        );
+    }
+
+    #[test]
+    fn envelope_codes() {
+        assert_eq!(EnvelopeError::Syntax("x".into()).code(), -32700);
+        assert_eq!(EnvelopeError::InvalidUtf8(3).code(), -32700);
+        assert_eq!(EnvelopeError::PositionalParams.code(), -32602);
+        assert_eq!(EnvelopeError::EmptyBatch.code(), -32600);
+        assert_eq!(EnvelopeError::TooLarge { size: 9, limit: 1 }.code(), -32600);
+    }
+}

@@ -1,0 +1,96 @@
+//! # minimcp
+//!
+//! A small, synchronous Model Context Protocol server: a library for adding your own tools,
+//! prompts and resources, and a ready binary with a read-only workspace toolset.
+//!
+//! It speaks every published MCP version — the handshake versions 2024-11-05, 2025-03-26,
+//! 2025-06-18 and 2025-11-25, and the stateless 2026-07-28 — chosen per message. It uses
+//! blocking I/O on one thread: no async runtime, three dependencies (serde, serde_json,
+//! thiserror), and a read loop a reviewer can follow from stdin to stdout.
+//!
+//! ## Adding a tool
+//!
+//! A tool is a name, a description, a JSON Schema for its arguments, and a plain function.
+//! Arguments are validated against the schema (with defaults filled in) before the function
+//! runs; a failed validation is reported to the model with a message it can act on.
+//!
+//! ```
+//! use minimcp::{Server, Tool, ToolOutput};
+//! use serde_json::json;
+//!
+//! let server = Server::builder("adder", "1.0.0")
+//!     .tool(Tool::new(
+//!         "add",
+//!         "Add two integers",
+//!         json!({
+//!             "type": "object",
+//!             "properties": {"a": {"type": "integer"}, "b": {"type": "integer", "default": 1}},
+//!             "required": ["a"]
+//!         }),
+//!         |args, _ctx| {
+//!             let sum = args["a"].as_i64().unwrap_or(0) + args["b"].as_i64().unwrap_or(0);
+//!             Ok(ToolOutput::text(sum.to_string()))
+//!         },
+//!     ))
+//!     .build()
+//!     .expect("the definitions are valid");
+//!
+//! // A whole session over in-memory pipes: handshake, then one call.
+//! let input = concat!(
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"doc","version":"1"}}}"#, "\n",
+//!     r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "\n",
+//!     r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":41}}}"#, "\n",
+//! );
+//! let mut output = Vec::new();
+//! minimcp::serve(&server, std::io::Cursor::new(input), &mut output).expect("i/o works");
+//! let last = String::from_utf8(output).unwrap().lines().last().unwrap().to_string();
+//! assert_eq!(last, r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"text":"42","type":"text"}]}}"#);
+//! // On a real process: minimcp::run_stdio(&server)
+//! ```
+//!
+//! ## Data flow
+//!
+//! `transport` (bounded line reads, buffered writes) → `jsonrpc` (envelopes, ids, no MCP) →
+//! `session` (state machine, the read loop) → `methods` (the one dispatcher) → your
+//! handlers, which get a [`Context`] for progress, logging, cancellation and asking the
+//! client for input. Everything that can go wrong with one message becomes a JSON-RPC error
+//! or a tool error; only a failing stdin or stdout ends [`serve`] with an [`Error`].
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod context;
+mod encoding;
+mod error;
+mod jsonrpc;
+pub mod log;
+mod methods;
+mod model;
+mod mrtr;
+mod protocol;
+mod resources;
+mod schema;
+mod server;
+mod session;
+pub mod toolsets;
+mod transport;
+mod uri_template;
+
+pub use context::Context;
+pub use encoding::base64;
+pub use error::{code, EnvelopeError, Error, McpError};
+pub use jsonrpc::ErrorObject;
+pub use model::{
+    Arguments, CompleteFn, Content, Elicited, HandlerError, InputError, Page, Prompt,
+    PromptArgument, PromptFn, PromptMessage, ResourceBody, ResourceContents, ResourceInfo,
+    ResourceSource, Role, TemplateInfo, Tool, ToolFn, ToolOutput,
+};
+pub use protocol::{LogLevel, Version};
+pub use resources::{ReadFn, TemplateReadFn, VariableCompleteFn};
+pub use server::{Builder, ConfigError, Limits, Server};
+pub use session::serve;
+
+/// Serves one session over this process's stdin and stdout until stdin closes.
+pub fn run_stdio(server: &Server) -> Result<(), Error> {
+    serve(server, std::io::stdin(), std::io::stdout().lock())
+}

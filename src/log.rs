@@ -1,0 +1,91 @@
+//! Diagnostics on stderr, never stdout (stdout carries protocol messages only: MCP S-3).
+//!
+//! One global level, set once from `--log-level`. Lines look like
+//! `minimcp: warn: <message>`. Nothing logged here is sent to the client.
+
+use std::fmt::Arguments;
+use std::io::Write;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// How much minimcp writes to stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Level {
+    /// Nothing at all.
+    Off = 0,
+    /// Failures that end the session.
+    Error = 1,
+    /// Problems the session survives: bad input, refused requests.
+    Warn = 2,
+    /// Session start and end, negotiated version.
+    Info = 3,
+    /// Every message handled.
+    Debug = 4,
+}
+
+impl Level {
+    /// Parses `off`, `error`, `warn`, `info` or `debug`.
+    pub fn parse(s: &str) -> Option<Level> {
+        Some(match s {
+            "off" => Level::Off,
+            "error" => Level::Error,
+            "warn" => Level::Warn,
+            "info" => Level::Info,
+            "debug" => Level::Debug,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Level::Off => "off",
+            Level::Error => "error",
+            Level::Warn => "warn",
+            Level::Info => "info",
+            Level::Debug => "debug",
+        }
+    }
+}
+
+static LEVEL: AtomicU8 = AtomicU8::new(Level::Warn as u8);
+
+/// Sets the process-wide stderr log level.
+pub fn set_level(level: Level) {
+    LEVEL.store(level as u8, Ordering::Relaxed);
+}
+
+/// True when messages at `level` are written.
+pub fn enabled(level: Level) -> bool {
+    level != Level::Off && level as u8 <= LEVEL.load(Ordering::Relaxed)
+}
+
+fn write(level: Level, message: Arguments<'_>) {
+    if enabled(level) {
+        // A failed stderr write has nowhere to be reported; ignoring it is all we can do.
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "minimcp: {}: {message}",
+            level.name()
+        );
+    }
+}
+
+/// Logs a failure that ends the session.
+pub fn error(message: Arguments<'_>) {
+    write(Level::Error, message);
+}
+
+/// Logs a problem the session survives.
+pub fn warn(message: Arguments<'_>) {
+    write(Level::Warn, message);
+}
+
+/// Logs a session milestone.
+pub fn info(message: Arguments<'_>) {
+    write(Level::Info, message);
+}
+
+/// Logs per-message detail.
+pub fn debug(message: Arguments<'_>) {
+    write(Level::Debug, message);
+}

@@ -1,0 +1,159 @@
+//! The `minimcp` binary: `serve` (the default) runs one MCP session on stdin/stdout;
+//! `call` runs one in-process session and prints the result.
+#![forbid(unsafe_code)]
+
+mod cli;
+
+use std::io::{Cursor, Write};
+use std::process::ExitCode;
+
+use minimcp::{log, Server, Version};
+use serde_json::{json, Value};
+
+use cli::{Command, Options, Profile};
+
+fn main() -> ExitCode {
+    let command = match cli::parse(std::env::args().skip(1)) {
+        Ok(command) => command,
+        Err(message) => {
+            eprintln!("minimcp: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match command {
+        Command::Help => print(cli::HELP),
+        Command::Version => print(&format!("minimcp {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Serve(options) => {
+            let Some(server) = build(&options) else {
+                return ExitCode::from(2);
+            };
+            log::info(format_args!("serving on stdio"));
+            match minimcp::run_stdio(&server) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    log::error(format_args!(
+                        "{e}: {}",
+                        std::error::Error::source(&e).map_or(String::new(), |s| s.to_string())
+                    ));
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Call {
+            options,
+            target,
+            params,
+            version,
+        } => {
+            let Some(server) = build(&options) else {
+                return ExitCode::from(2);
+            };
+            call(&server, &target, params, version)
+        }
+    }
+}
+
+/// Writes text meant for the user to stdout (help, version, `call` results; never while
+/// serving, when stdout carries protocol messages only).
+fn print(text: &str) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+fn build(options: &Options) -> Option<Server> {
+    log::set_level(options.log_level);
+    let builder = Server::builder("minimcp", env!("CARGO_PKG_VERSION"))
+        .title("minimcp")
+        .limits(options.limits.clone());
+    let builder = match options.profile {
+        Profile::Workspace | Profile::Conformance => minimcp::toolsets::conformance::add(builder),
+    };
+    match builder.build() {
+        Ok(server) => Some(server),
+        Err(e) => {
+            eprintln!("minimcp: {e}");
+            None
+        }
+    }
+}
+
+/// Runs one session in-process: the handshake (or, for 2026-07-28, per-request `_meta`),
+/// one request, and prints its result. Notifications the server sends go to stderr.
+fn call(server: &Server, target: &str, params: Value, version: Version) -> ExitCode {
+    let (method, mut params) = if target.contains('/') {
+        (target.to_string(), params)
+    } else {
+        (
+            "tools/call".to_string(),
+            json!({ "name": target, "arguments": params }),
+        )
+    };
+    let client = json!({ "name": "minimcp-call", "version": env!("CARGO_PKG_VERSION") });
+    let mut input = String::new();
+    if version.is_stateless() {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": version.as_str(),
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": client,
+            "io.modelcontextprotocol/logLevel": "info",
+        });
+    } else {
+        let initialize = json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": { "protocolVersion": version.as_str(), "capabilities": {}, "clientInfo": client },
+        });
+        input.push_str(&format!(
+            "{initialize}\n{}\n",
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        ));
+    }
+    input.push_str(&format!(
+        "{}\n",
+        json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params })
+    ));
+
+    let mut output = Vec::new();
+    if let Err(e) = minimcp::serve(server, Cursor::new(input.into_bytes()), &mut output) {
+        eprintln!("minimcp: {e}");
+        return ExitCode::FAILURE;
+    }
+    let mut answer = None;
+    for line in String::from_utf8_lossy(&output).lines() {
+        let Ok(message) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        match message.get("id") {
+            Some(id) if *id == json!(1) => answer = Some(message),
+            Some(_) if message.get("error").is_some() => {
+                eprintln!("minimcp: initialize failed: {}", message["error"]);
+                return ExitCode::FAILURE;
+            }
+            Some(_) => {}
+            None => eprintln!(
+                "{}: {}",
+                message["method"].as_str().unwrap_or("message"),
+                message["params"]
+            ),
+        }
+    }
+    let Some(answer) = answer else {
+        eprintln!("minimcp: the server sent no response");
+        return ExitCode::FAILURE;
+    };
+    let failed = answer.get("error").is_some() || answer["result"]["isError"] == json!(true);
+    let shown = answer
+        .get("result")
+        .or(answer.get("error"))
+        .unwrap_or(&answer);
+    let text = serde_json::to_string_pretty(shown).unwrap_or_default() + "\n";
+    match (print(&text), failed) {
+        (ExitCode::SUCCESS, false) => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    }
+}

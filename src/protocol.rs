@@ -1,0 +1,236 @@
+//! MCP protocol versions, negotiation, and the per-version differences the server acts on.
+//!
+//! Two eras share one process (SPEC-CHECKLIST §18–19): the four handshake versions
+//! (`initialize` → `notifications/initialized` → operation) and the stateless 2026-07-28,
+//! where every request carries its version and client capabilities in `params._meta`.
+
+use serde_json::{Map, Value};
+
+/// A protocol version this server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Version {
+    /// 2024-11-05: the first published version.
+    V2024_11_05,
+    /// 2025-03-26: batches, audio, tool annotations, completions capability.
+    V2025_03_26,
+    /// 2025-06-18: no batches; structured tool output, titles, elicitation, resource links.
+    V2025_06_18,
+    /// 2025-11-25: icons, tool input errors as `isError`, optional error ids.
+    V2025_11_25,
+    /// 2026-07-28: stateless; no handshake, per-request `_meta`.
+    V2026_07_28,
+}
+
+impl Version {
+    /// Every version, oldest first.
+    pub const ALL: [Version; 5] = [
+        Version::V2024_11_05,
+        Version::V2025_03_26,
+        Version::V2025_06_18,
+        Version::V2025_11_25,
+        Version::V2026_07_28,
+    ];
+
+    /// The newest version negotiated through `initialize`.
+    pub const LATEST_HANDSHAKE: Version = Version::V2025_11_25;
+
+    /// The version string on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Version::V2024_11_05 => "2024-11-05",
+            Version::V2025_03_26 => "2025-03-26",
+            Version::V2025_06_18 => "2025-06-18",
+            Version::V2025_11_25 => "2025-11-25",
+            Version::V2026_07_28 => "2026-07-28",
+        }
+    }
+
+    /// Parses a version string.
+    pub fn parse(s: &str) -> Option<Version> {
+        Version::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+
+    /// True for 2026-07-28, which has no handshake.
+    pub fn is_stateless(self) -> bool {
+        self >= Version::V2026_07_28
+    }
+
+    /// JSON-RPC batches exist only in 2025-03-26 (B-11; removed again in 2025-06-18).
+    pub fn accepts_batches(self) -> bool {
+        self == Version::V2025_03_26
+    }
+
+    /// From 2025-11-25 an error response may omit an unreadable `id` (B-9).
+    pub fn omits_unreadable_id(self) -> bool {
+        self >= Version::V2025_11_25
+    }
+
+    /// From 2025-11-25, arguments that fail a tool's `inputSchema` are reported as a tool
+    /// result with `isError: true` (SEP-1303); before, as a −32602 protocol error (T-12/T-13).
+    pub fn input_errors_are_tool_errors(self) -> bool {
+        self >= Version::V2025_11_25
+    }
+
+    /// `structuredContent`/`outputSchema`, `title` and `resource_link` exist from 2025-06-18.
+    pub fn has_structured_output(self) -> bool {
+        self >= Version::V2025_06_18
+    }
+
+    /// Tool `annotations`, audio content and the `completions` capability exist from 2025-03-26.
+    pub fn has_annotations(self) -> bool {
+        self >= Version::V2025_03_26
+    }
+
+    /// `icons` on tools, prompts, resources and `Implementation` exist from 2025-11-25.
+    pub fn has_icons(self) -> bool {
+        self >= Version::V2025_11_25
+    }
+
+    /// Elicitation exists from 2025-06-18.
+    pub fn has_elicitation(self) -> bool {
+        self >= Version::V2025_06_18
+    }
+}
+
+/// The version to answer an `initialize` with: the client's when we speak it, else the newest
+/// handshake version (L-3: a counter-offer is a successful result, not an error).
+///
+/// 2026-07-28 is never negotiated through `initialize`: it has no handshake, and every peer
+/// SDK answers a request for it with 2025-11-25 (bench/REPORT.md).
+pub(crate) fn negotiate(requested: &str) -> Version {
+    match Version::parse(requested) {
+        Some(v) if !v.is_stateless() => v,
+        _ => Version::LATEST_HANDSHAKE,
+    }
+}
+
+/// `_meta` keys of the 2026-07-28 per-request protocol fields.
+pub(crate) mod meta {
+    /// The request's protocol version (required).
+    pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    /// The client's capabilities for this request (required).
+    pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    /// The client's self-description (optional).
+    pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    /// The log level the client wants for this request (optional; no logs without it).
+    pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+    /// The server's self-description, on every 2026-07-28 result.
+    pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+    /// The `subscriptions/listen` request a notification belongs to.
+    pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+}
+
+/// The `_meta` object of a request's params, if any.
+pub(crate) fn request_meta(params: Option<&Map<String, Value>>) -> Option<&Map<String, Value>> {
+    params?.get("_meta")?.as_object()
+}
+
+/// True when a request carries the 2026-07-28 per-request protocol version, which selects
+/// stateless handling for that one message.
+pub(crate) fn is_stateless_request(params: Option<&Map<String, Value>>) -> bool {
+    request_meta(params).is_some_and(|m| m.contains_key(meta::PROTOCOL_VERSION))
+}
+
+/// RFC 5424 severities, as MCP's `LoggingLevel`, least severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// Detailed debugging information.
+    Debug,
+    /// Normal operational messages.
+    Info,
+    /// Normal but significant events.
+    Notice,
+    /// Warning conditions.
+    Warning,
+    /// Error conditions.
+    Error,
+    /// Critical conditions.
+    Critical,
+    /// Action must be taken immediately.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    const NAMES: [(&'static str, LogLevel); 8] = [
+        ("debug", LogLevel::Debug),
+        ("info", LogLevel::Info),
+        ("notice", LogLevel::Notice),
+        ("warning", LogLevel::Warning),
+        ("error", LogLevel::Error),
+        ("critical", LogLevel::Critical),
+        ("alert", LogLevel::Alert),
+        ("emergency", LogLevel::Emergency),
+    ];
+
+    /// Parses a level name.
+    pub fn parse(s: &str) -> Option<LogLevel> {
+        LogLevel::NAMES
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|(_, level)| *level)
+    }
+
+    /// The name on the wire.
+    pub fn as_str(self) -> &'static str {
+        LogLevel::NAMES[self as usize].0
+    }
+
+    /// All names, for error messages.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        LogLevel::NAMES.iter().map(|(name, _)| *name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negotiation_echoes_supported_versions_and_counter_offers_the_latest() {
+        for (requested, answered) in [
+            ("2024-11-05", "2024-11-05"),
+            ("2025-03-26", "2025-03-26"),
+            ("2025-06-18", "2025-06-18"),
+            ("2025-11-25", "2025-11-25"),
+            ("2026-07-28", "2025-11-25"),
+            ("1999-01-01", "2025-11-25"),
+            ("2024-10-07", "2025-11-25"),
+            ("", "2025-11-25"),
+        ] {
+            assert_eq!(negotiate(requested).as_str(), answered, "{requested}");
+        }
+    }
+
+    #[test]
+    fn version_strings_round_trip() {
+        for v in Version::ALL {
+            assert_eq!(Version::parse(v.as_str()), Some(v));
+        }
+        assert_eq!(Version::parse("2025-11-26"), None);
+    }
+
+    #[test]
+    fn version_features() {
+        let batches: Vec<_> = Version::ALL
+            .into_iter()
+            .filter(|v| v.accepts_batches())
+            .collect();
+        assert_eq!(batches, [Version::V2025_03_26]);
+        assert!(!Version::V2025_06_18.input_errors_are_tool_errors());
+        assert!(Version::V2025_11_25.input_errors_are_tool_errors());
+        assert!(!Version::V2025_06_18.omits_unreadable_id());
+        assert!(Version::V2025_11_25.omits_unreadable_id());
+    }
+
+    #[test]
+    fn log_levels_are_ordered_by_severity() {
+        assert!(LogLevel::Debug < LogLevel::Info);
+        assert!(LogLevel::Alert < LogLevel::Emergency);
+        for name in LogLevel::names() {
+            assert_eq!(LogLevel::parse(name).map(LogLevel::as_str), Some(name));
+        }
+        assert_eq!(LogLevel::parse("warn"), None);
+    }
+}

@@ -1,0 +1,719 @@
+//! A small JSON Schema validator for tool arguments, with messages a model can act on.
+//!
+//! Supported keywords (JSON Schema 2020-12 meaning; draft-07 schemas use the same ones):
+//! `type` (one or a list), `properties`, `required`, `additionalProperties` (boolean or
+//! schema), `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
+//! `minLength`, `maxLength` (in characters), `items`, `minItems`, `maxItems`, `anyOf`,
+//! `oneOf`, `allOf`, `default` (filled in for missing properties before validation) and
+//! local `$ref`s (`#/$defs/...`, `#/definitions/...`). Every other keyword (`pattern`,
+//! `format`, `title`, `description`, ...) is an annotation here: kept verbatim in
+//! `tools/list`, not enforced. [`check_schema`] refuses, when a tool is registered, what
+//! cannot be honoured: a root that is not `"type": "object"`, an unknown `$schema` dialect,
+//! and `$ref`s that leave the document (MCP 2026-07-28 forbids fetching them).
+
+use serde_json::{Map, Value};
+
+/// The dialects `$schema` may name; a schema without `$schema` is 2020-12 (MCP T-17).
+const DIALECTS: [&str; 4] = [
+    "https://json-schema.org/draft/2020-12/schema",
+    "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema",
+    "https://json-schema.org/draft-07/schema",
+];
+/// At most this many problems are reported for one value.
+const MAX_ERRORS: usize = 10;
+/// `$ref` chains and nesting deeper than this are refused (cycles, hostile schemas).
+const MAX_DEPTH: usize = 64;
+
+/// Checks that `schema` can be used as a tool's `inputSchema` (or `outputSchema`).
+pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
+    let root = schema
+        .as_object()
+        .ok_or("the schema must be a JSON object")?;
+    if root.get("type") != Some(&Value::from("object")) {
+        return Err("the schema's root must have \"type\": \"object\"".into());
+    }
+    if let Some(dialect) = root.get("$schema") {
+        let known = dialect.as_str().is_some_and(|d| DIALECTS.contains(&d));
+        if !known {
+            return Err(format!(
+                "unsupported $schema dialect {dialect}; use JSON Schema 2020-12 (or draft-07)"
+            ));
+        }
+    }
+    check_refs(schema, schema, 0)
+}
+
+fn check_refs(root: &Value, node: &Value, depth: usize) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("the schema nests deeper than {MAX_DEPTH} levels"));
+    }
+    match node {
+        Value::Object(map) => {
+            if let Some(reference) = map.get("$ref") {
+                let target = reference.as_str().and_then(|r| resolve(root, r));
+                if target.is_none() {
+                    return Err(format!(
+                        "$ref {reference} does not point inside the schema (only \"#/...\" references are supported)"
+                    ));
+                }
+            }
+            map.values()
+                .try_for_each(|v| check_refs(root, v, depth + 1))
+        }
+        Value::Array(items) => items
+            .iter()
+            .try_for_each(|v| check_refs(root, v, depth + 1)),
+        _ => Ok(()),
+    }
+}
+
+/// Resolves a local JSON pointer reference such as `#/$defs/address`.
+fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    let pointer = pointer.replace("~1", "/").replace("~0", "~");
+    root.pointer(&pointer)
+        .filter(|v| v.is_object() || v.is_boolean())
+}
+
+/// Fills in `default`s for missing properties, then validates `value` against `schema`.
+///
+/// Returns every problem found (up to ten), each naming the argument and what to change.
+pub(crate) fn validate(schema: &Value, value: &mut Value) -> Result<(), Vec<String>> {
+    apply_defaults(schema, schema, value, 0);
+    let mut errors = Vec::new();
+    Validator { root: schema }.check(schema, value, &mut Path::Root, &mut errors, 0);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        errors.truncate(MAX_ERRORS);
+        Err(errors)
+    }
+}
+
+/// Checks `value` against `schema` without changing it (used for structured tool output).
+pub(crate) fn validate_ref(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    Validator { root: schema }.check(schema, value, &mut Path::Root, &mut errors, 0);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+fn apply_defaults(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Some(schema) = follow(root, schema, 0) else {
+        return;
+    };
+    let (Some(props), Some(obj)) = (
+        schema.get("properties").and_then(Value::as_object),
+        value.as_object_mut(),
+    ) else {
+        return;
+    };
+    for (name, prop) in props {
+        let prop = follow(root, prop, 0).unwrap_or(prop);
+        match obj.get_mut(name) {
+            Some(child) => apply_defaults(root, prop, child, depth + 1),
+            None => {
+                if let Some(default) = prop.get("default") {
+                    obj.insert(name.clone(), default.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Follows `$ref`s until a schema without one.
+fn follow<'a>(root: &'a Value, schema: &'a Value, depth: usize) -> Option<&'a Value> {
+    match schema.get("$ref").and_then(Value::as_str) {
+        None => Some(schema),
+        Some(_) if depth > MAX_DEPTH => None,
+        Some(reference) => follow(root, resolve(root, reference)?, depth + 1),
+    }
+}
+
+/// Where in the arguments a problem is, for messages like "`address.city`" or "`paths[2]`".
+enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    fn render(&self) -> String {
+        match self {
+            Path::Root => String::new(),
+            Path::Key(parent, key) => match parent.render() {
+                p if p.is_empty() => (*key).to_string(),
+                p => format!("{p}.{key}"),
+            },
+            Path::Index(parent, i) => format!("{}[{i}]", parent.render()),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self.render() {
+            p if p.is_empty() => "the arguments".into(),
+            p => format!("`{p}`"),
+        }
+    }
+}
+
+struct Validator<'s> {
+    root: &'s Value,
+}
+
+impl<'s> Validator<'s> {
+    fn check(
+        &self,
+        schema: &'s Value,
+        value: &Value,
+        path: &mut Path<'_>,
+        errors: &mut Vec<String>,
+        depth: usize,
+    ) {
+        if errors.len() >= MAX_ERRORS {
+            return;
+        }
+        let schema = match schema {
+            Value::Bool(true) => return,
+            Value::Bool(false) => {
+                errors.push(format!("{} is not allowed", path.name()));
+                return;
+            }
+            Value::Object(_) => schema,
+            _ => return,
+        };
+        if depth > MAX_DEPTH {
+            errors.push(format!("{} nests too deeply", path.name()));
+            return;
+        }
+        if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+            if let Some(target) = resolve(self.root, reference) {
+                self.check(target, value, path, errors, depth + 1);
+            }
+        }
+        let Some(s) = schema.as_object() else { return };
+
+        if let Some(ty) = s.get("type") {
+            if !type_matches(ty, value) {
+                errors.push(format!(
+                    "{} must be {}, got {}",
+                    path.name(),
+                    describe_type(ty),
+                    describe_value(value)
+                ));
+                return;
+            }
+        }
+        if let Some(allowed) = s.get("enum").and_then(Value::as_array) {
+            if !allowed.iter().any(|a| json_equal(a, value)) {
+                let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+                errors.push(format!(
+                    "{} must be one of {}, got {}",
+                    path.name(),
+                    list.join(", "),
+                    value
+                ));
+            }
+        }
+        if let Some(expected) = s.get("const") {
+            if !json_equal(expected, value) {
+                errors.push(format!("{} must be {expected}, got {value}", path.name()));
+            }
+        }
+        match value {
+            Value::Number(n) => {
+                self.check_number(s, n.as_f64().unwrap_or(f64::NAN), value, path, errors)
+            }
+            Value::String(text) => check_length(
+                s,
+                text.chars().count(),
+                "characters",
+                "minLength",
+                "maxLength",
+                path,
+                errors,
+            ),
+            Value::Array(items) => {
+                check_length(
+                    s,
+                    items.len(),
+                    "items",
+                    "minItems",
+                    "maxItems",
+                    path,
+                    errors,
+                );
+                if let Some(item_schema) = s.get("items") {
+                    for (i, item) in items.iter().enumerate() {
+                        self.check(
+                            item_schema,
+                            item,
+                            &mut Path::Index(path, i),
+                            errors,
+                            depth + 1,
+                        );
+                    }
+                }
+            }
+            Value::Object(obj) => self.check_object(s, obj, path, errors, depth),
+            _ => {}
+        }
+        self.check_combinators(s, value, path, errors, depth);
+    }
+
+    fn check_number(
+        &self,
+        s: &Map<String, Value>,
+        n: f64,
+        value: &Value,
+        path: &Path<'_>,
+        errors: &mut Vec<String>,
+    ) {
+        let bound = |key| s.get(key).and_then(Value::as_f64);
+        if let Some(min) = bound("minimum") {
+            if n < min {
+                errors.push(format!(
+                    "{} must be ≥ {}, got {value}",
+                    path.name(),
+                    s["minimum"]
+                ));
+            }
+        }
+        if let Some(max) = bound("maximum") {
+            if n > max {
+                errors.push(format!(
+                    "{} must be ≤ {}, got {value}",
+                    path.name(),
+                    s["maximum"]
+                ));
+            }
+        }
+        if let Some(min) = bound("exclusiveMinimum") {
+            if n <= min {
+                errors.push(format!(
+                    "{} must be > {}, got {value}",
+                    path.name(),
+                    s["exclusiveMinimum"]
+                ));
+            }
+        }
+        if let Some(max) = bound("exclusiveMaximum") {
+            if n >= max {
+                errors.push(format!(
+                    "{} must be < {}, got {value}",
+                    path.name(),
+                    s["exclusiveMaximum"]
+                ));
+            }
+        }
+    }
+
+    fn check_object(
+        &self,
+        s: &'s Map<String, Value>,
+        obj: &Map<String, Value>,
+        path: &mut Path<'_>,
+        errors: &mut Vec<String>,
+        depth: usize,
+    ) {
+        let props = s.get("properties").and_then(Value::as_object);
+        if let Some(required) = s.get("required").and_then(Value::as_array) {
+            for name in required.iter().filter_map(Value::as_str) {
+                if !obj.contains_key(name) {
+                    errors.push(format!("`{}` is required", Path::Key(path, name).render()));
+                }
+            }
+        }
+        for (key, child) in obj {
+            if errors.len() >= MAX_ERRORS {
+                break;
+            }
+            let mut child_path = Path::Key(path, key);
+            match props.and_then(|p| p.get(key)) {
+                Some(prop) => self.check(prop, child, &mut child_path, errors, depth + 1),
+                None => match s.get("additionalProperties") {
+                    Some(Value::Bool(false)) => {
+                        let allowed: Vec<&str> = props
+                            .map(|p| p.keys().map(String::as_str).collect())
+                            .unwrap_or_default();
+                        let hint = if allowed.is_empty() {
+                            "this tool takes no arguments".to_string()
+                        } else {
+                            format!("allowed: {}", allowed.join(", "))
+                        };
+                        errors.push(format!(
+                            "unknown argument `{}`; {hint}",
+                            child_path.render()
+                        ));
+                    }
+                    Some(extra @ Value::Object(_)) => {
+                        self.check(extra, child, &mut child_path, errors, depth + 1)
+                    }
+                    _ => {}
+                },
+            }
+        }
+    }
+
+    fn check_combinators(
+        &self,
+        s: &'s Map<String, Value>,
+        value: &Value,
+        path: &mut Path<'_>,
+        errors: &mut Vec<String>,
+        depth: usize,
+    ) {
+        let branch_errors = |schema: &'s Value, path: &mut Path<'_>| {
+            let mut found = Vec::new();
+            self.check(schema, value, path, &mut found, depth + 1);
+            found
+        };
+        if let Some(all) = s.get("allOf").and_then(Value::as_array) {
+            for schema in all {
+                self.check(schema, value, path, errors, depth + 1);
+            }
+        }
+        if let Some(any) = s.get("anyOf").and_then(Value::as_array) {
+            let failures: Vec<Vec<String>> = any.iter().map(|b| branch_errors(b, path)).collect();
+            if failures.iter().all(|f| !f.is_empty()) {
+                errors.push(format!(
+                    "{} matches none of the allowed forms: {}",
+                    path.name(),
+                    summarize(&failures)
+                ));
+            }
+        }
+        if let Some(one) = s.get("oneOf").and_then(Value::as_array) {
+            let failures: Vec<Vec<String>> = one.iter().map(|b| branch_errors(b, path)).collect();
+            match failures.iter().filter(|f| f.is_empty()).count() {
+                1 => {}
+                0 => errors.push(format!(
+                    "{} matches none of the allowed forms: {}",
+                    path.name(),
+                    summarize(&failures)
+                )),
+                n => errors.push(format!(
+                    "{} is ambiguous: it matches {n} of the allowed forms, it must match exactly one",
+                    path.name()
+                )),
+            }
+        }
+    }
+}
+
+fn summarize(failures: &[Vec<String>]) -> String {
+    failures
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("({}) {}", i + 1, f.first().map_or("", String::as_str)))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+fn check_length(
+    s: &Map<String, Value>,
+    len: usize,
+    unit: &str,
+    min_key: &str,
+    max_key: &str,
+    path: &Path<'_>,
+    errors: &mut Vec<String>,
+) {
+    if let Some(min) = s.get(min_key).and_then(Value::as_u64) {
+        if (len as u64) < min {
+            errors.push(format!(
+                "{} must have at least {min} {unit}, got {len}",
+                path.name()
+            ));
+        }
+    }
+    if let Some(max) = s.get(max_key).and_then(Value::as_u64) {
+        if len as u64 > max {
+            errors.push(format!(
+                "{} must have at most {max} {unit}, got {len}",
+                path.name()
+            ));
+        }
+    }
+}
+
+fn type_matches(ty: &Value, value: &Value) -> bool {
+    match ty {
+        Value::String(name) => is_type(name, value),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|n| is_type(n, value)),
+        _ => true,
+    }
+}
+
+fn is_type(name: &str, value: &Value) -> bool {
+    match name {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "null" => value.is_null(),
+        "number" => value.is_number(),
+        // 2020-12: any number with a zero fractional part is an integer (so 2.0 is).
+        "integer" => match value {
+            Value::Number(n) => {
+                n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+            }
+            _ => false,
+        },
+        _ => true,
+    }
+}
+
+fn describe_type(ty: &Value) -> String {
+    let article = |n: &str| match n {
+        "integer" | "object" | "array" => format!("an {n}"),
+        "null" => "null".to_string(),
+        _ => format!("a {n}"),
+    };
+    match ty {
+        Value::String(name) => article(name),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(article)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => "valid".into(),
+    }
+}
+
+fn describe_value(value: &Value) -> String {
+    let shown = |v: &Value| {
+        let text = v.to_string();
+        if text.chars().count() > 40 {
+            format!("{}…", text.chars().take(40).collect::<String>())
+        } else {
+            text
+        }
+    };
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => format!("the boolean {value}"),
+        Value::Number(_) => format!("the number {value}"),
+        Value::String(_) => format!("the string {}", shown(value)),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// JSON equality where `1` and `1.0` are the same number (JSON Schema's rule).
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn errors(schema: Value, mut value: Value) -> Vec<String> {
+        check_schema(&schema).expect("test schema is usable");
+        validate(&schema, &mut value).err().unwrap_or_default()
+    }
+
+    #[test]
+    fn messages_name_the_argument_and_the_fix() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "minLength": 1},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000},
+                "mode": {"enum": ["fast", "full"]},
+                "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+            },
+            "required": ["pattern"],
+            "additionalProperties": false
+        });
+        let cases: Vec<(Value, Vec<&str>)> = vec![
+            (json!({"pattern": "a"}), vec![]),
+            (json!({}), vec!["`pattern` is required"]),
+            (
+                json!({"pattern": "a", "limit": 5000}),
+                vec!["`limit` must be ≤ 1000, got 5000"],
+            ),
+            (
+                json!({"pattern": "a", "limit": 0}),
+                vec!["`limit` must be ≥ 1, got 0"],
+            ),
+            (
+                json!({"pattern": "a", "limit": 2.5}),
+                vec!["`limit` must be an integer, got the number 2.5"],
+            ),
+            (json!({"pattern": "a", "limit": 2.0}), vec![]),
+            (
+                json!({"pattern": 7}),
+                vec!["`pattern` must be a string, got the number 7"],
+            ),
+            (
+                json!({"pattern": ""}),
+                vec!["`pattern` must have at least 1 characters, got 0"],
+            ),
+            (
+                json!({"pattern": "a", "mode": "slow"}),
+                vec![r#"`mode` must be one of "fast", "full", got "slow""#],
+            ),
+            (
+                json!({"pattern": "a", "tags": ["x", 1]}),
+                vec!["`tags[1]` must be a string, got the number 1"],
+            ),
+            (
+                json!({"pattern": "a", "tags": ["x", "y", "z"]}),
+                vec!["`tags` must have at most 2 items, got 3"],
+            ),
+            (
+                json!({"pattern": "a", "colour": "red"}),
+                vec!["unknown argument `colour`; allowed: limit, mode, pattern, tags"],
+            ),
+            (
+                json!({"limit": "9"}),
+                vec![
+                    "`pattern` is required",
+                    "`limit` must be an integer, got the string \"9\"",
+                ],
+            ),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(
+                errors(schema.clone(), value.clone()),
+                expected,
+                "value: {value}"
+            );
+        }
+    }
+
+    #[test]
+    fn defaults_are_filled_in_before_validation() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "directory": {"type": "string", "default": "."},
+                "depth": {"type": "integer", "default": 1},
+                "nested": {"type": "object", "properties": {"flag": {"type": "boolean", "default": true}}}
+            }
+        });
+        let mut value = json!({"nested": {}});
+        validate(&schema, &mut value).expect("valid");
+        assert_eq!(
+            value,
+            json!({"directory": ".", "depth": 1, "nested": {"flag": true}})
+        );
+    }
+
+    #[test]
+    fn combinators() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "id": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                "shape": {"oneOf": [
+                    {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"]},
+                    {"type": "object", "properties": {"w": {"type": "number"}}, "required": ["w"]}
+                ]},
+                "both": {"allOf": [{"type": "integer"}, {"minimum": 3}]},
+                "c": {"const": 1}
+            }
+        });
+        assert!(errors(
+            schema.clone(),
+            json!({"id": "x", "shape": {"r": 1}, "both": 3, "c": 1.0})
+        )
+        .is_empty());
+        assert_eq!(
+            errors(schema.clone(), json!({"id": true})),
+            ["`id` matches none of the allowed forms: (1) `id` must be a string, got the boolean true or (2) `id` must be an integer, got the boolean true"]
+        );
+        assert_eq!(
+            errors(schema.clone(), json!({"shape": {"r": 1, "w": 2}})),
+            ["`shape` is ambiguous: it matches 2 of the allowed forms, it must match exactly one"]
+        );
+        assert_eq!(
+            errors(schema.clone(), json!({"both": 2})),
+            ["`both` must be ≥ 3, got 2"]
+        );
+        assert_eq!(errors(schema, json!({"c": 2})), ["`c` must be 1, got 2"]);
+    }
+
+    #[test]
+    fn local_refs_are_followed() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"address": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+            "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+            "additionalProperties": false
+        });
+        assert!(errors(schema.clone(), json!({"address": {"city": "Oslo"}})).is_empty());
+        assert_eq!(
+            errors(schema, json!({"address": {}})),
+            ["`address.city` is required"]
+        );
+    }
+
+    #[test]
+    fn unusable_schemas_are_refused_at_registration() {
+        for (schema, message) in [
+            (json!({"type": "string"}), "root must have"),
+            (json!([]), "must be a JSON object"),
+            (
+                json!({"type": "object", "$schema": "http://example.com/dialect"}),
+                "unsupported $schema",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}}),
+                "does not point inside",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}}),
+                "does not point inside",
+            ),
+        ] {
+            let err = check_schema(&schema).expect_err("refused");
+            assert!(err.contains(message), "{err}");
+        }
+    }
+
+    #[test]
+    fn self_referencing_schemas_terminate() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}},
+            "properties": {"list": {"$ref": "#/$defs/node"}}
+        });
+        let mut deep = json!({});
+        for _ in 0..200 {
+            deep = json!({"next": deep});
+        }
+        let found = errors(schema, json!({"list": deep}));
+        assert!(
+            found.iter().any(|e| e.contains("nests too deeply")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn reports_at_most_ten_problems() {
+        let schema = json!({"type": "object", "additionalProperties": false});
+        let mut value = Value::Object((0..50).map(|i| (format!("k{i}"), json!(i))).collect());
+        let found = validate(&schema, &mut value).expect_err("invalid");
+        assert_eq!(found.len(), MAX_ERRORS);
+        assert!(found[0].ends_with("this tool takes no arguments"));
+    }
+}

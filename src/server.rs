@@ -1,0 +1,554 @@
+//! The server: what it offers (tools, prompts, resources), who it is, and its limits.
+//!
+//! A [`Server`] is immutable once built and holds no per-client state; [`crate::serve`] runs
+//! one session against it. Build one with [`Server::builder`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Map, Value};
+use thiserror::Error;
+
+use crate::context::Context;
+use crate::model::HandlerError;
+use crate::model::{Prompt, ResourceContents, ResourceInfo, ResourceSource, TemplateInfo, Tool};
+use crate::protocol::Version;
+use crate::resources::{StaticResources, Template};
+use crate::schema::check_schema;
+use crate::uri_template::UriTemplate;
+
+/// Every limit the server enforces. All are configurable; the defaults are in the README.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    /// Longest accepted input line, in bytes (`--max-message-bytes`). Longer lines are skipped
+    /// without being buffered and answered with −32600.
+    pub max_message_bytes: usize,
+    /// Largest response, in bytes (`--max-response-bytes`). A larger tool result becomes a
+    /// tool error; any other larger response becomes error −32001.
+    pub max_response_bytes: usize,
+    /// Server-to-client requests that may await an answer at once.
+    pub max_outstanding_requests: usize,
+    /// Client requests held while a handler waits for the client; beyond this, −32003.
+    pub max_queued_requests: usize,
+    /// Resource subscriptions plus open `subscriptions/listen` streams per session.
+    pub max_subscriptions: usize,
+    /// Requests per second, as a token bucket holding one second's worth (`--rate-limit`);
+    /// `None` (the default) for no limit. Over the limit: error −32000.
+    pub rate_limit: Option<f64>,
+    /// How long a server-to-client request may wait for its answer (`--request-timeout`).
+    pub request_timeout: Duration,
+    /// Items per page of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list`.
+    pub page_size: usize,
+    /// How often subscribed resources are checked for changes while a subscription is open.
+    pub poll_interval: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_message_bytes: 1024 * 1024,
+            max_response_bytes: 10 * 1024 * 1024,
+            max_outstanding_requests: 128,
+            max_queued_requests: 1024,
+            max_subscriptions: 1024,
+            rate_limit: None,
+            request_timeout: Duration::from_secs(60),
+            page_size: 100,
+            poll_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// A definition that cannot be served.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+/// The server's self-description (MCP `Implementation`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Identity {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) website_url: Option<String>,
+    pub(crate) icons: Option<Value>,
+    pub(crate) instructions: Option<String>,
+}
+
+/// An MCP server definition. Immutable once built; serve it with [`crate::serve`].
+pub struct Server {
+    pub(crate) identity: Identity,
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) tool_index: HashMap<String, usize>,
+    pub(crate) prompts: Vec<Prompt>,
+    pub(crate) prompt_index: HashMap<String, usize>,
+    pub(crate) sources: Vec<Box<dyn ResourceSource>>,
+    pub(crate) limits: Limits,
+    /// Signs 2026-07-28 `requestState`; fresh per process.
+    pub(crate) state_key: [u8; 32],
+}
+
+/// Builds a [`Server`].
+pub struct Builder {
+    identity: Identity,
+    tools: Vec<Tool>,
+    prompts: Vec<Prompt>,
+    statics: StaticResources,
+    sources: Vec<Box<dyn ResourceSource>>,
+    limits: Limits,
+    errors: Vec<String>,
+}
+
+impl Server {
+    /// Starts a server definition with the name and version it reports to clients.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> Builder {
+        Builder {
+            identity: Identity {
+                name: name.into(),
+                version: version.into(),
+                ..Identity::default()
+            },
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            statics: StaticResources::default(),
+            sources: Vec::new(),
+            limits: Limits::default(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// The limits this server enforces.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Names of the tools, in listing order.
+    pub fn tool_names(&self) -> impl Iterator<Item = &str> {
+        self.tools.iter().map(|t| t.name.as_str())
+    }
+
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.sources.is_empty()
+    }
+
+    /// True when some source reports additions and removals.
+    pub(crate) fn resources_list_changes(&self) -> bool {
+        self.sources.iter().any(|s| s.list_fingerprint().is_some())
+    }
+
+    /// Completions are offered for prompt arguments and template variables.
+    pub(crate) fn has_completions(&self) -> bool {
+        self.prompts.iter().any(|p| !p.arguments.is_empty())
+            || self.sources.iter().any(|s| !s.templates().is_empty())
+    }
+
+    /// The `capabilities` object for `version`: only what is really served (MCP L-7).
+    pub(crate) fn capabilities(&self, version: Version) -> Value {
+        let mut caps = Map::new();
+        if !self.tools.is_empty() {
+            caps.insert("tools".into(), json!({}));
+        }
+        if !self.prompts.is_empty() {
+            caps.insert("prompts".into(), json!({}));
+        }
+        if self.has_resources() {
+            let mut resources = json!({ "subscribe": true });
+            if self.resources_list_changes() {
+                resources["listChanged"] = json!(true);
+            }
+            caps.insert("resources".into(), resources);
+        }
+        caps.insert("logging".into(), json!({}));
+        // The `completions` capability exists from 2025-03-26 (2024-11-05 has the method only).
+        if self.has_completions() && version.has_annotations() {
+            caps.insert("completions".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+
+    /// The `Implementation` object for `version`.
+    pub(crate) fn implementation(&self, version: Version) -> Value {
+        let id = &self.identity;
+        let mut info = json!({ "name": id.name, "version": id.version });
+        if version.has_structured_output() {
+            if let Some(title) = &id.title {
+                info["title"] = json!(title);
+            }
+        }
+        if version.has_icons() {
+            if let Some(description) = &id.description {
+                info["description"] = json!(description);
+            }
+            if let Some(url) = &id.website_url {
+                info["websiteUrl"] = json!(url);
+            }
+            if let Some(icons) = &id.icons {
+                info["icons"] = icons.clone();
+            }
+        }
+        info
+    }
+
+    /// A tool as `tools/list` shows it to a client of `version`.
+    pub(crate) fn tool_json(&self, tool: &Tool, version: Version) -> Value {
+        let mut out = json!({
+            "name": tool.name,
+            "description": tool.description,
+            "inputSchema": tool.input_schema,
+        });
+        if version.has_structured_output() {
+            if let Some(title) = &tool.title {
+                out["title"] = json!(title);
+            }
+            if let Some(schema) = &tool.output_schema {
+                out["outputSchema"] = schema.clone();
+            }
+        }
+        if version.has_annotations() {
+            if let Some(annotations) = &tool.annotations {
+                out["annotations"] = annotations.clone();
+            }
+        }
+        if version.has_icons() {
+            if let Some(icons) = &tool.icons {
+                out["icons"] = icons.clone();
+            }
+        }
+        out
+    }
+
+    /// A prompt as `prompts/list` shows it to a client of `version`.
+    pub(crate) fn prompt_json(&self, prompt: &Prompt, version: Version) -> Value {
+        let arguments: Vec<Value> = prompt
+            .arguments
+            .iter()
+            .map(|a| {
+                let mut arg = json!({ "name": a.name, "required": a.required });
+                if let Some(d) = &a.description {
+                    arg["description"] = json!(d);
+                }
+                if let (Some(t), true) = (&a.title, version.has_structured_output()) {
+                    arg["title"] = json!(t);
+                }
+                arg
+            })
+            .collect();
+        let mut out = json!({ "name": prompt.name, "description": prompt.description });
+        if !arguments.is_empty() {
+            out["arguments"] = json!(arguments);
+        }
+        if let (Some(t), true) = (&prompt.title, version.has_structured_output()) {
+            out["title"] = json!(t);
+        }
+        if let (Some(icons), true) = (&prompt.icons, version.has_icons()) {
+            out["icons"] = icons.clone();
+        }
+        out
+    }
+}
+
+/// Removes the fields a `version` client does not know from a resource or template listing.
+pub(crate) fn trim_listing(mut value: Value, version: Version) -> Value {
+    if let Some(obj) = value.as_object_mut() {
+        if !version.has_structured_output() {
+            obj.remove("title");
+        }
+        if !version.has_icons() {
+            obj.remove("icons");
+        }
+    }
+    value
+}
+
+impl Builder {
+    /// A display name (2025-06-18 and later).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.identity.title = Some(title.into());
+        self
+    }
+
+    /// A description of the server (2025-11-25 and later).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.identity.description = Some(description.into());
+        self
+    }
+
+    /// The server's website (2025-11-25 and later).
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.identity.website_url = Some(url.into());
+        self
+    }
+
+    /// Guidance for the model on how to use the server, sent at initialization.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.identity.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Replaces the limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: Tool) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds a prompt.
+    pub fn prompt(mut self, prompt: Prompt) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Adds a fixed resource read by `read`.
+    pub fn resource(
+        mut self,
+        info: ResourceInfo,
+        read: impl Fn(&str, &mut Context<'_>) -> Result<Vec<ResourceContents>, HandlerError> + 'static,
+    ) -> Self {
+        self.statics.resources.push((info, Box::new(read)));
+        self
+    }
+
+    /// Adds a resource template (`{name}` and `{+name}` variables) read by `read`, whose
+    /// variables are completed by `complete` if given.
+    pub fn resource_template(
+        mut self,
+        info: TemplateInfo,
+        read: impl Fn(
+                &str,
+                &BTreeMap<String, String>,
+                &mut Context<'_>,
+            ) -> Result<Vec<ResourceContents>, HandlerError>
+            + 'static,
+        complete: Option<Box<crate::resources::VariableCompleteFn>>,
+    ) -> Self {
+        match UriTemplate::parse(&info.uri_template) {
+            Ok(parsed) => self.statics.templates.push(Template {
+                info,
+                parsed,
+                read: Box::new(read),
+                complete,
+            }),
+            Err(e) => self.errors.push(e),
+        }
+        self
+    }
+
+    /// Adds a dynamic source of resources (such as a directory tree).
+    pub fn resource_source(mut self, source: impl ResourceSource + 'static) -> Self {
+        self.sources.push(Box::new(source));
+        self
+    }
+
+    /// Checks every definition and builds the server.
+    pub fn build(mut self) -> Result<Server, ConfigError> {
+        let mut tool_index = HashMap::new();
+        for (i, tool) in self.tools.iter().enumerate() {
+            if let Err(e) = check_name(&tool.name) {
+                self.errors.push(format!("tool {:?}: {e}", tool.name));
+            }
+            if tool.description.trim().is_empty() {
+                self.errors.push(format!(
+                    "tool {:?}: the description must not be empty",
+                    tool.name
+                ));
+            }
+            if let Err(e) = check_schema(&tool.input_schema) {
+                self.errors
+                    .push(format!("tool {:?}: inputSchema: {e}", tool.name));
+            }
+            if let Some(Err(e)) = tool.output_schema.as_ref().map(check_schema) {
+                self.errors
+                    .push(format!("tool {:?}: outputSchema: {e}", tool.name));
+            }
+            if tool_index.insert(tool.name.clone(), i).is_some() {
+                self.errors
+                    .push(format!("tool {:?} is defined twice", tool.name));
+            }
+        }
+        let mut prompt_index = HashMap::new();
+        for (i, prompt) in self.prompts.iter().enumerate() {
+            if prompt_index.insert(prompt.name.clone(), i).is_some() {
+                self.errors
+                    .push(format!("prompt {:?} is defined twice", prompt.name));
+            }
+            let mut names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+            names.sort_unstable();
+            if names.windows(2).any(|w| w[0] == w[1]) {
+                self.errors.push(format!(
+                    "prompt {:?} has two arguments with one name",
+                    prompt.name
+                ));
+            }
+        }
+        if self.limits.max_message_bytes < 1024 {
+            self.errors
+                .push("max_message_bytes must be at least 1024".into());
+        }
+        if self.limits.max_response_bytes < 1024 {
+            self.errors
+                .push("max_response_bytes must be at least 1024".into());
+        }
+        if self.limits.page_size == 0 {
+            self.errors.push("page_size must be at least 1".into());
+        }
+        if matches!(self.limits.rate_limit, Some(r) if !(r.is_finite() && r > 0.0)) {
+            self.errors
+                .push("rate_limit must be a positive number of requests per second".into());
+        }
+        if !self.errors.is_empty() {
+            return Err(ConfigError(self.errors.join("; ")));
+        }
+        let mut sources = Vec::with_capacity(self.sources.len() + 1);
+        if !self.statics.is_empty() {
+            sources.push(Box::new(self.statics) as Box<dyn ResourceSource>);
+        }
+        sources.extend(self.sources);
+        Ok(Server {
+            identity: self.identity,
+            tools: self.tools,
+            tool_index,
+            prompts: self.prompts,
+            prompt_index,
+            sources,
+            limits: self.limits,
+            state_key: random_key(),
+        })
+    }
+}
+
+/// MCP 2025-11-25 tool names: 1–128 of `A-Z a-z 0-9 _ - .`.
+fn check_name(name: &str) -> Result<(), String> {
+    let valid_chars = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if name.is_empty() || name.len() > 128 || !valid_chars {
+        return Err("a name must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.'".into());
+    }
+    Ok(())
+}
+
+/// 32 bytes from the OS; if that is impossible, from std's randomly seeded hasher, the
+/// clock and the process id (still unpredictable to a client that cannot see the machine).
+fn random_key() -> [u8; 32] {
+    use std::hash::{BuildHasher, Hasher};
+    use std::io::Read;
+    let mut key = [0u8; 32];
+    if std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut key))
+        .is_ok()
+    {
+        return key;
+    }
+    for chunk in key.chunks_mut(8) {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        hasher.write_u128(nanos);
+        hasher.write_u32(std::process::id());
+        chunk.copy_from_slice(&hasher.finish().to_le_bytes());
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ToolOutput;
+
+    fn echo(name: &str, schema: Value) -> Tool {
+        Tool::new(name, "echo", schema, |_, _| Ok(ToolOutput::text("x")))
+    }
+
+    #[test]
+    fn build_refuses_unservable_definitions() {
+        let cases = [
+            (
+                echo("bad name", json!({"type": "object"})),
+                "tool \"bad name\"",
+            ),
+            (echo("", json!({"type": "object"})), "tool \"\""),
+            (echo("t", json!({"type": "array"})), "inputSchema"),
+            (
+                echo("t", json!({"type": "object"})).output_schema(json!({"type": "string"})),
+                "outputSchema",
+            ),
+            (
+                Tool::new("t", " ", json!({"type": "object"}), |_, _| {
+                    Ok(ToolOutput::text(""))
+                }),
+                "description",
+            ),
+        ];
+        for (tool, message) in cases {
+            let err = Server::builder("s", "1")
+                .tool(tool)
+                .build()
+                .err()
+                .expect("refused");
+            assert!(err.0.contains(message), "{err}");
+        }
+        let twice = Server::builder("s", "1")
+            .tool(echo("t", json!({"type": "object"})))
+            .tool(echo("t", json!({"type": "object"})))
+            .build();
+        assert!(twice.err().expect("refused").0.contains("defined twice"));
+    }
+
+    #[test]
+    fn capabilities_list_only_what_is_served() {
+        let server = Server::builder("s", "1").build().expect("valid");
+        assert_eq!(
+            server.capabilities(Version::V2025_11_25),
+            json!({"logging": {}})
+        );
+        let server = Server::builder("s", "1")
+            .tool(echo("t", json!({"type": "object"})))
+            .build()
+            .expect("valid");
+        assert_eq!(
+            server.capabilities(Version::V2025_11_25),
+            json!({"tools": {}, "logging": {}})
+        );
+    }
+
+    #[test]
+    fn tool_listing_follows_the_version() {
+        let server = Server::builder("s", "1")
+            .tool(
+                echo("t", json!({"type": "object"}))
+                    .title("T")
+                    .annotations(json!({"readOnlyHint": true}))
+                    .output_schema(json!({"type": "object"}))
+                    .icons(json!([{"src": "data:image/png;base64,AA=="}])),
+            )
+            .build()
+            .expect("valid");
+        let keys = |v: Version| {
+            let tool = server.tool_json(&server.tools[0], v);
+            let mut keys: Vec<String> = tool.as_object().expect("object").keys().cloned().collect();
+            keys.sort();
+            keys.join(",")
+        };
+        assert_eq!(keys(Version::V2024_11_05), "description,inputSchema,name");
+        assert_eq!(
+            keys(Version::V2025_03_26),
+            "annotations,description,inputSchema,name"
+        );
+        assert_eq!(
+            keys(Version::V2025_06_18),
+            "annotations,description,inputSchema,name,outputSchema,title"
+        );
+        assert_eq!(
+            keys(Version::V2025_11_25),
+            "annotations,description,icons,inputSchema,name,outputSchema,title"
+        );
+    }
+}

@@ -1,0 +1,832 @@
+//! One client session: the read loop, the session state machine, and everything that has to
+//! happen between reading a line and writing its answer.
+//!
+//! ```text
+//!                 initialize                  notifications/initialized
+//!   ┌─────┐ ─────────────────▶ ┌──────────────┐ ─────────────────────────▶ ┌───────┐
+//!   │ New │                    │ Initializing │                            │ Ready │
+//!   └─────┘                    └──────────────┘                            └───────┘
+//!   ping only                  every request served;                      server may also
+//!   (+ stateless requests)     the server sends no requests               send requests
+//! ```
+//!
+//! A request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion` is a
+//! 2026-07-28 request: it is served statelessly whatever the state, and never changes it.
+//!
+//! Handlers run one at a time on this thread. While one waits for the client (a
+//! server-to-client request), input keeps being read: `ping` is answered at once,
+//! cancellations are recorded, other requests are queued and served after the handler
+//! returns. Output is flushed whenever no further complete input line is already buffered,
+//! and always before blocking on a read.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use crate::context::Link;
+use crate::error::{EnvelopeError, Error, McpError};
+use crate::jsonrpc::{
+    classify, ErrorObject, Message, Notification, Outgoing, Request, RequestId, ResponseId,
+    UnreadableId,
+};
+use crate::log;
+use crate::model::InputError;
+use crate::protocol::{self, LogLevel, Version};
+use crate::server::Server;
+use crate::transport::{Frame, LineReader, Output, TooLarge};
+
+/// Serves one session: reads requests from `input` until it ends, writes responses and
+/// notifications to `output`. Returns `Ok` on end of input and when the client closes
+/// `output`; `Err` only when reading or writing fails otherwise.
+pub fn serve<R, W>(server: &Server, input: R, output: W) -> Result<(), Error>
+where
+    R: Read + Send + 'static,
+    W: Write,
+{
+    let mut connection = Connection::new(server, input, output);
+    let result = connection.run();
+    log::info(format_args!("session ended"));
+    result
+}
+
+/// The handshake-era session state.
+pub(crate) enum Session {
+    /// Before `initialize`: only `ping`, `initialize` and stateless requests are served.
+    New,
+    /// `initialize` answered; `notifications/initialized` not yet received.
+    Initializing(Negotiated),
+    /// Fully operating.
+    Ready(Negotiated),
+}
+
+/// What `initialize` settled, plus state a handshake session keeps.
+pub(crate) struct Negotiated {
+    pub(crate) version: Version,
+    pub(crate) client_capabilities: Value,
+    pub(crate) client_info: Value,
+    /// The least severe level sent as `notifications/message` (`logging/setLevel`).
+    pub(crate) log_level: LogLevel,
+    /// URIs from `resources/subscribe`.
+    pub(crate) subscriptions: BTreeSet<String>,
+}
+
+impl Session {
+    pub(crate) fn negotiated(&self) -> Option<&Negotiated> {
+        match self {
+            Session::New => None,
+            Session::Initializing(n) | Session::Ready(n) => Some(n),
+        }
+    }
+
+    pub(crate) fn negotiated_mut(&mut self) -> Option<&mut Negotiated> {
+        match self {
+            Session::New => None,
+            Session::Initializing(n) | Session::Ready(n) => Some(n),
+        }
+    }
+}
+
+/// An open 2026-07-28 `subscriptions/listen` stream.
+pub(crate) struct Listen {
+    pub(crate) id: RequestId,
+    pub(crate) resources_list_changed: bool,
+    pub(crate) uris: BTreeSet<String>,
+}
+
+/// Input held back while a handler waits for the client.
+enum Queued {
+    Request(Request),
+    Batch(Vec<Value>),
+}
+
+/// How an over-large response is replaced.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReplyKind {
+    /// With error −32001.
+    Plain,
+    /// With a tool result saying so (`isError: true`), so the model can ask for less.
+    ToolCall { stateless: bool },
+}
+
+/// The answer to one request.
+pub(crate) struct Reply {
+    pub(crate) outcome: Result<Value, ErrorObject>,
+    pub(crate) kind: ReplyKind,
+}
+
+impl Reply {
+    pub(crate) fn plain(outcome: Result<Value, ErrorObject>) -> Reply {
+        Reply {
+            outcome,
+            kind: ReplyKind::Plain,
+        }
+    }
+}
+
+/// Change detection for subscriptions.
+struct Watch {
+    fingerprints: HashMap<String, Option<u64>>,
+    list: Option<u64>,
+    next_poll: Instant,
+}
+
+/// A token bucket for `--rate-limit`.
+struct TokenBucket {
+    rate: f64,
+    tokens: f64,
+    last: Instant,
+}
+
+impl TokenBucket {
+    fn new(rate: f64) -> Self {
+        TokenBucket {
+            rate,
+            tokens: rate.max(1.0),
+            last: Instant::now(),
+        }
+    }
+
+    /// Takes a token, or says in how many milliseconds one will be there.
+    fn take(&mut self) -> Result<(), u64> {
+        let now = Instant::now();
+        let capacity = self.rate.max(1.0);
+        self.tokens =
+            (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(capacity);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err((((1.0 - self.tokens) / self.rate) * 1000.0).ceil() as u64)
+        }
+    }
+}
+
+/// The state of one session over one input and one output.
+pub(crate) struct Connection<'s, R, W: Write> {
+    pub(crate) server: &'s Server,
+    input: LineReader<R>,
+    output: Output<W>,
+    pub(crate) session: Session,
+    queue: VecDeque<Queued>,
+    /// The request whose handler is running, and whether the client cancelled it.
+    current: Option<(RequestId, bool)>,
+    /// Ids of our requests to the client still awaiting an answer.
+    outstanding: BTreeSet<u64>,
+    next_request_id: u64,
+    pub(crate) listens: Vec<Listen>,
+    watch: Watch,
+    rate: Option<TokenBucket>,
+}
+
+impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
+    pub(crate) fn new(server: &'s Server, input: R, output: W) -> Self {
+        Connection {
+            server,
+            input: LineReader::new(input, server.limits.max_message_bytes),
+            output: Output::new(output),
+            session: Session::New,
+            queue: VecDeque::new(),
+            current: None,
+            outstanding: BTreeSet::new(),
+            next_request_id: 1,
+            listens: Vec::new(),
+            watch: Watch {
+                fingerprints: HashMap::new(),
+                list: None,
+                next_poll: Instant::now(),
+            },
+            rate: server.limits.rate_limit.map(TokenBucket::new),
+        }
+    }
+
+    fn run(&mut self) -> Result<(), Error> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                match item {
+                    Queued::Request(request) => self.serve_request(request),
+                    Queued::Batch(items) => self.serve_batch(items),
+                }
+                continue;
+            }
+            if self.output.is_closed() {
+                log::info(format_args!(
+                    "the client closed its input (our stdout); stopping"
+                ));
+                return Ok(());
+            }
+            if !self.input.has_buffered_line() || self.output.wants_flush() {
+                self.output.flush().map_err(Error::Write)?;
+            }
+            let deadline = self.is_watching().then_some(self.watch.next_poll);
+            let parsed = match self.input.next_frame(deadline).map_err(Error::Read)? {
+                Frame::Line(line) => Some(parse_line(line)),
+                Frame::TooLarge { size, id } => {
+                    let limit = self.server.limits.max_message_bytes;
+                    log::warn(format_args!(
+                        "skipped a message of {size} bytes (limit {limit})"
+                    ));
+                    Some(Err((EnvelopeError::TooLarge { size, limit }, id)))
+                }
+                Frame::Eof => break,
+                Frame::TimedOut => None,
+            };
+            match parsed {
+                Some(Ok(value)) => self.handle_value(value),
+                Some(Err((error, id))) => {
+                    let id = ResponseId::recovered(id.as_ref(), self.unreadable_id());
+                    self.send_error(id, &error.to_object());
+                }
+                None => {}
+            }
+            if self.is_watching() && Instant::now() >= self.watch.next_poll {
+                self.poll_changes();
+            }
+        }
+        self.output.flush().map_err(Error::Write)
+    }
+
+    /// How an error response writes an id it could not read (ARCHITECTURE §4; B-9).
+    fn unreadable_id(&self) -> UnreadableId {
+        match self.session.negotiated() {
+            Some(n) if n.version.omits_unreadable_id() => UnreadableId::Omit,
+            _ => UnreadableId::Null,
+        }
+    }
+
+    /// Handles one parsed line.
+    fn handle_value(&mut self, value: Value) {
+        match value {
+            Value::Array(items) => self.serve_batch(items),
+            value => match classify(value) {
+                Ok(Message::Request(request)) => self.serve_request(request),
+                Ok(Message::Notification(notification)) => self.handle_notification(notification),
+                Ok(Message::Response(response)) => log::warn(format_args!(
+                    "ignored a response to id {} that matches no request of ours",
+                    response.id
+                )),
+                Err(rejected) => self.reject(rejected),
+            },
+        }
+    }
+
+    fn reject(&mut self, rejected: crate::jsonrpc::Rejected) {
+        if rejected.answer {
+            let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
+            self.send_error(id, &rejected.error.to_object());
+        } else {
+            log::warn(format_args!(
+                "ignored an invalid notification or response: {}",
+                rejected.error
+            ));
+        }
+    }
+
+    /// Serves one request and writes its answer (if it gets one).
+    fn serve_request(&mut self, request: Request) {
+        let id = request.id.clone();
+        if let Some(reply) = self.answer(request) {
+            self.send_reply(&id, reply);
+        }
+    }
+
+    /// Works out the answer to one request; `None` when it gets none (cancelled, or an open
+    /// `subscriptions/listen`).
+    fn answer(&mut self, request: Request) -> Option<Reply> {
+        if self.listens.iter().any(|l| l.id == request.id) {
+            return Some(Reply::plain(Err(McpError::DuplicateId(
+                request.id.to_string(),
+            )
+            .to_object(false))));
+        }
+        if let Some(rate) = &mut self.rate {
+            if let Err(retry_after_ms) = rate.take() {
+                let error = McpError::RateLimited { retry_after_ms };
+                return Some(Reply::plain(Err(error.to_object(false))));
+            }
+        }
+        log::debug(format_args!("request {} {}", request.id, request.method));
+        self.current = Some((request.id.clone(), false));
+        let reply = self.dispatch(request);
+        let cancelled = matches!(self.current.take(), Some((_, true)));
+        if cancelled {
+            log::debug(format_args!(
+                "request cancelled by the client; no response sent"
+            ));
+            return None;
+        }
+        reply
+    }
+
+    /// Serves a JSON-RPC batch: only in a 2025-03-26 session (MCP B-11), else one −32600.
+    fn serve_batch(&mut self, items: Vec<Value>) {
+        let version = self.session.negotiated().map(|n| n.version);
+        if items.is_empty() {
+            let id = ResponseId::Unreadable(self.unreadable_id());
+            return self.send_error(id, &EnvelopeError::EmptyBatch.to_object());
+        }
+        if version != Some(Version::V2025_03_26) {
+            let hint = match version {
+                None => "; initialize first",
+                Some(_) => "",
+            };
+            let id = ResponseId::Unreadable(self.unreadable_id());
+            return self.send_error(id, &EnvelopeError::BatchNotSupported(hint).to_object());
+        }
+        let mut replies: Vec<Value> = Vec::new();
+        for item in items {
+            let message = match item {
+                Value::Array(_) => Err(crate::jsonrpc::Rejected {
+                    id: None,
+                    error: EnvelopeError::NotAnObject,
+                    answer: true,
+                }),
+                item => classify(item),
+            };
+            match message {
+                Ok(Message::Request(request)) if request.method == "initialize" => {
+                    replies.push(self.reply_json(
+                        &request.id,
+                        Reply::plain(Err(EnvelopeError::InitializeInBatch.to_object())),
+                    ));
+                }
+                Ok(Message::Request(request)) => {
+                    let id = request.id.clone();
+                    if let Some(reply) = self.answer(request) {
+                        replies.push(self.reply_json(&id, reply));
+                    }
+                }
+                Ok(Message::Notification(notification)) => self.handle_notification(notification),
+                Ok(Message::Response(response)) => log::warn(format_args!(
+                    "ignored a response to unknown id {}",
+                    response.id
+                )),
+                Err(rejected) if rejected.answer => {
+                    let error = rejected.error.to_object();
+                    let message = match &rejected.id {
+                        Some(id) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+                        None => json!({"jsonrpc": "2.0", "id": null, "error": error}),
+                    };
+                    replies.push(message);
+                }
+                Err(rejected) => log::warn(format_args!("ignored in batch: {}", rejected.error)),
+            }
+        }
+        // A batch of only notifications and responses gets no answer at all.
+        if !replies.is_empty() {
+            self.write(&replies);
+        }
+    }
+
+    /// A reply as a complete response object, for batches; an over-large one is replaced.
+    fn reply_json(&self, id: &RequestId, reply: Reply) -> Value {
+        let message = |outcome: &Result<Value, ErrorObject>| match outcome {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+        };
+        let full = message(&reply.outcome);
+        let size = serde_json::to_vec(&full).map_or(usize::MAX, |v| v.len());
+        if size <= self.server.limits.max_response_bytes {
+            return full;
+        }
+        message(&self.too_large(reply.kind, size))
+    }
+
+    fn too_large(&self, kind: ReplyKind, size: usize) -> Result<Value, ErrorObject> {
+        let limit = self.server.limits.max_response_bytes;
+        let error = McpError::ResponseTooLarge { size, limit };
+        log::warn(format_args!("{error}"));
+        match kind {
+            ReplyKind::Plain => Err(error.to_object(false)),
+            ReplyKind::ToolCall { stateless } => {
+                let mut result = json!({
+                    "content": [{"type": "text", "text": format!(
+                        "The tool's result is {size} bytes, over this server's {limit}-byte response limit. Ask for less: a narrower pattern, a smaller range, or a lower limit."
+                    )}],
+                    "isError": true,
+                });
+                if stateless {
+                    result["resultType"] = json!("complete");
+                }
+                Ok(result)
+            }
+        }
+    }
+
+    /// Writes a reply, replacing it when it exceeds the response limit.
+    fn send_reply(&mut self, id: &RequestId, reply: Reply) {
+        let limit = self.server.limits.max_response_bytes;
+        let sent = match &reply.outcome {
+            Ok(result) => self
+                .output
+                .send(&Outgoing::Result(ResponseId::Id(id), result), limit),
+            Err(error) => self
+                .output
+                .send(&Outgoing::<Value>::Error(ResponseId::Id(id), error), limit),
+        };
+        if let Err(TooLarge(size)) = sent {
+            let replacement = self.too_large(reply.kind, size);
+            let sent = match &replacement {
+                Ok(result) => self
+                    .output
+                    .send(&Outgoing::Result(ResponseId::Id(id), result), usize::MAX),
+                Err(error) => self.output.send(
+                    &Outgoing::<Value>::Error(ResponseId::Id(id), error),
+                    usize::MAX,
+                ),
+            };
+            debug_assert!(sent.is_ok());
+        }
+    }
+
+    fn send_error(&mut self, id: ResponseId<'_>, error: &ErrorObject) {
+        log::debug(format_args!("error {}: {}", error.code, error.message));
+        self.write(&Outgoing::<Value>::Error(id, error));
+    }
+
+    /// Writes a small message of the server's own; these never exceed the limit.
+    fn write(&mut self, message: &impl serde::Serialize) {
+        if self.output.send(message, usize::MAX).is_err() {
+            log::error(format_args!("a message could not be serialized"));
+        }
+    }
+
+    fn handle_notification(&mut self, notification: Notification) {
+        let params = notification.params.unwrap_or_default();
+        match notification.method.as_str() {
+            "notifications/initialized" => {
+                self.session = match std::mem::replace(&mut self.session, Session::New) {
+                    Session::Initializing(n) => Session::Ready(n),
+                    other => {
+                        log::warn(format_args!(
+                            "ignored notifications/initialized outside the handshake"
+                        ));
+                        other
+                    }
+                };
+            }
+            "notifications/cancelled" => self.cancel(&params),
+            method => log::debug(format_args!("ignored notification {method}")),
+        }
+    }
+
+    /// `notifications/cancelled`: a running handler learns of it through its context, a
+    /// queued request is dropped, an open listen stream is closed. No response is ever sent
+    /// for the cancelled request (MCP C-2; late or unknown ids are ignored: C-3/C-4).
+    fn cancel(&mut self, params: &Map<String, Value>) {
+        let Some(id) = params.get("requestId").and_then(RequestId::from_value) else {
+            log::warn(format_args!(
+                "ignored notifications/cancelled without a valid requestId"
+            ));
+            return;
+        };
+        if let Some((current, cancelled)) = &mut self.current {
+            if *current == id {
+                *cancelled = true;
+                return;
+            }
+        }
+        let queued = self.queue.len();
+        self.queue
+            .retain(|q| !matches!(q, Queued::Request(r) if r.id == id));
+        let listens = self.listens.len();
+        self.listens.retain(|l| l.id != id);
+        if queued == self.queue.len() && listens == self.listens.len() {
+            log::debug(format_args!("ignored cancellation of {id}: not in flight"));
+        }
+    }
+
+    /// Reads one line while a handler runs and deals with it: our awaited response is
+    /// returned; anything else is answered, recorded or queued.
+    fn interleave(&mut self, deadline: Option<Instant>, awaited: Option<u64>) -> Interleaved {
+        let frame = match self.input.next_frame(deadline) {
+            Ok(frame) => frame,
+            Err(e) => {
+                log::error(format_args!("reading input failed: {e}"));
+                return Interleaved::Closed;
+            }
+        };
+        let value = match frame {
+            Frame::Line(line) => parse_line(line),
+            Frame::TooLarge { size, id } => Err((
+                EnvelopeError::TooLarge {
+                    size,
+                    limit: self.server.limits.max_message_bytes,
+                },
+                id,
+            )),
+            Frame::Eof => return Interleaved::Closed,
+            Frame::TimedOut => return Interleaved::Idle,
+        };
+        let value = match value {
+            Ok(value) => value,
+            Err((error, id)) => {
+                self.send_error(
+                    ResponseId::recovered(id.as_ref(), self.unreadable_id()),
+                    &error.to_object(),
+                );
+                return Interleaved::Handled;
+            }
+        };
+        if let Value::Array(items) = value {
+            // Responses inside a batch may be the one we wait for; the rest waits its turn.
+            let mut rest = Vec::new();
+            let mut found = None;
+            for item in items {
+                match classify(item.clone()) {
+                    Ok(Message::Response(r))
+                        if awaited.is_some_and(|a| RequestId::number(a) == r.id) =>
+                    {
+                        found = Some(r.outcome)
+                    }
+                    Ok(Message::Response(r)) => self.late_response(&r.id),
+                    _ => rest.push(item),
+                }
+            }
+            if !rest.is_empty() {
+                self.enqueue(Queued::Batch(rest));
+            }
+            return found.map_or(Interleaved::Handled, Interleaved::Answer);
+        }
+        match classify(value) {
+            Ok(Message::Response(r)) if awaited.is_some_and(|a| RequestId::number(a) == r.id) => {
+                Interleaved::Answer(r.outcome)
+            }
+            Ok(Message::Response(r)) => {
+                self.late_response(&r.id);
+                Interleaved::Handled
+            }
+            Ok(Message::Request(r))
+                if r.method == "ping" && !protocol::is_stateless_request(r.params.as_ref()) =>
+            {
+                let id = r.id.clone();
+                self.send_reply(&id, Reply::plain(Ok(json!({}))));
+                self.flush_quietly();
+                Interleaved::Handled
+            }
+            Ok(Message::Request(r)) => {
+                let in_flight = self.current.as_ref().is_some_and(|(id, _)| *id == r.id)
+                    || self
+                        .queue
+                        .iter()
+                        .any(|q| matches!(q, Queued::Request(q) if q.id == r.id));
+                if in_flight {
+                    let error = McpError::DuplicateId(r.id.to_string()).to_object(false);
+                    self.send_reply(&r.id, Reply::plain(Err(error)));
+                } else {
+                    self.enqueue(Queued::Request(r));
+                }
+                Interleaved::Handled
+            }
+            Ok(Message::Notification(n)) => {
+                self.handle_notification(n);
+                Interleaved::Handled
+            }
+            Err(rejected) => {
+                self.reject(rejected);
+                Interleaved::Handled
+            }
+        }
+    }
+
+    fn late_response(&mut self, id: &RequestId) {
+        log::debug(format_args!("ignored a late or unknown response to {id}"));
+    }
+
+    fn enqueue(&mut self, item: Queued) {
+        if self.queue.len() < self.server.limits.max_queued_requests {
+            self.queue.push_back(item);
+            return;
+        }
+        let error = McpError::Overloaded(self.queue.len()).to_object(false);
+        match item {
+            Queued::Request(r) => self.send_reply(&r.id, Reply::plain(Err(error))),
+            Queued::Batch(_) => {
+                self.send_error(ResponseId::Unreadable(self.unreadable_id()), &error)
+            }
+        }
+        self.flush_quietly();
+    }
+
+    fn flush_quietly(&mut self) {
+        if let Err(e) = self.output.flush() {
+            log::error(format_args!("writing output failed: {e}"));
+        }
+    }
+
+    fn current_cancelled(&self) -> bool {
+        matches!(self.current, Some((_, true)))
+    }
+
+    /// Sends a notification now (while a handler runs, the client should see it at once).
+    pub(crate) fn notify_now(&mut self, method: &str, params: &Value) {
+        self.write(&Outgoing::Notification(method, params));
+        self.flush_quietly();
+    }
+
+    // ---- Subscriptions: change detection ------------------------------------------------
+
+    fn is_watching(&self) -> bool {
+        !self.watch.fingerprints.is_empty() || self.watching_list()
+    }
+
+    fn watching_list(&self) -> bool {
+        let legacy =
+            matches!(&self.session, Session::Ready(_)) && self.server.resources_list_changes();
+        legacy || self.listens.iter().any(|l| l.resources_list_changed)
+    }
+
+    /// The fingerprint of `uri` from the first source that knows it.
+    pub(crate) fn fingerprint(&self, uri: &str) -> Option<u64> {
+        self.server.sources.iter().find_map(|s| s.fingerprint(uri))
+    }
+
+    fn list_fingerprint(&self) -> Option<u64> {
+        let mut combined = None;
+        for source in &self.server.sources {
+            if let Some(fp) = source.list_fingerprint() {
+                combined = Some(combined.unwrap_or(0u64).rotate_left(5) ^ fp);
+            }
+        }
+        combined
+    }
+
+    /// Starts watching `uri` (when a subscription to it opens).
+    pub(crate) fn watch_uri(&mut self, uri: &str) {
+        let fingerprint = self.fingerprint(uri);
+        self.watch
+            .fingerprints
+            .entry(uri.to_string())
+            .or_insert(fingerprint);
+        if self.watching_list() && self.watch.list.is_none() {
+            self.watch.list = self.list_fingerprint();
+        }
+    }
+
+    /// Stops watching URIs no subscription refers to any more.
+    pub(crate) fn unwatch_unused(&mut self) {
+        let legacy: BTreeSet<String> = self
+            .session
+            .negotiated()
+            .map(|n| n.subscriptions.clone())
+            .unwrap_or_default();
+        let listens = &self.listens;
+        self.watch
+            .fingerprints
+            .retain(|uri, _| legacy.contains(uri) || listens.iter().any(|l| l.uris.contains(uri)));
+    }
+
+    pub(crate) fn start_list_watch(&mut self) {
+        if self.watch.list.is_none() {
+            self.watch.list = self.list_fingerprint();
+        }
+    }
+
+    /// Checks watched resources and sends `updated` / `list_changed` notifications.
+    fn poll_changes(&mut self) {
+        self.watch.next_poll = Instant::now() + self.server.limits.poll_interval;
+        let uris: Vec<String> = self.watch.fingerprints.keys().cloned().collect();
+        for uri in uris {
+            let now = self.fingerprint(&uri);
+            if self.watch.fingerprints.get(&uri) != Some(&now) {
+                self.watch.fingerprints.insert(uri.clone(), now);
+                self.announce(&uri);
+            }
+        }
+        if self.watching_list() {
+            let now = self.list_fingerprint();
+            if self.watch.list.is_some() && self.watch.list != now {
+                self.announce_list_changed();
+            }
+            self.watch.list = now;
+        }
+    }
+
+    fn announce(&mut self, uri: &str) {
+        let legacy = matches!(&self.session, Session::Ready(n) if n.subscriptions.contains(uri));
+        if legacy {
+            self.write(&Outgoing::Notification(
+                "notifications/resources/updated",
+                &json!({ "uri": uri }),
+            ));
+        }
+        let ids: Vec<RequestId> = self
+            .listens
+            .iter()
+            .filter(|l| l.uris.contains(uri))
+            .map(|l| l.id.clone())
+            .collect();
+        for id in ids {
+            let params = json!({ "uri": uri, "_meta": { protocol::meta::SUBSCRIPTION_ID: id } });
+            self.write(&Outgoing::Notification(
+                "notifications/resources/updated",
+                &params,
+            ));
+        }
+    }
+
+    fn announce_list_changed(&mut self) {
+        if matches!(&self.session, Session::Ready(_)) && self.server.resources_list_changes() {
+            self.write(&Outgoing::Notification(
+                "notifications/resources/list_changed",
+                &json!({}),
+            ));
+        }
+        let ids: Vec<RequestId> = self
+            .listens
+            .iter()
+            .filter(|l| l.resources_list_changed)
+            .map(|l| l.id.clone())
+            .collect();
+        for id in ids {
+            let params = json!({ "_meta": { protocol::meta::SUBSCRIPTION_ID: id } });
+            self.write(&Outgoing::Notification(
+                "notifications/resources/list_changed",
+                &params,
+            ));
+        }
+    }
+}
+
+/// What one interleaved read produced.
+enum Interleaved {
+    Answer(Result<Value, ErrorObject>),
+    Handled,
+    Idle,
+    Closed,
+}
+
+/// Parses one line into JSON; on failure, the error and (never) an id.
+fn parse_line(line: &[u8]) -> Result<Value, (EnvelopeError, Option<RequestId>)> {
+    let text = std::str::from_utf8(line)
+        .map_err(|e| (EnvelopeError::InvalidUtf8(e.valid_up_to()), None))?;
+    serde_json::from_str(text).map_err(|e| (EnvelopeError::Syntax(e.to_string()), None))
+}
+
+impl<R: Read + Send + 'static, W: Write> Link for Connection<'_, R, W> {
+    fn notify(&mut self, method: &str, params: Value) {
+        self.notify_now(method, &params);
+    }
+
+    fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, InputError> {
+        if self.outstanding.len() >= self.server.limits.max_outstanding_requests {
+            return Err(InputError::TooMany);
+        }
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        self.outstanding.insert(id);
+        self.write(&Outgoing::Request(&RequestId::number(id), method, &params));
+        self.flush_quietly();
+        let deadline = Instant::now() + timeout;
+        let outcome = loop {
+            if self.current_cancelled() {
+                break Err(InputError::Cancelled);
+            }
+            match self.interleave(Some(deadline), Some(id)) {
+                Interleaved::Answer(Ok(result)) => break Ok(result),
+                Interleaved::Answer(Err(error)) => break Err(InputError::Refused(error)),
+                Interleaved::Handled => {}
+                Interleaved::Idle if Instant::now() >= deadline => {
+                    break Err(InputError::TimedOut(timeout.as_millis() as u64))
+                }
+                Interleaved::Idle => {}
+                Interleaved::Closed => break Err(InputError::Cancelled),
+            }
+        };
+        self.outstanding.remove(&id);
+        if matches!(
+            outcome,
+            Err(InputError::TimedOut(_) | InputError::Cancelled)
+        ) {
+            // Tell the client to stop working on it (MCP L-10); a late answer is ignored.
+            let params = json!({ "requestId": id, "reason": "no longer needed" });
+            self.write(&Outgoing::Notification("notifications/cancelled", &params));
+            self.flush_quietly();
+        }
+        outcome
+    }
+
+    fn poll_cancelled(&mut self) -> bool {
+        let now = Some(Instant::now());
+        loop {
+            if self.current_cancelled() {
+                return true;
+            }
+            match self.interleave(now, None) {
+                Interleaved::Handled | Interleaved::Answer(_) => {}
+                Interleaved::Idle | Interleaved::Closed => return self.current_cancelled(),
+            }
+        }
+    }
+
+    fn client_ready(&self) -> bool {
+        matches!(self.session, Session::Ready(_))
+    }
+}

@@ -1,0 +1,3 @@
+//! Ready-made sets of tools, prompts and resources that the `minimcp` binary serves.
+
+pub mod conformance;

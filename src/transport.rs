@@ -1,0 +1,575 @@
+//! Bytes in, bytes out: newline-delimited framing with bounded reads, and a buffered writer.
+//!
+//! This layer knows nothing about JSON-RPC methods. [`LineReader`] hands out one line at a
+//! time: a trailing `\r` and a leading UTF-8 byte-order mark are stripped, blank lines are
+//! skipped, a last line without a newline at EOF is still delivered, and a line longer than
+//! the limit is skipped *without being held in memory* (only the first `limit` bytes are
+//! kept, to recover the request id) and reported as [`Frame::TooLarge`].
+//!
+//! Input is read directly on the dispatch thread. Only when something needs a timer (a
+//! handler waiting for the client with a timeout, a cancellation check, resource change
+//! polling) does the reader move the input to one helper thread that feeds a channel; the
+//! session stays in that mode afterwards. This keeps the common path free of thread hops
+//! (ARCHITECTURE §2).
+
+use std::io::{self, Read, Write};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
+use std::thread;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::jsonrpc::{scan_id, RequestId};
+
+/// Bytes asked for per read.
+const CHUNK: usize = 64 * 1024;
+/// Bytes of output buffered before writing even though more input is waiting.
+const OUTPUT_HIGH_WATER: usize = 64 * 1024;
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One unit of input.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Frame<'a> {
+    /// A non-blank line, without its line ending.
+    Line(&'a [u8]),
+    /// A line over the limit, skipped; the id is recovered from its first bytes when possible.
+    TooLarge {
+        /// Length of the line in bytes.
+        size: u64,
+        /// The request id found at the start of the line.
+        id: Option<RequestId>,
+    },
+    /// The input is closed.
+    Eof,
+    /// The deadline passed with no complete line.
+    TimedOut,
+}
+
+enum Source<R> {
+    Direct(R),
+    Threaded(Receiver<io::Result<Vec<u8>>>),
+    Closed,
+}
+
+struct Discarding {
+    size: u64,
+    id: Option<RequestId>,
+}
+
+/// Splits a byte stream into lines of at most `max` bytes.
+pub(crate) struct LineReader<R> {
+    source: Source<R>,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Bytes from `start` known to hold no newline.
+    scanned: usize,
+    max: usize,
+    eof: bool,
+    discarding: Option<Discarding>,
+}
+
+impl<R: Read + Send + 'static> LineReader<R> {
+    /// A reader over `input` that refuses lines longer than `max` bytes.
+    pub(crate) fn new(input: R, max: usize) -> Self {
+        LineReader {
+            source: Source::Direct(input),
+            buf: vec![0; CHUNK.min(max.saturating_add(1)).max(4096)],
+            start: 0,
+            end: 0,
+            scanned: 0,
+            max,
+            eof: false,
+            discarding: None,
+        }
+    }
+
+    /// True when a complete line is already buffered, so reading it will not block.
+    pub(crate) fn has_buffered_line(&mut self) -> bool {
+        if self.discarding.is_some() {
+            return false;
+        }
+        match self.buf[self.start + self.scanned..self.end]
+            .iter()
+            .position(|&b| b == b'\n')
+        {
+            Some(_) => true,
+            None => {
+                self.scanned = self.end - self.start;
+                self.eof && self.end > self.start
+            }
+        }
+    }
+
+    /// True once input has been moved to the helper thread.
+    pub(crate) fn is_threaded(&self) -> bool {
+        matches!(self.source, Source::Threaded(_))
+    }
+
+    /// The next frame. Blocks until a line arrives, the input ends, or `deadline` passes.
+    pub(crate) fn next_frame(&mut self, deadline: Option<Instant>) -> io::Result<Frame<'_>> {
+        loop {
+            if self.discarding.is_none() {
+                let from = self.start + self.scanned;
+                if let Some(offset) = self.buf[from..self.end].iter().position(|&b| b == b'\n') {
+                    let line_start = self.start;
+                    let line_end = from + offset;
+                    self.start = line_end + 1;
+                    self.scanned = 0;
+                    if line_end - line_start > self.max {
+                        return Ok(self.too_large(line_start, line_end));
+                    }
+                    match trim_line(&self.buf[line_start..line_end]) {
+                        None => continue,
+                        Some((a, b)) => {
+                            return Ok(Frame::Line(&self.buf[line_start + a..line_start + b]))
+                        }
+                    }
+                }
+                self.scanned = self.end - self.start;
+                if self.eof {
+                    // A last line without a newline is still a message.
+                    let (line_start, line_end) = (self.start, self.end);
+                    self.start = self.end;
+                    self.scanned = 0;
+                    if line_end == line_start {
+                        return Ok(Frame::Eof);
+                    }
+                    if line_end - line_start > self.max {
+                        return Ok(self.too_large(line_start, line_end));
+                    }
+                    match trim_line(&self.buf[line_start..line_end]) {
+                        None => return Ok(Frame::Eof),
+                        Some((a, b)) => {
+                            return Ok(Frame::Line(&self.buf[line_start + a..line_start + b]))
+                        }
+                    }
+                }
+                if self.end - self.start > self.max {
+                    // Keep only what identifies the request; drop the rest as it arrives.
+                    let id = scan_id(&self.buf[self.start..self.start + self.max]);
+                    self.discarding = Some(Discarding {
+                        size: (self.end - self.start) as u64,
+                        id,
+                    });
+                    self.start = 0;
+                    self.end = 0;
+                    self.scanned = 0;
+                }
+            } else if let Some(frame) = self.finish_discard() {
+                return Ok(frame);
+            }
+            if self.eof {
+                continue;
+            }
+            if !self.fill(deadline)? {
+                return Ok(Frame::TimedOut);
+            }
+        }
+    }
+
+    /// Reports the line `[line_start, line_end)` as too large.
+    fn too_large(&self, line_start: usize, line_end: usize) -> Frame<'static> {
+        Frame::TooLarge {
+            size: (line_end - line_start) as u64,
+            id: scan_id(&self.buf[line_start..line_start + self.max]),
+        }
+    }
+
+    /// While discarding: consumes buffered bytes up to the next newline.
+    fn finish_discard(&mut self) -> Option<Frame<'static>> {
+        let pending = &self.buf[self.start..self.end];
+        let newline = pending.iter().position(|&b| b == b'\n');
+        let discard = self.discarding.as_mut()?;
+        match newline {
+            Some(offset) => {
+                discard.size += offset as u64;
+                self.start += offset + 1;
+                let done = self.discarding.take()?;
+                Some(Frame::TooLarge {
+                    size: done.size,
+                    id: done.id,
+                })
+            }
+            None => {
+                discard.size += pending.len() as u64;
+                self.start = 0;
+                self.end = 0;
+                if self.eof {
+                    let done = self.discarding.take()?;
+                    return Some(Frame::TooLarge {
+                        size: done.size,
+                        id: done.id,
+                    });
+                }
+                None
+            }
+        }
+    }
+
+    /// Reads more input. Returns false when the deadline passed first.
+    fn fill(&mut self, deadline: Option<Instant>) -> io::Result<bool> {
+        if deadline.is_some() && !self.is_threaded() {
+            self.make_threaded();
+        }
+        // Compact: move unread bytes to the front so the buffer never grows past max + CHUNK.
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        match &mut self.source {
+            Source::Direct(input) => {
+                if self.buf.len() - self.end < CHUNK / 4 {
+                    let grown = (self.buf.len() * 2).min(self.max.saturating_add(CHUNK));
+                    self.buf.resize(grown.max(self.end + CHUNK / 4), 0);
+                }
+                let n = loop {
+                    match input.read(&mut self.buf[self.end..]) {
+                        Ok(n) => break n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => return Err(e),
+                    }
+                };
+                self.end += n;
+                self.eof = n == 0;
+                Ok(true)
+            }
+            Source::Threaded(rx) => {
+                let received = match deadline {
+                    None => rx.recv().map_err(|_| TryRecvError::Disconnected),
+                    Some(deadline) => {
+                        let wait = deadline.saturating_duration_since(Instant::now());
+                        if wait.is_zero() {
+                            rx.try_recv()
+                        } else {
+                            rx.recv_timeout(wait).map_err(|e| match e {
+                                RecvTimeoutError::Timeout => TryRecvError::Empty,
+                                RecvTimeoutError::Disconnected => TryRecvError::Disconnected,
+                            })
+                        }
+                    }
+                };
+                match received {
+                    Ok(Ok(chunk)) => {
+                        if chunk.is_empty() {
+                            self.eof = true;
+                        } else {
+                            if self.buf.len() < self.end + chunk.len() {
+                                self.buf.resize(self.end + chunk.len(), 0);
+                            }
+                            self.buf[self.end..self.end + chunk.len()].copy_from_slice(&chunk);
+                            self.end += chunk.len();
+                        }
+                        Ok(true)
+                    }
+                    Ok(Err(e)) => Err(e),
+                    Err(TryRecvError::Empty) => Ok(false),
+                    Err(TryRecvError::Disconnected) => {
+                        self.eof = true;
+                        Ok(true)
+                    }
+                }
+            }
+            Source::Closed => {
+                self.eof = true;
+                Ok(true)
+            }
+        }
+    }
+
+    /// Moves reading to a helper thread so later reads can time out.
+    fn make_threaded(&mut self) {
+        let Source::Direct(mut input) = std::mem::replace(&mut self.source, Source::Closed) else {
+            return;
+        };
+        let (tx, rx) = mpsc::channel();
+        let spawned = thread::Builder::new()
+            .name("minimcp-input".into())
+            .spawn(move || loop {
+                let mut chunk = vec![0; CHUNK / 4];
+                match input.read(&mut chunk) {
+                    Ok(n) => {
+                        chunk.truncate(n);
+                        if tx.send(Ok(chunk)).is_err() || n == 0 {
+                            return;
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            });
+        match spawned {
+            Ok(_) => self.source = Source::Threaded(rx),
+            Err(e) => {
+                // Without the thread, reads just block: timeouts degrade, nothing breaks.
+                crate::log::warn(format_args!("cannot start the input thread: {e}"));
+                self.source = Source::Closed;
+                self.eof = true;
+            }
+        }
+    }
+}
+
+/// Strips a UTF-8 BOM, a trailing `\r` and surrounding blanks; `None` for a blank line.
+fn trim_line(line: &[u8]) -> Option<(usize, usize)> {
+    let mut a = 0;
+    if line.starts_with(BOM) {
+        a = BOM.len();
+    }
+    let mut b = line.len();
+    while b > a && line[b - 1].is_ascii_whitespace() {
+        b -= 1;
+    }
+    while a < b && line[a].is_ascii_whitespace() {
+        a += 1;
+    }
+    (a < b).then_some((a, b))
+}
+
+/// Counts bytes, keeps at most `limit` of them.
+struct Limited<'a> {
+    buf: &'a mut Vec<u8>,
+    written: usize,
+    limit: usize,
+}
+
+impl Write for Limited<'_> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.written += data.len();
+        if self.written <= self.limit {
+            self.buf.extend_from_slice(data);
+        }
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A message did not fit the response limit; nothing of it was written.
+#[derive(Debug)]
+pub(crate) struct TooLarge(pub(crate) usize);
+
+/// Buffered, line-per-message output. A closed pipe is remembered, not reported again.
+pub(crate) struct Output<W: Write> {
+    inner: W,
+    buf: Vec<u8>,
+    closed: bool,
+}
+
+impl<W: Write> Output<W> {
+    pub(crate) fn new(inner: W) -> Self {
+        Output {
+            inner,
+            buf: Vec::with_capacity(OUTPUT_HIGH_WATER),
+            closed: false,
+        }
+    }
+
+    /// Appends one message as a compact JSON line, unless it would exceed `limit` bytes.
+    pub(crate) fn send(&mut self, message: &impl Serialize, limit: usize) -> Result<(), TooLarge> {
+        let mark = self.buf.len();
+        let mut writer = Limited {
+            buf: &mut self.buf,
+            written: 0,
+            limit,
+        };
+        let ok = serde_json::to_writer(&mut writer, message).is_ok();
+        let written = writer.written;
+        if !ok || written > limit {
+            self.buf.truncate(mark);
+            return Err(TooLarge(written));
+        }
+        self.buf.push(b'\n');
+        Ok(())
+    }
+
+    /// True when enough output is buffered that it should be written now.
+    pub(crate) fn wants_flush(&self) -> bool {
+        self.buf.len() >= OUTPUT_HIGH_WATER
+    }
+
+    /// True once the client has closed its end.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Writes everything buffered. A broken pipe marks the output closed and is not an error:
+    /// the client left, and there is nobody to tell.
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            self.buf.clear();
+            return Ok(());
+        }
+        let result = self
+            .inner
+            .write_all(&self.buf)
+            .and_then(|()| self.inner.flush());
+        self.buf.clear();
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn frames(input: &[u8], max: usize) -> Vec<String> {
+        let mut reader = LineReader::new(Cursor::new(input.to_vec()), max);
+        let mut out = Vec::new();
+        loop {
+            match reader.next_frame(None).expect("in-memory read") {
+                Frame::Line(line) => out.push(String::from_utf8_lossy(line).into_owned()),
+                Frame::TooLarge { size, id } => out.push(format!("too large {size} id={id:?}")),
+                Frame::Eof => return out,
+                Frame::TimedOut => out.push("timeout".into()),
+            }
+        }
+    }
+
+    #[test]
+    fn splits_lines_and_strips_framing_noise() {
+        assert_eq!(frames(b"a\nb\n", 100), ["a", "b"]);
+        assert_eq!(frames(b"a\r\nb\r\n", 100), ["a", "b"]);
+        assert_eq!(frames(b"\xEF\xBB\xBFa\nb", 100), ["a", "b"]);
+        assert_eq!(frames(b"\n\n  \r\n\ta\n\n", 100), ["a"]);
+        assert_eq!(
+            frames(b"last line without newline", 100),
+            ["last line without newline"]
+        );
+        assert_eq!(frames(b"", 100), Vec::<String>::new());
+        assert_eq!(frames(b"  \n", 100), Vec::<String>::new());
+    }
+
+    #[test]
+    fn skips_oversized_lines_and_keeps_going() {
+        let long = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":7,\"x\":\"{}\"}}",
+            "a".repeat(300)
+        );
+        let input = format!("ok1\n{long}\nok2\n");
+        let got = frames(input.as_bytes(), 64);
+        assert_eq!(
+            got,
+            [
+                "ok1".to_string(),
+                format!("too large {} id=Some(7)", long.len()),
+                "ok2".into()
+            ]
+        );
+    }
+
+    #[test]
+    fn oversized_line_far_larger_than_the_buffer_is_streamed_past() {
+        let long = "x".repeat(5 * CHUNK + 17);
+        let input = format!("{long}\n{{}}\n{long}");
+        let got = frames(input.as_bytes(), 1000);
+        let size = long.len();
+        assert_eq!(
+            got,
+            [
+                format!("too large {size} id=None"),
+                "{}".into(),
+                format!("too large {size} id=None")
+            ]
+        );
+    }
+
+    #[test]
+    fn reader_memory_stays_bounded_by_the_limit() {
+        let long = "y".repeat(20 * CHUNK);
+        let mut reader = LineReader::new(Cursor::new(format!("{long}\n").into_bytes()), 1024);
+        assert!(matches!(
+            reader.next_frame(None).expect("read"),
+            Frame::TooLarge { .. }
+        ));
+        assert!(
+            reader.buf.len() <= 1024 + CHUNK,
+            "buffer grew to {}",
+            reader.buf.len()
+        );
+    }
+
+    #[test]
+    fn line_exactly_at_the_limit_is_accepted() {
+        assert_eq!(
+            frames(b"abcd\nabcde\n", 4),
+            ["abcd".to_string(), "too large 5 id=None".into()]
+        );
+    }
+
+    #[test]
+    fn knows_whether_a_line_is_buffered() {
+        let mut reader = LineReader::new(Cursor::new(b"a\nb\nc".to_vec()), 100);
+        assert!(!reader.has_buffered_line());
+        assert_eq!(reader.next_frame(None).expect("read"), Frame::Line(b"a"));
+        assert!(reader.has_buffered_line());
+        assert_eq!(reader.next_frame(None).expect("read"), Frame::Line(b"b"));
+        assert!(
+            !reader.has_buffered_line(),
+            "c has no newline and EOF is not yet seen"
+        );
+        assert_eq!(reader.next_frame(None).expect("read"), Frame::Line(b"c"));
+        assert_eq!(reader.next_frame(None).expect("read"), Frame::Eof);
+    }
+
+    #[test]
+    fn threaded_reads_time_out_and_then_deliver() {
+        let (rx, mut tx) = std::io::pipe().expect("pipe");
+        let mut reader = LineReader::new(rx, 100);
+        let soon = Instant::now() + std::time::Duration::from_millis(20);
+        assert_eq!(
+            reader.next_frame(Some(soon)).expect("read"),
+            Frame::TimedOut
+        );
+        assert!(reader.is_threaded());
+        tx.write_all(b"hello\n").expect("write");
+        drop(tx);
+        assert_eq!(
+            reader.next_frame(None).expect("read"),
+            Frame::Line(b"hello")
+        );
+        assert_eq!(reader.next_frame(None).expect("read"), Frame::Eof);
+    }
+
+    #[test]
+    fn output_refuses_messages_over_the_limit_without_writing_any_part() {
+        let mut out = Output::new(Vec::new());
+        out.send(&"short", 100).expect("fits");
+        let err = out.send(&"x".repeat(200), 100).expect_err("too large");
+        assert_eq!(err.0, 202);
+        out.flush().expect("flushes");
+        assert_eq!(out.inner, b"\"short\"\n");
+    }
+
+    struct Broken;
+    impl Write for Broken {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn broken_pipe_closes_quietly() {
+        let mut out = Output::new(Broken);
+        out.send(&1, 10).expect("fits");
+        out.flush().expect("broken pipe is not an error");
+        assert!(out.is_closed());
+        out.send(&2, 10).expect("fits");
+        out.flush().expect("still quiet");
+    }
+}
