@@ -94,3 +94,8 @@ pub use session::serve;
 pub fn run_stdio(server: &Server) -> Result<(), Error> {
     serve(server, std::io::stdin(), std::io::stdout().lock())
 }
+
+/// The README's Rust example, compiled as a doc test so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
