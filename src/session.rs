@@ -493,7 +493,9 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
             .retain(|q| !matches!(q, Queued::Request(r) if r.id == id));
         let listens = self.listens.len();
         self.listens.retain(|l| l.id != id);
-        if queued == self.queue.len() && listens == self.listens.len() {
+        if listens != self.listens.len() {
+            self.unwatch_unused();
+        } else if queued == self.queue.len() {
             log::debug(format_args!("ignored cancellation of {id}: not in flight"));
         }
     }

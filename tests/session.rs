@@ -1430,12 +1430,13 @@ fn listen_acknowledges_then_streams_tagged_notifications_until_cancelled() {
             .expect("write");
         thread::sleep(Duration::from_millis(100));
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "sub-1"}});
+        let list = modern(2, "tools/list", json!({}));
         writer
-            .write_all(format!("{cancel}\n").as_bytes())
+            .write_all(format!("{cancel}\n{list}\n").as_bytes())
             .expect("write");
-        thread::sleep(Duration::from_millis(50));
+        thread::sleep(Duration::from_millis(100));
         writer
-            .write_all(format!("{}\n", modern(2, "tools/list", json!({}))).as_bytes())
+            .write_all(format!("{}\n", modern(3, "tools/list", json!({}))).as_bytes())
             .expect("write");
     });
     let mut output = Vec::new();
@@ -1469,8 +1470,13 @@ fn listen_acknowledges_then_streams_tagged_notifications_until_cancelled() {
             "sub-1"
         );
     }
-    let last = out.last().expect("output");
-    assert_eq!(last["id"], 2);
+    let after_cancel: Vec<&Value> = out.iter().skip_while(|m| m["id"] != 2).collect();
+    assert_eq!(
+        after_cancel.len(),
+        2,
+        "nothing is streamed after the cancellation: {after_cancel:?}"
+    );
+    assert_eq!(after_cancel[1]["id"], 3);
     assert!(
         out.iter().all(|m| m["id"] != "sub-1"),
         "a cancelled listen gets no response"
