@@ -9,6 +9,7 @@
 //! the start and this time gets it (MRTR). Handlers should therefore ask before they do
 //! anything they would not want to do twice.
 
+use std::rc::Rc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
@@ -43,8 +44,8 @@ pub(crate) struct Scope {
     pub(crate) last_progress: Option<f64>,
     /// The least severe level the client wants; `None` sends no log messages.
     pub(crate) log_level: Option<LogLevel>,
-    pub(crate) client_capabilities: Value,
-    pub(crate) client_info: Value,
+    pub(crate) client_capabilities: Rc<Value>,
+    pub(crate) client_info: Rc<Value>,
     pub(crate) request_timeout: Duration,
     pub(crate) inputs: Inputs,
 }

@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::panic::{self, AssertUnwindSafe};
+use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
 
@@ -35,8 +36,8 @@ const MISSING_META: &str = "a 2026-07-28 request needs params._meta with \"io.mo
 pub(crate) struct Era {
     pub(crate) version: Version,
     pub(crate) stateless: bool,
-    pub(crate) client_capabilities: Value,
-    pub(crate) client_info: Value,
+    pub(crate) client_capabilities: Rc<Value>,
+    pub(crate) client_info: Rc<Value>,
     pub(crate) log_level: Option<LogLevel>,
 }
 
@@ -201,8 +202,8 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
         ));
         self.session = Session::Initializing(Negotiated {
             version,
-            client_capabilities: capabilities.clone(),
-            client_info,
+            client_capabilities: Rc::new(capabilities.clone()),
+            client_info: Rc::new(client_info),
             log_level: LogLevel::Info,
             subscriptions: BTreeSet::new(),
         });
@@ -817,6 +818,7 @@ fn stateless_era(params: &Map<String, Value>) -> Result<Era, McpError> {
         .get(meta::CLIENT_CAPABILITIES)
         .filter(|c| c.is_object())
         .cloned()
+        .map(Rc::new)
         .ok_or_else(|| invalid(MISSING_META))?;
     let log_level = match meta_obj.get(meta::LOG_LEVEL) {
         None => None,
@@ -830,8 +832,8 @@ fn stateless_era(params: &Map<String, Value>) -> Result<Era, McpError> {
         })?),
     };
     let client_info = match meta_obj.get(meta::CLIENT_INFO) {
-        None => json!({}),
-        Some(info @ Value::Object(_)) => info.clone(),
+        None => Rc::new(json!({})),
+        Some(info @ Value::Object(_)) => Rc::new(info.clone()),
         Some(_) => {
             return Err(invalid(format!(
                 "`_meta[\"{}\"]` must be an object",

@@ -21,6 +21,7 @@
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::io::{Read, Write};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -64,8 +65,8 @@ pub(crate) enum Session {
 /// What `initialize` settled, plus state a handshake session keeps.
 pub(crate) struct Negotiated {
     pub(crate) version: Version,
-    pub(crate) client_capabilities: Value,
-    pub(crate) client_info: Value,
+    pub(crate) client_capabilities: Rc<Value>,
+    pub(crate) client_info: Rc<Value>,
     /// The least severe level sent as `notifications/message` (`logging/setLevel`).
     pub(crate) log_level: LogLevel,
     /// URIs from `resources/subscribe`.
