@@ -104,6 +104,11 @@ pub const MAX_OVERVIEW_ENTRIES: usize = 300;
 /// a few milliseconds): a second change within one tick would not move the timestamp.
 pub const RECENT_CHANGE_WINDOW: Duration = Duration::from_secs(2);
 
+/// The list fingerprint is recomputed at most this often; calls in between (the core also
+/// asks when it checks its capabilities, several times per message) get the last value.
+/// Well under the default 1 s poll interval, so no poll is answered from an old check.
+pub const LIST_CHECK_INTERVAL: Duration = Duration::from_millis(500);
+
 /// Subscribed files up to this size are also hashed by content at every poll, so that two
 /// same-size writes within one timestamp tick are still told apart; larger files are
 /// compared by size, modification time and inode only.

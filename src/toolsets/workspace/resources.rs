@@ -17,7 +17,9 @@
 //!   modification time, so each poll only stats the directories (and `.gitignore` files)
 //!   found last time, at most [`MAX_WATCHED_DIRS`], and walks again (bounded like every
 //!   walk) when one of them changed or changed within the last [`RECENT_CHANGE_WINDOW`].
-//!   The steady cost is one `stat` per watched directory per poll.
+//!   The steady cost is one `stat` per watched directory per poll; calls closer together
+//!   than [`LIST_CHECK_INTERVAL`] reuse the last answer (the core also asks on every
+//!   capability check).
 
 use std::cell::RefCell;
 use std::collections::hash_map::DefaultHasher;
@@ -26,12 +28,12 @@ use std::fs;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::{Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use super::complete::{self, Want};
 use super::limits::{
-    FINGERPRINT_CONTENT_BYTES, LIST_CACHE_TTL, MAX_RESOURCE_BYTES, MAX_WATCHED_DIRS,
-    RECENT_CHANGE_WINDOW,
+    FINGERPRINT_CONTENT_BYTES, LIST_CACHE_TTL, LIST_CHECK_INTERVAL, MAX_RESOURCE_BYTES,
+    MAX_WATCHED_DIRS, RECENT_CHANGE_WINDOW,
 };
 use super::mime;
 use super::read::read_whole;
@@ -93,6 +95,8 @@ struct Watch {
     stamp: u64,
     /// The hash of every path that walk saw: what `list_fingerprint` reports.
     fingerprint: Option<u64>,
+    /// When the stamp was last compared.
+    checked: Option<Instant>,
 }
 
 /// The workspace's files as a [`ResourceSource`].
@@ -100,6 +104,7 @@ pub(crate) struct Files {
     ws: Rc<Workspace>,
     listing: RefCell<Option<Listing>>,
     watch: RefCell<Watch>,
+    check_interval: Duration,
 }
 
 impl Files {
@@ -108,6 +113,7 @@ impl Files {
             ws,
             listing: RefCell::new(None),
             watch: RefCell::new(Watch::default()),
+            check_interval: LIST_CHECK_INTERVAL,
         }
     }
 
@@ -294,10 +300,18 @@ impl ResourceSource for Files {
     fn list_fingerprint(&self) -> Option<u64> {
         let mut watch = self.watch.borrow_mut();
         if let Some(known) = watch.fingerprint {
+            if watch
+                .checked
+                .is_some_and(|at| at.elapsed() < self.check_interval)
+            {
+                return Some(known);
+            }
+            watch.checked = Some(Instant::now());
             if dirs_stamp(&watch.dirs) == (watch.stamp, false) {
                 return Some(known);
             }
         }
+        watch.checked = Some(Instant::now());
         let mut collect = CollectDirs {
             watched: vec![self.ws.sandbox.root().to_path_buf()],
             paths: DefaultHasher::new(),

@@ -3,7 +3,9 @@ use crate::toolsets::workspace::testutil::{with_context, TempTree, TestLink};
 use crate::ResourceBody;
 
 fn files(tree: &TempTree) -> Files {
-    Files::new(Rc::new(Workspace::open(&tree.path).expect("root")))
+    let mut files = Files::new(Rc::new(Workspace::open(&tree.path).expect("root")));
+    files.check_interval = Duration::ZERO;
+    files
 }
 
 fn read(files: &Files, uri: &str) -> Result<Option<Vec<ResourceContents>>, HandlerError> {
@@ -186,4 +188,16 @@ fn the_list_fingerprint_changes_when_files_appear_or_vanish_only() {
     fs::rename(tree.path.join("x.txt"), tree.path.join("y.txt")).expect("rename");
     let with_y = files.list_fingerprint().expect("watched");
     assert_ne!(with_x, with_y);
+}
+
+#[test]
+fn list_checks_closer_together_than_the_interval_reuse_the_last_answer() {
+    let tree = TempTree::new("res-list-interval");
+    tree.file("a.txt", "a");
+    let files = Files::new(Rc::new(Workspace::open(&tree.path).expect("root")));
+    let first = files.list_fingerprint().expect("watched");
+    tree.file("b.txt", "b");
+    assert_eq!(files.list_fingerprint(), Some(first), "within the interval");
+    std::thread::sleep(LIST_CHECK_INTERVAL);
+    assert_ne!(files.list_fingerprint(), Some(first), "after the interval");
 }
