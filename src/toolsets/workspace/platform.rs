@@ -55,6 +55,10 @@ const O_NONBLOCK: Option<i32> = Some(0x4);
 )))]
 const O_NONBLOCK: Option<i32> = None;
 
+/// True when [`open_nonblocking`] cannot block on a FIFO, so checking the file type after
+/// opening is enough.
+pub(crate) const OPEN_NEVER_BLOCKS: bool = O_NONBLOCK.is_some();
+
 /// Opens `path` read-only, without blocking where the platform allows.
 #[cfg(unix)]
 pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
