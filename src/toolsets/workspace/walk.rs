@@ -144,7 +144,7 @@ pub(crate) fn walk(
     // The start's own .gitignore (and its ancestors') apply; `enter` is not called again.
     let mut ignores = IgnoreStack::for_dir(sandbox, &start.real_rel);
     let mut stack = Vec::new();
-    match read_sorted(&start.real, bounds.max_entries + 1) {
+    match read_sorted(&start.real) {
         Some((entries, not_utf8)) => {
             summary.not_utf8 += not_utf8;
             stack.push(Frame {
@@ -226,8 +226,7 @@ pub(crate) fn walk(
             summary.too_deep += 1;
             continue;
         }
-        let budget = bounds.max_entries.saturating_sub(summary.visited) + 1;
-        let Some((entries, not_utf8)) = read_sorted(&entry.real, budget) else {
+        let Some((entries, not_utf8)) = read_sorted(&entry.real) else {
             summary.unreadable += 1;
             continue;
         };
@@ -255,13 +254,17 @@ fn kind_of(file_type: FileType) -> Kind {
     }
 }
 
-/// A directory's entries sorted by name, at most `budget` of them, and how many names were
-/// skipped for not being UTF-8 (they could not be named in JSON or given back to us).
-fn read_sorted(dir: &Path, budget: usize) -> Option<(Vec<(String, FileType)>, usize)> {
+/// A directory's entries sorted by name, and how many names were skipped for not being
+/// UTF-8 (they could not be named in JSON or given back to us).
+///
+/// The whole directory is read before sorting, so the walk's limits always cut in sorted
+/// order and the same tree gives the same partial result. Only a single directory of more
+/// than [`MAX_WALK_ENTRIES`] entries is cut in the file system's order (to bound memory).
+fn read_sorted(dir: &Path) -> Option<(Vec<(String, FileType)>, usize)> {
     let reader = fs::read_dir(dir).ok()?;
     let mut entries = Vec::new();
     let mut not_utf8 = 0;
-    for item in reader.take(budget) {
+    for item in reader.take(MAX_WALK_ENTRIES + 1) {
         let Ok(item) = item else { continue };
         let Ok(file_type) = item.file_type() else {
             continue;
