@@ -90,6 +90,13 @@ pub const LIST_CACHE_TTL: Duration = Duration::from_secs(30);
 /// (`notifications/resources/list_changed`); changes deeper in larger trees go unnoticed.
 pub const MAX_WATCHED_DIRS: usize = 10_000;
 
+/// Entries the walk behind `list_changed` examines. It runs when a session becomes ready
+/// (the core takes its baseline then) and again only after a watched directory changed,
+/// on the single thread that serves requests, so it is bounded more tightly than tool
+/// walks. The bound is a count, not a time, so the same tree always hashes the same way;
+/// files beyond it (in walk order) appearing or vanishing go unnoticed.
+pub const MAX_WATCHED_ENTRIES: usize = 50_000;
+
 /// Bytes of one `.gitignore` file that are read; the rest is ignored.
 pub const MAX_GITIGNORE_BYTES: u64 = 256 * 1024;
 

@@ -15,8 +15,9 @@
 //!   saw, so `list_changed` is sent only when files really appear or vanish. The walk is
 //!   not repeated at every poll: a file appearing or vanishing changes its directory's
 //!   modification time, so each poll only stats the directories (and `.gitignore` files)
-//!   found last time, at most [`MAX_WATCHED_DIRS`], and walks again (bounded like every
-//!   walk) when one of them changed or changed within the last [`RECENT_CHANGE_WINDOW`].
+//!   found last time, at most [`MAX_WATCHED_DIRS`], and walks again (at most
+//!   [`MAX_WATCHED_ENTRIES`] entries) when one of them changed or changed within the last
+//!   [`RECENT_CHANGE_WINDOW`].
 //!   The steady cost is one `stat` per watched directory per poll; calls closer together
 //!   than [`LIST_CHECK_INTERVAL`] reuse the last answer (the core also asks on every
 //!   capability check).
@@ -33,13 +34,13 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use super::complete::{self, Want};
 use super::limits::{
     FINGERPRINT_CONTENT_BYTES, LIST_CACHE_TTL, LIST_CHECK_INTERVAL, MAX_RESOURCE_BYTES,
-    MAX_WATCHED_DIRS, RECENT_CHANGE_WINDOW,
+    MAX_WATCHED_DIRS, MAX_WATCHED_ENTRIES, RECENT_CHANGE_WINDOW,
 };
 use super::mime;
 use super::read::read_whole;
 use super::sandbox::{RelPath, Sandbox};
 use super::text::is_binary;
-use super::walk::{walk, Entry, Flow, Kind, Visitor};
+use super::walk::{walk, Bounds, Entry, Flow, Kind, Visitor};
 use super::Workspace;
 use crate::uri_template::percent_decode;
 use crate::{
@@ -316,8 +317,12 @@ impl ResourceSource for Files {
             watched: vec![self.ws.sandbox.root().to_path_buf()],
             paths: DefaultHasher::new(),
         };
+        let bounds = Bounds {
+            max_entries: self.ws.bounds.max_entries.min(MAX_WATCHED_ENTRIES),
+            ..self.ws.bounds
+        };
         if let Ok(root) = self.ws.sandbox.resolve(&RelPath::root()) {
-            walk(&self.ws.sandbox, &root, &self.ws.bounds, &mut collect);
+            walk(&self.ws.sandbox, &root, &bounds, &mut collect);
         }
         // A change during the walk leaves a recent timestamp, so the next poll walks again.
         watch.stamp = dirs_stamp(&collect.watched).0;

@@ -201,3 +201,22 @@ fn list_checks_closer_together_than_the_interval_reuse_the_last_answer() {
     std::thread::sleep(LIST_CHECK_INTERVAL);
     assert_ne!(files.list_fingerprint(), Some(first), "after the interval");
 }
+
+#[test]
+fn the_list_walk_is_bounded_by_a_count_so_hashes_are_stable() {
+    let tree = TempTree::new("res-list-bounded");
+    for name in ["b", "c", "d", "e"] {
+        tree.file(name, "");
+    }
+    let mut ws = Workspace::open(&tree.path).expect("root");
+    ws.bounds.max_entries = 3;
+    let mut files = Files::new(Rc::new(ws));
+    files.check_interval = Duration::ZERO;
+    let first = files.list_fingerprint().expect("watched");
+    // Beyond the first three entries in walk order: not part of the watched set.
+    tree.file("z", "");
+    assert_eq!(files.list_fingerprint(), Some(first));
+    // Within them: seen.
+    tree.file("a", "");
+    assert_ne!(files.list_fingerprint(), Some(first));
+}
