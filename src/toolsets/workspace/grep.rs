@@ -141,7 +141,7 @@ impl Visitor for Search<'_, '_> {
             self.large += 1;
             return Flow::Continue;
         }
-        let Ok(bytes) = read_capped(handle, MAX_SEARCH_FILE_BYTES) else {
+        let Ok(bytes) = read_capped(handle, meta.len(), MAX_SEARCH_FILE_BYTES) else {
             return Flow::Continue;
         };
         if self.file(&entry.rel, bytes) {

@@ -155,5 +155,6 @@ pub(crate) fn read_whole(
             }
         )));
     }
-    read_capped(handle, cap).map_err(|e| PathError::Io(file.rel.clone(), e.kind()).into())
+    read_capped(handle, meta.len(), cap)
+        .map_err(|e| PathError::Io(file.rel.clone(), e.kind()).into())
 }

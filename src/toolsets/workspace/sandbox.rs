@@ -334,13 +334,15 @@ impl Sandbox {
         if meta.len() > cap {
             return None;
         }
-        read_capped(file, cap).ok()
+        read_capped(file, meta.len(), cap).ok()
     }
 }
 
-/// Reads at most `cap` bytes of `file`.
-pub(crate) fn read_capped(file: File, cap: u64) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+/// Reads at most `cap` bytes of `file`, whose size was `size` when it was opened. Sizing the
+/// buffer up front makes a whole small file one `read` (plus the one that finds the end)
+/// instead of a series of growing ones; the size is a hint, not trusted as the length.
+pub(crate) fn read_capped(file: File, size: u64, cap: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(size.min(cap) as usize + 1);
     file.take(cap).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
