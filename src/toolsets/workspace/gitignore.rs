@@ -10,7 +10,7 @@
 //!
 //! Only `.gitignore` files inside the root are read (not `.git/info/exclude` or the global
 //! excludes file), each through the sandbox and capped at
-//! [`MAX_GITIGNORE_BYTES`](super::limits::MAX_GITIGNORE_BYTES).
+//! [`MAX_GITIGNORE_BYTES`].
 
 use std::path::Path;
 

@@ -20,7 +20,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "search_text",
-        "Search the workspace's text files for a literal string (not a regular expression) and return each matching line with its file and line number. Binary files, files over 4 MiB, .gitignore'd files and the .git directory are skipped.",
+        format!("Search the workspace's text files for a literal string (not a regular expression) and return each matching line with its file and line number. Binary files, files over {}, .gitignore'd files and the .git directory are skipped.", human_size(MAX_SEARCH_FILE_BYTES)),
         json!({
             "type": "object",
             "properties": {

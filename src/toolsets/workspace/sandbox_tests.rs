@@ -253,3 +253,24 @@ fn a_fifo_is_refused_without_blocking() {
     assert!(matches!(err, PathError::Special(_)));
     assert_eq!(sandbox.read_entry(&pipe.real, 100), None);
 }
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_are_refused_not_followed_forever() {
+    let tree = TempTree::new("sandbox-loop");
+    tree.symlink("b", "a")
+        .symlink("a", "b")
+        .symlink(".", "self")
+        .file("x.txt", "x");
+    let sandbox = Sandbox::new(&tree.path).expect("root");
+    let err = sandbox
+        .resolve(&RelPath::parse("a/x.txt").expect("valid"))
+        .expect_err("loop");
+    assert!(matches!(err, PathError::Io(_, _)), "{err:?}");
+    assert!(err.to_string().starts_with("`a` cannot be read"), "{err}");
+    // A link to its own directory stays inside and resolves; walks do not descend into it.
+    let found = sandbox
+        .resolve(&RelPath::parse("self/self/self/x.txt").expect("valid"))
+        .expect("inside");
+    assert_eq!(found.real_rel.as_str(), "x.txt");
+}

@@ -13,18 +13,16 @@ use super::walk::{walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor};
 use super::{grep, read, Workspace};
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
+/// A tool handler that needs the workspace.
+type Handler = fn(&Workspace, &Arguments, &mut Context<'_>) -> Result<ToolOutput, HandlerError>;
+
 /// Every tool of the toolset.
 pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
     let path_hint =
         "Relative to the workspace root; `.` is the root. No `..`, absolute paths or `~`.";
-    let with = |ws: &Rc<Workspace>,
-                f: fn(
-        &Workspace,
-        &Arguments,
-        &mut Context<'_>,
-    ) -> Result<ToolOutput, HandlerError>| {
+    let with = |ws: &Rc<Workspace>, handler: Handler| {
         let ws = Rc::clone(ws);
-        move |args: &Arguments, ctx: &mut Context<'_>| f(&ws, args, ctx)
+        move |args: &Arguments, ctx: &mut Context<'_>| handler(&ws, args, ctx)
     };
     vec![
         Tool::new(
@@ -193,15 +191,17 @@ fn search_files(
     };
     // Start below the pattern's literal leading directories: `src/**/*.rs` walks `src` only.
     let prefix = glob.literal_prefix().join("/");
-    let start = match prefix.is_empty() {
-        true => Some(dir.clone()),
-        false => match RelPath::parse(dir.rel.join_rel(&prefix).as_str())
+    let start = if prefix.is_empty() {
+        Some(dir.clone())
+    } else {
+        match RelPath::parse(dir.rel.join_rel(&prefix).as_str())
             .and_then(|p| ws.sandbox.resolve(&p))
         {
             Ok(start) if start.meta.is_dir() => Some(start),
+            // Nothing there: no matches, not an error.
             Ok(_) | Err(PathError::NotFound(_) | PathError::NotADirectory(_)) => None,
             Err(e) => return Err(e.into()),
-        },
+        }
     };
     let summary = match &start {
         Some(start) => walk(&ws.sandbox, start, &ws.bounds, &mut find),

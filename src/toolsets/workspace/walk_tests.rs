@@ -223,3 +223,16 @@ fn visitors_can_skip_and_stop() {
     assert_eq!(summary.stopped, Some(Stopped::Visitor));
     assert!(summary.notes(&Bounds::default()).is_empty());
 }
+
+#[cfg(unix)]
+#[test]
+fn link_cycles_do_not_loop() {
+    let tree = TempTree::new("walk-cycle");
+    tree.file("d/x.txt", "");
+    tree.symlink("..", "d/up")
+        .symlink("a", "b")
+        .symlink("b", "a");
+    let (paths, summary) = walk_paths(&tree, ".");
+    assert_eq!(paths, ["d/", "d/up/", "d/x.txt"]);
+    assert_eq!(summary.escaping_links, 2, "the two-link loop is skipped");
+}
