@@ -72,7 +72,27 @@ fn build(options: &Options) -> Option<Server> {
         .title("minimcp")
         .limits(options.limits.clone());
     let builder = match options.profile {
-        Profile::Workspace | Profile::Conformance => minimcp::toolsets::conformance::add(builder),
+        Profile::Conformance => minimcp::toolsets::conformance::add(builder),
+        Profile::Workspace => {
+            let root = match &options.root {
+                Some(root) => root.clone(),
+                None => match std::env::current_dir() {
+                    Ok(dir) => dir,
+                    Err(e) => {
+                        eprintln!("minimcp: the current directory cannot be used as the workspace root: {e}; pass --root DIR");
+                        return None;
+                    }
+                },
+            };
+            let builder = builder.instructions(minimcp::toolsets::workspace::INSTRUCTIONS);
+            match minimcp::toolsets::workspace::add(builder, &root) {
+                Ok(builder) => builder,
+                Err(e) => {
+                    eprintln!("minimcp: {e}; pass --root DIR with an existing directory");
+                    return None;
+                }
+            }
+        }
     };
     match builder.build() {
         Ok(server) => Some(server),

@@ -1,0 +1,97 @@
+//! Completion of workspace paths one segment at a time, for the `file:///{+path}` template
+//! and for prompt arguments that name a file or directory.
+//!
+//! The value typed so far is split at its last `/`: the part before must be a directory in
+//! the workspace (it goes through the sandbox like any other path), and the part after is a
+//! prefix of an entry's name. Suggestions are whole values (`src/main.rs`), directories with
+//! a trailing `/` so the next completion can continue below them. `.gitignore`d entries and
+//! `.git` are not suggested.
+
+use super::limits::MAX_LIST_ENTRIES;
+use super::sandbox::RelPath;
+use super::walk::{walk, Bounds, Entry, Flow, Kind, Visitor};
+use super::Workspace;
+
+/// Which entries to suggest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Want {
+    /// Files and directories.
+    Any,
+    /// Directories only.
+    Dirs,
+}
+
+struct Suggest<'a> {
+    prefix: &'a str,
+    want: Want,
+    out: Vec<String>,
+}
+
+impl Visitor for Suggest<'_> {
+    fn visit(&mut self, entry: &Entry) -> Flow {
+        let fits = entry.rel.name().starts_with(self.prefix)
+            && (self.want == Want::Any || entry.kind == Kind::Dir);
+        if fits {
+            let slash = if entry.kind == Kind::Dir { "/" } else { "" };
+            self.out.push(format!("{}{slash}", entry.rel));
+        }
+        Flow::Continue
+    }
+}
+
+/// Suggestions for a partially typed path; empty when the directory part is not a valid,
+/// existing workspace directory.
+pub(crate) fn paths(ws: &Workspace, value: &str, want: Want) -> Vec<String> {
+    let (dir, prefix) = value.rsplit_once('/').unwrap_or(("", value));
+    let Ok(rel) = RelPath::parse(dir) else {
+        return Vec::new();
+    };
+    let Ok(dir) = ws.sandbox.resolve(&rel) else {
+        return Vec::new();
+    };
+    if !dir.meta.is_dir() {
+        return Vec::new();
+    }
+    let bounds = Bounds {
+        max_depth: 1,
+        max_entries: ws.bounds.max_entries.min(MAX_LIST_ENTRIES * 10),
+        ..ws.bounds
+    };
+    let mut suggest = Suggest {
+        prefix,
+        want,
+        out: Vec::new(),
+    };
+    walk(&ws.sandbox, &dir, &bounds, &mut suggest);
+    suggest.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toolsets::workspace::testutil::TempTree;
+
+    #[test]
+    fn completes_one_segment_at_a_time() {
+        let tree = TempTree::new("complete");
+        tree.file("src/main.rs", "")
+            .file("src/model.rs", "")
+            .file("src/toolsets/mod.rs", "")
+            .file("secret.txt", "")
+            .file(".gitignore", "target/\n")
+            .dir("target");
+        let ws = Workspace::open(&tree.path).expect("root");
+        assert_eq!(paths(&ws, "s", Want::Any), ["secret.txt", "src/"]);
+        assert_eq!(
+            paths(&ws, "src/m", Want::Any),
+            ["src/main.rs", "src/model.rs"]
+        );
+        assert_eq!(paths(&ws, "src/", Want::Dirs), ["src/toolsets/"]);
+        assert_eq!(paths(&ws, "./src/t", Want::Any), ["src/toolsets/"]);
+        assert!(paths(&ws, "t", Want::Any).is_empty(), "ignored");
+        assert!(paths(&ws, "../", Want::Any).is_empty());
+        assert!(paths(&ws, "/etc/", Want::Any).is_empty());
+        assert!(paths(&ws, "src/main.rs/", Want::Any).is_empty());
+        assert!(paths(&ws, "nope/", Want::Any).is_empty());
+    }
+}

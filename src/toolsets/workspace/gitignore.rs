@@ -1,0 +1,254 @@
+//! `.gitignore` rules, so walks leave out what git leaves out (`target/`, `node_modules/`).
+//!
+//! Supported, as git documents them: blank lines and `#` comments; `\#` and `\!` for
+//! literal leading characters; trailing spaces trimmed unless escaped; `!` negation (last
+//! matching rule wins, and a deeper `.gitignore` overrides a shallower one); a trailing `/`
+//! for directories only; a `/` at the start or in the middle anchors the pattern to the
+//! `.gitignore`'s directory, otherwise it matches a name at any depth; `*`, `?`, `[...]` and
+//! `**` (`**/x`, `x/**`, `a/**/b`). As in git, nothing inside an ignored directory can be
+//! re-included: walks do not enter ignored directories at all.
+//!
+//! Only `.gitignore` files inside the root are read (not `.git/info/exclude` or the global
+//! excludes file), each through the sandbox and capped at
+//! [`MAX_GITIGNORE_BYTES`].
+
+use std::path::Path;
+
+use super::glob::{Dialect, Glob};
+use super::limits::MAX_GITIGNORE_BYTES;
+use super::sandbox::{RelPath, Sandbox};
+
+/// One rule of a `.gitignore` file.
+#[derive(Debug)]
+struct Rule {
+    glob: Glob,
+    negated: bool,
+    dir_only: bool,
+    /// Matched against the path below the `.gitignore`'s directory; otherwise against the
+    /// last component only.
+    anchored: bool,
+}
+
+/// The rules of one `.gitignore` file.
+#[derive(Debug, Default)]
+pub(crate) struct Rules {
+    rules: Vec<Rule>,
+}
+
+impl Rules {
+    /// Parses the text of a `.gitignore` file; lines that are not valid patterns are skipped
+    /// (git ignores them too).
+    pub(crate) fn parse(text: &str) -> Rules {
+        let rules = text.lines().filter_map(parse_line).collect();
+        Rules { rules }
+    }
+
+    /// `Some(true)` when the last matching rule ignores `path` (relative to this file's
+    /// directory), `Some(false)` when it re-includes it, `None` when no rule matches.
+    pub(crate) fn decide(&self, path: &str, is_dir: bool) -> Option<bool> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        self.rules
+            .iter()
+            .rev()
+            .find(|rule| {
+                (is_dir || !rule.dir_only)
+                    && rule.glob.matches(if rule.anchored { path } else { name })
+            })
+            .map(|rule| !rule.negated)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
+fn parse_line(line: &str) -> Option<Rule> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let line = trim_unescaped_trailing_spaces(line);
+    let (negated, line) = match line.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    let (dir_only, line) = match line.strip_suffix('/') {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    let anchored = line.contains('/');
+    let line = line.strip_prefix('/').unwrap_or(line);
+    if line.is_empty() {
+        return None;
+    }
+    let glob = Glob::new(line, Dialect::Gitignore).ok()?;
+    Some(Rule {
+        glob,
+        negated,
+        dir_only,
+        anchored,
+    })
+}
+
+fn trim_unescaped_trailing_spaces(line: &str) -> &str {
+    let mut end = line.len();
+    while line[..end].ends_with(' ') {
+        let before = &line[..end - 1];
+        let backslashes = before.len() - before.trim_end_matches('\\').len();
+        if backslashes % 2 == 1 {
+            break;
+        }
+        end -= 1;
+    }
+    &line[..end]
+}
+
+/// The `.gitignore` rules in force at some point of a walk: one level per directory from
+/// the root down that has a `.gitignore`.
+#[derive(Debug, Default)]
+pub(crate) struct IgnoreStack {
+    levels: Vec<(RelPath, Rules)>,
+}
+
+impl IgnoreStack {
+    /// The rules in force in the directory `dir_rel` (root-relative, canonical): those of
+    /// the root and of every directory down to and including `dir_rel`.
+    pub(crate) fn for_dir(sandbox: &Sandbox, dir_rel: &RelPath) -> IgnoreStack {
+        let mut stack = IgnoreStack::default();
+        let mut rel = RelPath::root();
+        let mut real = sandbox.root().to_path_buf();
+        stack.enter(sandbox, &real, &rel);
+        for name in dir_rel.components() {
+            rel = rel.join(name);
+            real.push(name);
+            stack.enter(sandbox, &real, &rel);
+        }
+        stack
+    }
+
+    /// Reads `dir/.gitignore` if there is one; true when it added a level (to be
+    /// [`leave`](Self::leave)n when the walk leaves `dir`).
+    pub(crate) fn enter(&mut self, sandbox: &Sandbox, dir: &Path, rel: &RelPath) -> bool {
+        let Some(bytes) = sandbox.read_entry(&dir.join(".gitignore"), MAX_GITIGNORE_BYTES) else {
+            return false;
+        };
+        let rules = Rules::parse(&String::from_utf8_lossy(&bytes));
+        if rules.is_empty() {
+            return false;
+        }
+        self.levels.push((rel.clone(), rules));
+        true
+    }
+
+    /// Drops the level the last successful [`enter`](Self::enter) added.
+    pub(crate) fn leave(&mut self) {
+        self.levels.pop();
+    }
+
+    /// True when `path` (root-relative, canonical) is ignored.
+    pub(crate) fn is_ignored(&self, path: &RelPath, is_dir: bool) -> bool {
+        for (base, rules) in self.levels.iter().rev() {
+            if let Some(below) = path.strip_prefix(base).filter(|b| !b.is_empty()) {
+                if let Some(ignored) = rules.decide(below, is_dir) {
+                    return ignored;
+                }
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toolsets::workspace::testutil::TempTree;
+
+    fn ignored(text: &str, path: &str, is_dir: bool) -> bool {
+        Rules::parse(text).decide(path, is_dir) == Some(true)
+    }
+
+    #[test]
+    fn names_match_at_any_depth_unless_anchored() {
+        assert!(ignored("target", "target", true));
+        assert!(ignored("target", "crates/x/target", true));
+        assert!(ignored("*.log", "a/b/c.log", false));
+        assert!(ignored("/target", "target", true));
+        assert!(!ignored("/target", "crates/target", true));
+        assert!(ignored("doc/frotz", "doc/frotz", false));
+        assert!(!ignored("doc/frotz", "a/doc/frotz", false));
+    }
+
+    #[test]
+    fn directory_only_rules_skip_files() {
+        assert!(ignored("build/", "build", true));
+        assert!(!ignored("build/", "build", false));
+        assert!(ignored("node_modules/", "web/node_modules", true));
+    }
+
+    #[test]
+    fn double_stars() {
+        assert!(ignored("**/foo", "foo", false));
+        assert!(ignored("**/foo", "a/b/foo", false));
+        assert!(ignored("abc/**", "abc/x/y", false));
+        assert!(!ignored("abc/**", "abc", true));
+        assert!(ignored("a/**/b", "a/b", false));
+        assert!(ignored("a/**/b", "a/x/y/b", false));
+    }
+
+    #[test]
+    fn negation_and_order() {
+        let text = "*.log\n!keep.log\n";
+        assert!(ignored(text, "x.log", false));
+        assert_eq!(Rules::parse(text).decide("keep.log", false), Some(false));
+        // The last matching rule wins.
+        assert!(ignored("!keep.log\n*.log\n", "keep.log", false));
+    }
+
+    #[test]
+    fn comments_escapes_and_spaces() {
+        let text = "# comment\n\n\\#hash\n\\!bang\ntrailing   \nkept\\ \n";
+        assert!(ignored(text, "#hash", false));
+        assert!(ignored(text, "!bang", false));
+        assert!(ignored(text, "trailing", false));
+        assert!(ignored(text, "kept ", false));
+        assert!(!ignored(text, "# comment", false));
+        assert!(Rules::parse("# only\n\n  \n/\n!\n")
+            .decide("x", false)
+            .is_none());
+    }
+
+    #[test]
+    fn crlf_files_work() {
+        assert!(ignored("target/\r\n*.o\r\n", "target", true));
+        assert!(ignored("target/\r\n*.o\r\n", "x.o", false));
+    }
+
+    #[test]
+    fn deeper_files_override_shallower_ones() {
+        let tree = TempTree::new("gitignore-stack");
+        tree.file(".gitignore", "*.gen\n")
+            .file("keep/.gitignore", "!*.gen\n")
+            .file("keep/sub/x.gen", "");
+        let sandbox = Sandbox::new(&tree.path).expect("root");
+        let stack = IgnoreStack::for_dir(&sandbox, &RelPath::parse("keep/sub").expect("valid"));
+        let path = |p: &str| RelPath::parse(p).expect("valid");
+        assert!(!stack.is_ignored(&path("keep/sub/x.gen"), false));
+        assert!(stack.is_ignored(&path("other.gen"), false));
+        // Rules of a directory apply below it only.
+        let root_only = IgnoreStack::for_dir(&sandbox, &RelPath::root());
+        assert!(root_only.is_ignored(&path("keep/sub/x.gen"), false));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_gitignore_that_links_outside_is_not_read() {
+        let tree = TempTree::new("gitignore-escape");
+        tree.file("outside-rules", "*\n")
+            .dir("ws")
+            .file("ws/a.txt", "");
+        tree.symlink("../outside-rules", "ws/.gitignore");
+        let sandbox = Sandbox::new(&tree.path.join("ws")).expect("root");
+        let stack = IgnoreStack::for_dir(&sandbox, &RelPath::root());
+        assert!(!stack.is_ignored(&RelPath::parse("a.txt").expect("valid"), false));
+    }
+}

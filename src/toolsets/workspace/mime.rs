@@ -1,0 +1,92 @@
+//! MIME types by file extension (or well-known file name), for resources and binary reads.
+//! Unknown names get no type in listings; once read, text is `text/plain` and anything
+//! else `application/octet-stream`.
+
+/// The MIME type for a file name, when its extension (or whole name) is known.
+pub(crate) fn by_name(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    match lower.as_str() {
+        "makefile" | "dockerfile" | "license" | "licence" | "readme" | "changelog" | "authors"
+        | "codeowners" | ".gitignore" | ".gitattributes" | ".editorconfig" => {
+            return Some("text/plain")
+        }
+        _ => {}
+    }
+    let (_, ext) = lower.rsplit_once('.')?;
+    Some(match ext {
+        "rs" => "text/x-rust",
+        "toml" => "application/toml",
+        "md" | "markdown" => "text/markdown",
+        "txt" | "text" | "log" | "lock" | "cfg" | "ini" | "conf" => "text/plain",
+        "json" => "application/json",
+        "yaml" | "yml" => "application/yaml",
+        "xml" => "application/xml",
+        "html" | "htm" => "text/html",
+        "css" => "text/css",
+        "csv" => "text/csv",
+        "js" | "mjs" | "cjs" => "text/javascript",
+        "ts" | "tsx" | "mts" | "cts" => "text/x-typescript",
+        "jsx" => "text/javascript",
+        "py" | "pyi" => "text/x-python",
+        "rb" => "text/x-ruby",
+        "go" => "text/x-go",
+        "java" => "text/x-java",
+        "kt" | "kts" => "text/x-kotlin",
+        "c" | "h" => "text/x-c",
+        "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "text/x-c++",
+        "cs" => "text/x-csharp",
+        "swift" => "text/x-swift",
+        "sh" | "bash" | "zsh" => "application/x-sh",
+        "sql" => "application/sql",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "ico" => "image/vnd.microsoft.icon",
+        "bmp" => "image/bmp",
+        "pdf" => "application/pdf",
+        "zip" => "application/zip",
+        "gz" | "tgz" => "application/gzip",
+        "tar" => "application/x-tar",
+        "wasm" => "application/wasm",
+        "wav" => "audio/wav",
+        "mp3" => "audio/mpeg",
+        "ogg" => "audio/ogg",
+        "mp4" => "video/mp4",
+        "webm" => "video/webm",
+        "ttf" => "font/ttf",
+        "otf" => "font/otf",
+        "woff" => "font/woff",
+        "woff2" => "font/woff2",
+        _ => return None,
+    })
+}
+
+/// The MIME type to report for contents already read: by name, else by what they are.
+pub(crate) fn for_contents(name: &str, is_text: bool) -> &'static str {
+    match by_name(name) {
+        Some(known) => known,
+        None if is_text => "text/plain",
+        None => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_and_names() {
+        assert_eq!(by_name("main.rs"), Some("text/x-rust"));
+        assert_eq!(by_name("Cargo.TOML"), Some("application/toml"));
+        assert_eq!(by_name("logo.png"), Some("image/png"));
+        assert_eq!(by_name("Makefile"), Some("text/plain"));
+        assert_eq!(by_name("archive.tar.gz"), Some("application/gzip"));
+        assert_eq!(by_name("noext"), None);
+        assert_eq!(by_name("weird.xyz"), None);
+        assert_eq!(for_contents("noext", true), "text/plain");
+        assert_eq!(for_contents("blob.bin", false), "application/octet-stream");
+        assert_eq!(for_contents("a.md", false), "text/markdown");
+    }
+}

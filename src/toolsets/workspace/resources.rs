@@ -1,0 +1,338 @@
+//! Every workspace file as a `file://` resource, a `file:///{+path}` template with path
+//! completion, and change detection for subscriptions and `list_changed`.
+//!
+//! URIs are relative to the workspace root, which is `file:///` (the absolute root is never
+//! shown): `src/main.rs` is `file:///src/main.rs`, with bytes outside `A-Z a-z 0-9 - . _ ~ /`
+//! percent-encoded. A URI is percent-decoded *before* its path goes through the sandbox, so
+//! `file:///%2e%2e/x` is refused as `..` like `../x` would be.
+//!
+//! Change detection (the core polls while a subscription is open, every
+//! `Limits::poll_interval`, 1 s by default):
+//! - a subscribed file's [`fingerprint`](ResourceSource::fingerprint) is one `stat` (size,
+//!   modification time, inode: edits, truncations and replacement by rename are all seen at
+//!   the next poll), plus a content hash for files up to [`FINGERPRINT_CONTENT_BYTES`];
+//! - [`list_fingerprint`](ResourceSource::list_fingerprint) is a hash of every path a walk
+//!   saw, so `list_changed` is sent only when files really appear or vanish. The walk is
+//!   not repeated at every poll: a file appearing or vanishing changes its directory's
+//!   modification time, so each poll only stats the directories (and `.gitignore` files)
+//!   found last time, at most [`MAX_WATCHED_DIRS`], and walks again (at most
+//!   [`MAX_WATCHED_ENTRIES`] entries) when one of them changed or changed within the last
+//!   [`RECENT_CHANGE_WINDOW`].
+//!   The steady cost is one `stat` per watched directory per poll; calls closer together
+//!   than [`LIST_CHECK_INTERVAL`] reuse the last answer (the core also asks on every
+//!   capability check).
+
+use std::cell::RefCell;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::BTreeMap;
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use super::complete::{self, Want};
+use super::limits::{
+    FINGERPRINT_CONTENT_BYTES, LIST_CACHE_TTL, LIST_CHECK_INTERVAL, MAX_RESOURCE_BYTES,
+    MAX_WATCHED_DIRS, MAX_WATCHED_ENTRIES, RECENT_CHANGE_WINDOW,
+};
+use super::mime;
+use super::read::read_whole;
+use super::sandbox::{RelPath, Sandbox};
+use super::text::is_binary;
+use super::walk::{walk, Bounds, Entry, Flow, Kind, Visitor};
+use super::Workspace;
+use crate::uri_template::percent_decode;
+use crate::{
+    log, Context, HandlerError, Page, ResourceContents, ResourceInfo, ResourceSource, TemplateInfo,
+};
+
+/// The resource template every workspace file matches.
+pub(crate) const TEMPLATE: &str = "file:///{+path}";
+const PREFIX: &str = "file:///";
+
+/// The URI of a workspace path.
+pub(crate) fn file_uri(rel: &RelPath) -> String {
+    let mut uri = String::from(PREFIX);
+    for &b in rel.as_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
+}
+
+/// The workspace path a URI names: `None` when the URI is not a `file:///` URI at all.
+pub(crate) fn parse_uri(uri: &str) -> Option<Result<RelPath, HandlerError>> {
+    let rest = uri.strip_prefix(PREFIX)?;
+    Some(if rest.contains(['?', '#']) {
+        Err(HandlerError::Invalid(
+            "workspace URIs take no query or fragment: use file:///<path relative to the workspace root>".into(),
+        ))
+    } else {
+        match percent_decode(rest) {
+            None => Err(HandlerError::Invalid(
+                "the URI has a malformed percent-escape or does not decode to UTF-8".into(),
+            )),
+            Some(path) => RelPath::parse(&path).map_err(HandlerError::from),
+        }
+    })
+}
+
+/// A listing kept between pages.
+struct Listing {
+    made: Instant,
+    items: Rc<Vec<ResourceInfo>>,
+}
+
+/// What `list_fingerprint` watches.
+#[derive(Default)]
+struct Watch {
+    /// Directories and `.gitignore` files found by the last walk.
+    dirs: Vec<PathBuf>,
+    /// Their metadata stamp after that walk.
+    stamp: u64,
+    /// The hash of every path that walk saw: what `list_fingerprint` reports.
+    fingerprint: Option<u64>,
+    /// When the stamp was last compared.
+    checked: Option<Instant>,
+}
+
+/// The workspace's files as a [`ResourceSource`].
+pub(crate) struct Files {
+    ws: Rc<Workspace>,
+    listing: RefCell<Option<Listing>>,
+    watch: RefCell<Watch>,
+    check_interval: Duration,
+}
+
+impl Files {
+    pub(crate) fn new(ws: Rc<Workspace>) -> Files {
+        Files {
+            ws,
+            listing: RefCell::new(None),
+            watch: RefCell::new(Watch::default()),
+            check_interval: LIST_CHECK_INTERVAL,
+        }
+    }
+
+    /// The sorted file list: walked afresh for the first page (or when the last walk is
+    /// older than [`LIST_CACHE_TTL`]), reused for later pages so offsets stay stable.
+    fn items(&self, fresh: bool) -> Rc<Vec<ResourceInfo>> {
+        let mut listing = self.listing.borrow_mut();
+        if let Some(l) = listing
+            .as_ref()
+            .filter(|l| !fresh && l.made.elapsed() < LIST_CACHE_TTL)
+        {
+            return Rc::clone(&l.items);
+        }
+        let mut collect = CollectFiles(Vec::new());
+        let root = self.ws.sandbox.resolve(&RelPath::root());
+        if let Ok(root) = root {
+            let summary = walk(&self.ws.sandbox, &root, &self.ws.bounds, &mut collect);
+            if !summary.complete() {
+                log::warn(format_args!(
+                    "resources/list is partial: {}",
+                    summary.notes(&self.ws.bounds).join(" ")
+                ));
+            }
+        }
+        let items = Rc::new(collect.0);
+        *listing = Some(Listing {
+            made: Instant::now(),
+            items: Rc::clone(&items),
+        });
+        items
+    }
+}
+
+struct CollectFiles(Vec<ResourceInfo>);
+
+impl Visitor for CollectFiles {
+    fn visit(&mut self, entry: &Entry) -> Flow {
+        if entry.kind == Kind::File {
+            let mut info = ResourceInfo::new(file_uri(&entry.rel), entry.rel.as_str());
+            info.title = Some(entry.rel.name().to_string());
+            info.mime_type = mime::by_name(entry.rel.name()).map(str::to_string);
+            info.size = entry.size();
+            self.0.push(info);
+        }
+        Flow::Continue
+    }
+}
+
+/// Walks for `list_fingerprint`: hashes every path seen (the set whose change is
+/// announced) and collects the directories and `.gitignore` files whose metadata reveals
+/// the next change.
+struct CollectDirs {
+    watched: Vec<PathBuf>,
+    paths: DefaultHasher,
+}
+
+impl Visitor for CollectDirs {
+    fn visit(&mut self, entry: &Entry) -> Flow {
+        if self.watched.len() >= MAX_WATCHED_DIRS {
+            return Flow::Stop;
+        }
+        (&entry.rel, entry.kind == Kind::File).hash(&mut self.paths);
+        let watched = (entry.kind == Kind::Dir && !entry.symlink)
+            || (entry.kind == Kind::File && entry.rel.name() == ".gitignore");
+        if watched {
+            self.watched.push(entry.real.clone());
+        }
+        Flow::Continue
+    }
+}
+
+/// A subscribed file's fingerprint: size, modification time, inode, and the content of
+/// small files.
+fn file_stamp(sandbox: &Sandbox, path: &Path) -> Option<u64> {
+    let meta = fs::metadata(path).ok()?;
+    let mut hasher = DefaultHasher::new();
+    meta_stamp(&meta, &mut hasher);
+    if meta.len() <= FINGERPRINT_CONTENT_BYTES {
+        sandbox
+            .read_entry(path, FINGERPRINT_CONTENT_BYTES)
+            .hash(&mut hasher);
+    }
+    Some(hasher.finish())
+}
+
+fn meta_stamp(meta: &fs::Metadata, hasher: &mut DefaultHasher) {
+    meta.len().hash(hasher);
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok());
+    mtime.map(|d| d.as_nanos()).hash(hasher);
+    #[cfg(unix)]
+    std::os::unix::fs::MetadataExt::ino(meta).hash(hasher);
+}
+
+/// A hash of the watched paths' metadata, and whether one of them changed so recently that
+/// its timestamp cannot be trusted to move again on the next change.
+fn dirs_stamp(paths: &[PathBuf]) -> (u64, bool) {
+    let mut hasher = DefaultHasher::new();
+    let mut recent = false;
+    for path in paths {
+        path.hash(&mut hasher);
+        match fs::metadata(path) {
+            Ok(meta) => {
+                meta_stamp(&meta, &mut hasher);
+                // A timestamp in the future (clock skew, unpacked archives) is not "recent":
+                // the next change moves it back to now anyway.
+                let age = meta.modified().ok().and_then(|t| t.elapsed().ok());
+                recent |= age.is_some_and(|age| age < RECENT_CHANGE_WINDOW);
+            }
+            Err(_) => 0u8.hash(&mut hasher),
+        }
+    }
+    (hasher.finish(), recent)
+}
+
+impl ResourceSource for Files {
+    fn list(&self, offset: usize, limit: usize) -> Result<Page<ResourceInfo>, HandlerError> {
+        let items = self.items(offset == 0);
+        let page: Vec<ResourceInfo> = items.iter().skip(offset).take(limit).cloned().collect();
+        Ok(Page {
+            more: offset + page.len() < items.len(),
+            items: page,
+        })
+    }
+
+    fn templates(&self) -> Vec<TemplateInfo> {
+        vec![TemplateInfo::new(TEMPLATE, "workspace-file").description(
+            "Any file in the workspace by its path relative to the root, such as file:///src/main.rs. Text files come back as text, others base64-encoded.",
+        )]
+    }
+
+    fn read(
+        &self,
+        uri: &str,
+        _ctx: &mut Context<'_>,
+    ) -> Result<Option<Vec<ResourceContents>>, HandlerError> {
+        let Some(rel) = parse_uri(uri) else {
+            return Ok(None);
+        };
+        let file = self.ws.sandbox.resolve(&rel?)?;
+        let bytes = read_whole(&self.ws, &file, MAX_RESOURCE_BYTES, "resources/read")?;
+        let name = file.rel.name();
+        // Text only when it is valid UTF-8 without NULs; anything else goes out losslessly.
+        let contents = if is_binary(&bytes) {
+            ResourceContents::blob(uri, Some(mime::for_contents(name, false)), &bytes)
+        } else {
+            match String::from_utf8(bytes) {
+                Ok(text) => ResourceContents::text(uri, Some(mime::for_contents(name, true)), text),
+                Err(e) => {
+                    ResourceContents::blob(uri, Some(mime::for_contents(name, false)), e.as_bytes())
+                }
+            }
+        };
+        Ok(Some(vec![contents]))
+    }
+
+    fn complete(
+        &self,
+        template: &str,
+        variable: &str,
+        value: &str,
+        _context: &BTreeMap<String, String>,
+    ) -> Option<Vec<String>> {
+        if template != TEMPLATE {
+            return None;
+        }
+        Some(match variable {
+            "path" => complete::paths(&self.ws, value, Want::Any),
+            _ => Vec::new(),
+        })
+    }
+
+    fn fingerprint(&self, uri: &str) -> Option<u64> {
+        let rel = parse_uri(uri)?.ok()?;
+        let file = self.ws.sandbox.resolve(&rel).ok()?;
+        if !file.meta.is_file() {
+            return None;
+        }
+        file_stamp(&self.ws.sandbox, &file.real)
+    }
+
+    fn list_fingerprint(&self) -> Option<u64> {
+        let mut watch = self.watch.borrow_mut();
+        if let Some(known) = watch.fingerprint {
+            if watch
+                .checked
+                .is_some_and(|at| at.elapsed() < self.check_interval)
+            {
+                return Some(known);
+            }
+            watch.checked = Some(Instant::now());
+            if dirs_stamp(&watch.dirs) == (watch.stamp, false) {
+                return Some(known);
+            }
+        }
+        watch.checked = Some(Instant::now());
+        let mut collect = CollectDirs {
+            watched: vec![self.ws.sandbox.root().to_path_buf()],
+            paths: DefaultHasher::new(),
+        };
+        let bounds = Bounds {
+            max_entries: self.ws.bounds.max_entries.min(MAX_WATCHED_ENTRIES),
+            ..self.ws.bounds
+        };
+        if let Ok(root) = self.ws.sandbox.resolve(&RelPath::root()) {
+            walk(&self.ws.sandbox, &root, &bounds, &mut collect);
+        }
+        // A change during the walk leaves a recent timestamp, so the next poll walks again.
+        watch.stamp = dirs_stamp(&collect.watched).0;
+        watch.dirs = collect.watched;
+        let fingerprint = collect.paths.finish();
+        watch.fingerprint = Some(fingerprint);
+        Some(fingerprint)
+    }
+}
+
+#[cfg(test)]
+#[path = "resources_tests.rs"]
+mod tests;

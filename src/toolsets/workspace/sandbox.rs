@@ -1,0 +1,359 @@
+//! Path confinement: the security core of the workspace toolset.
+//!
+//! Every path a client gives passes two gates before the file system is asked anything else:
+//!
+//! 1. [`RelPath::parse`] is lexical. It refuses NUL bytes, backslashes, absolute paths
+//!    (including `C:` drive paths), `~`, `..`, `.git`, and over-long paths or components,
+//!    and normalizes what is left to `/`-separated normal components.
+//! 2. [`Sandbox::resolve`] walks those components one at a time from the canonical root.
+//!    A component that is a symbolic link is canonicalized *on its own* and must still lie
+//!    inside the root, compared by path components (so `/work/ws-evil` is not inside
+//!    `/work/ws`). Checking each link as it is met, rather than canonicalizing the whole
+//!    path at the end, means a client cannot append names behind an escaping link to probe
+//!    what exists outside: the answer is "leads outside" whatever follows.
+//!
+//! Files are then opened by [`Sandbox::open_regular`], which opens without blocking (a FIFO
+//! would otherwise hang the single-threaded server), checks with `fstat` that it got a
+//! regular file, and on Linux checks through `/proc/self/fd` that the file it opened really
+//! is inside the root — closing the window in which a path component could be swapped for a
+//! symbolic link between the check and the open.
+//!
+//! Error messages name the problem and the client's own relative path, never an absolute one.
+
+use std::fmt;
+use std::fs::{self, File, Metadata};
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
+
+use super::limits::{MAX_COMPONENT_BYTES, MAX_PATH_BYTES};
+use super::platform::{open_nonblocking, opened_path, OPEN_NEVER_BLOCKS};
+
+/// A path relative to the workspace root: `/`-separated normal components, `""` for the root.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct RelPath(String);
+
+impl RelPath {
+    /// The root itself.
+    pub(crate) fn root() -> RelPath {
+        RelPath(String::new())
+    }
+
+    /// Checks a client-supplied path lexically (gate 1).
+    pub(crate) fn parse(input: &str) -> Result<RelPath, PathError> {
+        if input.len() > MAX_PATH_BYTES {
+            return Err(PathError::TooLong(input.len()));
+        }
+        if input.contains('\0') {
+            return Err(PathError::Nul);
+        }
+        if input.contains('\\') {
+            return Err(PathError::Backslash);
+        }
+        let bytes = input.as_bytes();
+        let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+        if input.starts_with('/') || drive {
+            return Err(PathError::Absolute);
+        }
+        if input.starts_with('~') {
+            return Err(PathError::Home);
+        }
+        let mut out = String::with_capacity(input.len());
+        for component in input.split('/') {
+            match component {
+                "" | "." => continue,
+                ".." => return Err(PathError::Parent),
+                // Case-blind: on case-insensitive file systems `.GIT` opens `.git`.
+                c if c.eq_ignore_ascii_case(".git") => return Err(PathError::Git),
+                c if c.len() > MAX_COMPONENT_BYTES => return Err(PathError::ComponentTooLong),
+                c => {
+                    if !out.is_empty() {
+                        out.push('/');
+                    }
+                    out.push_str(c);
+                }
+            }
+        }
+        Ok(RelPath(out))
+    }
+
+    /// The path as stored: `""` for the root.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// This path with one more component; `name` comes from the file system (a single,
+    /// non-empty name without `/`).
+    pub(crate) fn join(&self, name: &str) -> RelPath {
+        if self.0.is_empty() {
+            RelPath(name.to_string())
+        } else {
+            RelPath(format!("{}/{name}", self.0))
+        }
+    }
+
+    /// This path followed by a relative `/`-separated `tail` (possibly empty).
+    pub(crate) fn join_rel(&self, tail: &str) -> RelPath {
+        match (self.0.is_empty(), tail.is_empty()) {
+            (_, true) => self.clone(),
+            (true, false) => RelPath(tail.to_string()),
+            (false, false) => RelPath(format!("{}/{tail}", self.0)),
+        }
+    }
+
+    /// The components, in order.
+    pub(crate) fn components(&self) -> impl Iterator<Item = &str> {
+        self.0.split('/').filter(|c| !c.is_empty())
+    }
+
+    /// The last component (`""` for the root).
+    pub(crate) fn name(&self) -> &str {
+        self.0.rsplit('/').next().unwrap_or("")
+    }
+
+    /// What follows `base` in this path, when this path is `base` or below it.
+    pub(crate) fn strip_prefix(&self, base: &RelPath) -> Option<&str> {
+        if base.0.is_empty() {
+            return Some(&self.0);
+        }
+        let rest = self.0.strip_prefix(base.0.as_str())?;
+        if rest.is_empty() {
+            Some("")
+        } else {
+            rest.strip_prefix('/')
+        }
+    }
+}
+
+impl fmt::Display for RelPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_empty() { "." } else { &self.0 })
+    }
+}
+
+/// Why a path was refused or could not be used. Messages name the client's relative path,
+/// never an absolute one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PathError {
+    Nul,
+    Backslash,
+    Absolute,
+    Home,
+    Parent,
+    Git,
+    TooLong(usize),
+    ComponentTooLong,
+    Escapes(RelPath),
+    BrokenLink(RelPath),
+    NotFound(RelPath),
+    NotADirectory(RelPath),
+    IsADirectory(RelPath),
+    Special(RelPath),
+    NotUtf8(RelPath),
+    Io(RelPath, io::ErrorKind),
+}
+
+impl fmt::Display for PathError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const RELATIVE: &str = "give a path relative to the workspace root, such as \"src/main.rs\" (\".\" is the root itself)";
+        match self {
+            PathError::Nul => write!(f, "the path contains a NUL byte, which no file name can contain"),
+            PathError::Backslash => write!(f, "backslashes are refused: separate directories with `/`, such as \"src/main.rs\""),
+            PathError::Absolute => write!(f, "absolute paths are refused: {RELATIVE}"),
+            PathError::Home => write!(f, "paths starting with `~` are refused (the home directory is outside the workspace): {RELATIVE}"),
+            PathError::Parent => write!(f, "`..` is refused: paths cannot climb above the workspace root; {RELATIVE}"),
+            PathError::Git => write!(f, "`.git` is refused: repository metadata is not part of the workspace view"),
+            PathError::TooLong(n) => write!(f, "the path is {n} bytes long; the limit is {MAX_PATH_BYTES} bytes"),
+            PathError::ComponentTooLong => write!(f, "a path component is longer than {MAX_COMPONENT_BYTES} bytes"),
+            PathError::Escapes(p) => write!(f, "`{p}` is a symbolic link that leads outside the workspace; it is not followed"),
+            PathError::BrokenLink(p) => write!(f, "`{p}` is a broken symbolic link"),
+            PathError::NotFound(p) => write!(f, "`{p}` does not exist in the workspace (paths are relative to the workspace root; list_directory shows what is there)"),
+            PathError::NotADirectory(p) => write!(f, "`{p}` is a file, not a directory"),
+            PathError::IsADirectory(p) => write!(f, "`{p}` is a directory, not a file; list_directory shows its entries"),
+            PathError::Special(p) => write!(f, "`{p}` is not a regular file (a device, socket or pipe); only regular files are read"),
+            PathError::NotUtf8(p) => write!(f, "`{p}` leads to a name that is not valid UTF-8"),
+            PathError::Io(p, kind) => write!(f, "`{p}` cannot be read: {kind}"),
+        }
+    }
+}
+
+/// A path that passed both gates.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    /// The path as the client gave it (normalized).
+    pub(crate) rel: RelPath,
+    /// The canonical path on disk, inside the root.
+    pub(crate) real: PathBuf,
+    /// `real`, relative to the root (differs from `rel` when a link inside the root was
+    /// followed).
+    pub(crate) real_rel: RelPath,
+    /// The metadata of `real` (links followed).
+    pub(crate) meta: Metadata,
+}
+
+/// One workspace root, canonicalized once at startup.
+#[derive(Debug)]
+pub(crate) struct Sandbox {
+    root: PathBuf,
+}
+
+impl Sandbox {
+    /// A sandbox for `root`, which must be an existing directory. The message is for the
+    /// operator (it goes to stderr at startup), so it may name the path.
+    pub(crate) fn new(root: &Path) -> Result<Sandbox, String> {
+        let shown = root.display();
+        let root = fs::canonicalize(root).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => format!("the workspace root {shown} does not exist"),
+            _ => format!("the workspace root {shown} cannot be opened: {e}"),
+        })?;
+        if !root.is_dir() {
+            return Err(format!("the workspace root {shown} is not a directory"));
+        }
+        fs::read_dir(&root)
+            .map_err(|e| format!("the workspace root {shown} cannot be listed: {e}"))?;
+        Ok(Sandbox { root })
+    }
+
+    /// The canonical root. For opening files only: it is never shown to the client.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// True when the canonical path `real` is the root or below it, compared by components.
+    pub(crate) fn contains(&self, real: &Path) -> bool {
+        real.starts_with(&self.root)
+    }
+
+    /// `real` (canonical, inside the root) relative to the root.
+    pub(crate) fn relative(&self, real: &Path) -> Option<RelPath> {
+        let rest = real.strip_prefix(&self.root).ok()?;
+        let mut out = RelPath::root();
+        for component in rest.components() {
+            match component {
+                Component::Normal(name) => out = out.join(name.to_str()?),
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// Finds `rel` on disk (gate 2): component by component, checking every symbolic link.
+    pub(crate) fn resolve(&self, rel: &RelPath) -> Result<Resolved, PathError> {
+        let mut real = self.root.clone();
+        let mut asked = RelPath::root();
+        for name in rel.components() {
+            let parent = asked.clone();
+            asked = asked.join(name);
+            let next = real.join(name);
+            let meta = fs::symlink_metadata(&next).map_err(|e| match e.kind() {
+                io::ErrorKind::NotADirectory => PathError::NotADirectory(parent.clone()),
+                _ => io_error(&asked, &e),
+            })?;
+            real = if meta.file_type().is_symlink() {
+                self.follow(&next, &asked)?
+            } else {
+                next
+            };
+        }
+        let real_rel = self
+            .relative(&real)
+            .ok_or_else(|| PathError::NotUtf8(asked.clone()))?;
+        if real_rel
+            .components()
+            .any(|c| c.eq_ignore_ascii_case(".git"))
+        {
+            return Err(PathError::Git);
+        }
+        let meta = fs::metadata(&real).map_err(|e| io_error(&asked, &e))?;
+        Ok(Resolved {
+            rel: rel.clone(),
+            real,
+            real_rel,
+            meta,
+        })
+    }
+
+    /// Canonicalizes the symbolic link at `link`; refuses it unless it stays inside.
+    pub(crate) fn follow(&self, link: &Path, shown: &RelPath) -> Result<PathBuf, PathError> {
+        let target = fs::canonicalize(link).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => PathError::BrokenLink(shown.clone()),
+            _ => io_error(shown, &e),
+        })?;
+        if self.contains(&target) {
+            Ok(target)
+        } else {
+            Err(PathError::Escapes(shown.clone()))
+        }
+    }
+
+    /// Opens the regular file at the canonical path `real` (inside the root) for reading.
+    pub(crate) fn open_regular(
+        &self,
+        real: &Path,
+        shown: &RelPath,
+    ) -> Result<(File, Metadata), PathError> {
+        let kind_error = |meta: &Metadata| {
+            if meta.is_dir() {
+                Some(PathError::IsADirectory(shown.clone()))
+            } else if !meta.is_file() {
+                Some(PathError::Special(shown.clone()))
+            } else {
+                None
+            }
+        };
+        // Where opening could block on a FIFO, look before opening; elsewhere the `fstat`
+        // below is the check (one system call less per file searched).
+        if !OPEN_NEVER_BLOCKS {
+            let before = fs::metadata(real).map_err(|e| io_error(shown, &e))?;
+            if let Some(error) = kind_error(&before) {
+                return Err(error);
+            }
+        }
+        let file = open_nonblocking(real).map_err(|e| io_error(shown, &e))?;
+        let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
+        if let Some(error) = kind_error(&meta) {
+            return Err(error);
+        }
+        if let Some(opened) = opened_path(&file) {
+            if !self.contains(&opened) {
+                return Err(PathError::Escapes(shown.clone()));
+            }
+        }
+        Ok((file, meta))
+    }
+
+    /// Reads the file at `path` (a directory entry inside the root, possibly a symbolic
+    /// link) if it is a regular file inside the root of at most `cap` bytes.
+    pub(crate) fn read_entry(&self, path: &Path, cap: u64) -> Option<Vec<u8>> {
+        let meta = fs::symlink_metadata(path).ok()?;
+        let real = if meta.file_type().is_symlink() {
+            self.follow(path, &RelPath::root()).ok()?
+        } else {
+            path.to_path_buf()
+        };
+        let (file, meta) = self.open_regular(&real, &RelPath::root()).ok()?;
+        if meta.len() > cap {
+            return None;
+        }
+        read_capped(file, meta.len(), cap).ok()
+    }
+}
+
+/// Reads at most `cap` bytes of `file`, whose size was `size` when it was opened. Sizing the
+/// buffer up front makes a whole small file one `read` (plus the one that finds the end)
+/// instead of a series of growing ones; the size is a hint, not trusted as the length.
+pub(crate) fn read_capped(file: File, size: u64, cap: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(size.min(cap) as usize + 1);
+    file.take(cap).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn io_error(shown: &RelPath, e: &io::Error) -> PathError {
+    match e.kind() {
+        io::ErrorKind::NotFound => PathError::NotFound(shown.clone()),
+        kind => PathError::Io(shown.clone(), kind),
+    }
+}
+
+#[cfg(test)]
+#[path = "sandbox_tests.rs"]
+mod tests;

@@ -1,0 +1,330 @@
+//! The four tools: their definitions (schemas, annotations), `search_files` and
+//! `list_directory`, and the progress/cancellation plumbing every walking tool shares.
+//! `read_file` lives in `read.rs`, `search_text` in `grep.rs`.
+
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::glob::{Dialect, Glob};
+use super::limits::*;
+use super::sandbox::{PathError, RelPath, Resolved};
+use super::walk::{walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor};
+use super::{grep, read, Workspace};
+use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
+
+/// A tool handler that needs the workspace.
+type Handler = fn(&Workspace, &Arguments, &mut Context<'_>) -> Result<ToolOutput, HandlerError>;
+
+/// Every tool of the toolset.
+pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
+    let path_hint =
+        "Relative to the workspace root; `.` is the root. No `..`, absolute paths or `~`.";
+    let with = |ws: &Rc<Workspace>, handler: Handler| {
+        let ws = Rc::clone(ws);
+        move |args: &Arguments, ctx: &mut Context<'_>| handler(&ws, args, ctx)
+    };
+    vec![
+        Tool::new(
+            "search_files",
+            "Find files and directories in the workspace whose paths match a glob pattern. `*` matches within one path component, `**` across directories, `?` one character, `[abc]` a class, `{a,b}` alternatives; `**/*.rs` finds every Rust file. Paths are relative to the workspace root and sorted; directories end with `/`. Files excluded by .gitignore and the .git directory are not searched.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_BYTES,
+                        "description": "Glob matched against paths relative to `directory`, e.g. \"**/*.rs\", \"src/*.{js,ts}\", \"**/README*\"."},
+                    "directory": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
+                        "description": format!("Directory to search in. {path_hint}")},
+                },
+                "required": ["pattern"],
+                "additionalProperties": false
+            }),
+            with(ws, search_files),
+        )
+        .title("Search files by glob")
+        .output_schema(walk_output(json!({
+            "pattern": {"type": "string"},
+            "directory": {"type": "string"},
+            "matches": {"type": "array", "items": {"type": "string"}},
+            "total": {"type": "integer", "minimum": 0},
+        }), &["pattern", "directory", "matches", "total"]))
+        .annotations(read_only()),
+        Tool::new(
+            "list_directory",
+            "List the entries of a workspace directory with their kind (file, directory, other) and size in bytes, optionally several levels deep. Entries excluded by .gitignore and the .git directory are left out.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
+                        "description": format!("Directory to list. {path_hint}")},
+                    "depth": {"type": "integer", "default": 1, "minimum": 1, "maximum": MAX_LIST_DEPTH,
+                        "description": "How many levels to descend: 1 lists the directory itself only."},
+                },
+                "additionalProperties": false
+            }),
+            with(ws, list_directory),
+        )
+        .title("List a directory")
+        .output_schema(walk_output(json!({
+            "path": {"type": "string"},
+            "entries": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "kind": {"enum": ["file", "directory", "other"]},
+                    "size": {"type": "integer", "minimum": 0},
+                    "symlink": {"type": "boolean"}
+                },
+                "required": ["path", "kind"]
+            }},
+            "total": {"type": "integer", "minimum": 0},
+        }), &["path", "entries", "total"]))
+        .annotations(read_only()),
+        read::tool(ws, path_hint),
+        grep::tool(ws, path_hint),
+    ]
+}
+
+fn read_only() -> Value {
+    json!({"readOnlyHint": true, "openWorldHint": false})
+}
+
+/// An output schema: `properties` plus the fields every walking tool reports.
+fn walk_output(mut properties: Value, required: &[&str]) -> Value {
+    properties["truncated"] =
+        json!({"type": "boolean", "description": "True when more results exist than are shown."});
+    properties["complete"] = json!({"type": "boolean", "description": "False when the walk stopped early at a limit; see notes."});
+    properties["notes"] = json!({"type": "array", "items": {"type": "string"}});
+    let mut required: Vec<&str> = required.to_vec();
+    required.extend(["truncated", "complete", "notes"]);
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// Progress notifications and cancellation checks for a running walk.
+pub(crate) struct Ticker<'a, 'c> {
+    pub(crate) ctx: &'a mut Context<'c>,
+}
+
+impl Ticker<'_, '_> {
+    /// Called on each walk tick: sends progress every [`PROGRESS_ENTRIES`] entries (when
+    /// the client asked for it) and returns true when the client cancelled the call.
+    pub(crate) fn tick(&mut self, visited: usize, message: impl FnOnce() -> String) -> bool {
+        if visited.is_multiple_of(PROGRESS_ENTRIES) {
+            self.ctx.progress(visited as f64, None, Some(&message()));
+        }
+        self.ctx.is_cancelled()
+    }
+}
+
+/// The answer when the client cancelled: the core sends no response for it at all.
+pub(crate) fn cancelled() -> ToolOutput {
+    ToolOutput::error("The call was cancelled.")
+}
+
+/// Resolves a directory argument.
+pub(crate) fn directory(ws: &Workspace, input: &str) -> Result<Resolved, HandlerError> {
+    let dir = ws.resolve(input)?;
+    if !dir.meta.is_dir() {
+        return Err(PathError::NotADirectory(dir.rel).into());
+    }
+    Ok(dir)
+}
+
+/// A text block: `lines`, then each note.
+pub(crate) fn text_block(mut lines: Vec<String>, notes: &[String]) -> String {
+    lines.extend(notes.iter().cloned());
+    lines.join("\n")
+}
+
+// ---- search_files -------------------------------------------------------------------------
+
+struct Find<'a, 'c> {
+    glob: &'a Glob,
+    base: &'a RelPath,
+    matches: Vec<String>,
+    total: usize,
+    ticker: Ticker<'a, 'c>,
+}
+
+impl Visitor for Find<'_, '_> {
+    fn visit(&mut self, entry: &Entry) -> Flow {
+        let below = entry
+            .rel
+            .strip_prefix(self.base)
+            .unwrap_or(entry.rel.as_str());
+        if entry.kind != Kind::Other && self.glob.matches(below) {
+            self.total += 1;
+            if self.matches.len() < MAX_GLOB_RESULTS {
+                let slash = if entry.kind == Kind::Dir { "/" } else { "" };
+                self.matches.push(format!("{}{slash}", entry.rel));
+            }
+        }
+        if entry.kind == Kind::Dir && !self.glob.could_match_below(below) {
+            return Flow::Skip;
+        }
+        Flow::Continue
+    }
+
+    fn tick(&mut self, visited: usize) -> bool {
+        let total = self.total;
+        self.ticker.tick(visited, || {
+            format!("{visited} entries examined, {total} matches")
+        })
+    }
+}
+
+fn search_files(
+    ws: &Workspace,
+    args: &Arguments,
+    ctx: &mut Context<'_>,
+) -> Result<ToolOutput, HandlerError> {
+    let pattern = args.str("pattern")?;
+    let glob = Glob::new(pattern, Dialect::Search)
+        .map_err(|e| HandlerError::Invalid(format!("`pattern`: {e}")))?;
+    let dir = directory(ws, args.str("directory")?)?;
+    let mut find = Find {
+        glob: &glob,
+        base: &dir.rel,
+        matches: Vec::new(),
+        total: 0,
+        ticker: Ticker { ctx },
+    };
+    // Start below the pattern's literal leading directories: `src/**/*.rs` walks `src` only.
+    let prefix = glob.literal_prefix().join("/");
+    let start = if prefix.is_empty() {
+        Some(dir.clone())
+    } else {
+        match RelPath::parse(dir.rel.join_rel(&prefix).as_str())
+            .and_then(|p| ws.sandbox.resolve(&p))
+        {
+            Ok(start) if start.meta.is_dir() => Some(start),
+            // Nothing there: no matches, not an error.
+            Ok(_) | Err(PathError::NotFound(_) | PathError::NotADirectory(_)) => None,
+            Err(e) => return Err(e.into()),
+        }
+    };
+    let summary = match &start {
+        Some(start) => walk(&ws.sandbox, start, &ws.bounds, &mut find),
+        None => Summary::default(),
+    };
+    if summary.stopped == Some(Stopped::Cancelled) {
+        return Ok(cancelled());
+    }
+    let Find { matches, total, .. } = find;
+    let mut notes = summary.notes(&ws.bounds);
+    let truncated = total > matches.len();
+    if truncated {
+        notes.insert(0, format!("… and {} more (showing the first {MAX_GLOB_RESULTS}; narrow the pattern or directory).", total - matches.len()));
+    }
+    let text = if matches.is_empty() {
+        text_block(
+            vec![format!("No paths match `{pattern}` in `{}`.", dir.rel)],
+            &notes,
+        )
+    } else {
+        text_block(matches.clone(), &notes)
+    };
+    let structured = json!({
+        "pattern": pattern, "directory": dir.rel.to_string(), "matches": matches, "total": total,
+        "truncated": truncated, "complete": summary.complete(), "notes": notes,
+    });
+    Ok(ToolOutput::structured_with_text(structured, text))
+}
+
+// ---- list_directory -----------------------------------------------------------------------
+
+struct List<'a, 'c> {
+    entries: Vec<Value>,
+    lines: Vec<String>,
+    total: usize,
+    ticker: Ticker<'a, 'c>,
+}
+
+impl Visitor for List<'_, '_> {
+    fn visit(&mut self, entry: &Entry) -> Flow {
+        self.total += 1;
+        if self.entries.len() < MAX_LIST_ENTRIES {
+            let mut item = json!({"path": entry.rel.to_string(), "kind": entry.kind.as_str()});
+            let mut line = entry.rel.to_string();
+            match (entry.kind, entry.size()) {
+                (Kind::Dir, _) => line.push('/'),
+                (Kind::File, Some(size)) => {
+                    item["size"] = json!(size);
+                    line.push_str(&format!("  ({})", human_size(size)));
+                }
+                (Kind::Other, _) => line.push_str("  (not a regular file)"),
+                (Kind::File, None) => {}
+            }
+            if entry.symlink {
+                item["symlink"] = json!(true);
+                line.push_str("  [symlink]");
+            }
+            self.entries.push(item);
+            self.lines.push(line);
+        }
+        Flow::Continue
+    }
+
+    fn tick(&mut self, visited: usize) -> bool {
+        self.ticker
+            .tick(visited, || format!("{visited} entries listed"))
+    }
+}
+
+fn list_directory(
+    ws: &Workspace,
+    args: &Arguments,
+    ctx: &mut Context<'_>,
+) -> Result<ToolOutput, HandlerError> {
+    let dir = directory(ws, args.str("path")?)?;
+    let depth = args.u64("depth")?.unwrap_or(1).clamp(1, MAX_LIST_DEPTH) as usize;
+    let bounds = Bounds {
+        max_depth: depth.min(ws.bounds.max_depth),
+        ..ws.bounds
+    };
+    let mut list = List {
+        entries: Vec::new(),
+        lines: Vec::new(),
+        total: 0,
+        ticker: Ticker { ctx },
+    };
+    let mut summary = walk(&ws.sandbox, &dir, &bounds, &mut list);
+    if summary.stopped == Some(Stopped::Cancelled) {
+        return Ok(cancelled());
+    }
+    // The depth was asked for: directories below it are expected, not a shortfall.
+    summary.too_deep = 0;
+    let mut notes = summary.notes(&bounds);
+    let truncated = list.total > list.entries.len();
+    if truncated {
+        notes.insert(0, format!("… and {} more entries (showing the first {MAX_LIST_ENTRIES}; list a subdirectory or use a smaller depth).", list.total - list.entries.len()));
+    }
+    if list.total == 0 {
+        list.lines.push(format!("`{}` is empty.", dir.rel));
+    }
+    let text = text_block(list.lines, &notes);
+    let structured = json!({
+        "path": dir.rel.to_string(), "entries": list.entries, "total": list.total,
+        "truncated": truncated, "complete": summary.complete(), "notes": notes,
+    });
+    Ok(ToolOutput::structured_with_text(structured, text))
+}
+
+/// `1234` → `1.2 KiB`.
+pub(crate) fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+#[path = "tools_tests.rs"]
+mod tests;

@@ -1,0 +1,348 @@
+//! The one way the toolset visits a tree: depth-first, each directory's entries sorted by
+//! name (so results come out sorted, component by component), bounded in entries, depth and
+//! time, and reporting why it stopped.
+//!
+//! What a walk never does: enter `.git`; enter a directory `.gitignore` rules exclude; list,
+//! follow or read a symbolic link whose target leaves the root; descend into a symbolic
+//! link to a directory (its target, being inside the root, is walked in its own place, and
+//! not following links means no cycles).
+
+use std::fs::{self, FileType};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::gitignore::IgnoreStack;
+use super::limits::{MAX_WALK_DEPTH, MAX_WALK_ENTRIES, MAX_WALK_TIME, TICK_ENTRIES};
+use super::sandbox::{RelPath, Resolved, Sandbox};
+
+/// How far one walk may go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Bounds {
+    pub(crate) max_entries: usize,
+    pub(crate) max_depth: usize,
+    pub(crate) max_time: Duration,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            max_entries: MAX_WALK_ENTRIES,
+            max_depth: MAX_WALK_DEPTH,
+            max_time: MAX_WALK_TIME,
+        }
+    }
+}
+
+/// What an entry is (after following a symbolic link that stays inside).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    File,
+    Dir,
+    /// A device, socket or FIFO: listed, never read.
+    Other,
+}
+
+impl Kind {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Kind::File => "file",
+            Kind::Dir => "directory",
+            Kind::Other => "other",
+        }
+    }
+}
+
+/// One entry met by a walk.
+#[derive(Debug)]
+pub(crate) struct Entry {
+    /// Root-relative path, below the path the walk was asked to start from.
+    pub(crate) rel: RelPath,
+    /// Canonical path on disk (for a link: its target), inside the root.
+    pub(crate) real: PathBuf,
+    pub(crate) kind: Kind,
+    /// True for a symbolic link (whose target stays inside the root).
+    pub(crate) symlink: bool,
+    /// 1 for entries directly in the starting directory.
+    pub(crate) depth: usize,
+}
+
+impl Entry {
+    /// Size in bytes for files (following a link), `None` otherwise or when unknown.
+    pub(crate) fn size(&self) -> Option<u64> {
+        if self.kind != Kind::File {
+            return None;
+        }
+        fs::metadata(&self.real).ok().map(|m| m.len())
+    }
+}
+
+/// What the visitor wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Continue,
+    /// Do not enter this directory.
+    Skip,
+    /// End the walk (the visitor has what it needs).
+    Stop,
+}
+
+/// Why a walk ended before visiting everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stopped {
+    Entries,
+    Time,
+    Cancelled,
+    /// The visitor asked to stop.
+    Visitor,
+}
+
+/// What a walk saw and skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Summary {
+    pub(crate) visited: usize,
+    pub(crate) stopped: Option<Stopped>,
+    /// Directories not entered because they are deeper than the depth bound.
+    pub(crate) too_deep: usize,
+    pub(crate) ignored: usize,
+    pub(crate) escaping_links: usize,
+    pub(crate) unreadable: usize,
+    pub(crate) not_utf8: usize,
+}
+
+/// Receives a walk's entries.
+pub(crate) trait Visitor {
+    /// One entry, in walk order.
+    fn visit(&mut self, entry: &Entry) -> Flow;
+
+    /// Called every [`TICK_ENTRIES`] entries with the count so far; returning true ends
+    /// the walk as cancelled.
+    fn tick(&mut self, _visited: usize) -> bool {
+        false
+    }
+}
+
+struct Frame {
+    entries: std::vec::IntoIter<(String, FileType)>,
+    real: PathBuf,
+    /// Path shown to the client.
+    rel: RelPath,
+    /// Canonical root-relative path, for `.gitignore` matching.
+    real_rel: RelPath,
+    depth: usize,
+    has_rules: bool,
+}
+
+/// Walks the directory `start` (already resolved through the sandbox).
+pub(crate) fn walk(
+    sandbox: &Sandbox,
+    start: &Resolved,
+    bounds: &Bounds,
+    visitor: &mut dyn Visitor,
+) -> Summary {
+    let deadline = Instant::now() + bounds.max_time;
+    let mut summary = Summary::default();
+    // The start's own .gitignore (and its ancestors') apply; `enter` is not called again.
+    let mut ignores = IgnoreStack::for_dir(sandbox, &start.real_rel);
+    let mut stack = Vec::new();
+    match read_sorted(&start.real) {
+        Some((entries, not_utf8)) => {
+            summary.not_utf8 += not_utf8;
+            stack.push(Frame {
+                entries: entries.into_iter(),
+                real: start.real.clone(),
+                rel: start.rel.clone(),
+                real_rel: start.real_rel.clone(),
+                depth: 1,
+                has_rules: false,
+            });
+        }
+        None => summary.unreadable += 1,
+    }
+    while let Some(frame) = stack.last_mut() {
+        let Some((name, file_type)) = frame.entries.next() else {
+            if frame.has_rules {
+                ignores.leave();
+            }
+            stack.pop();
+            continue;
+        };
+        if name.eq_ignore_ascii_case(".git") {
+            continue;
+        }
+        summary.visited += 1;
+        if summary.visited > bounds.max_entries {
+            summary.visited -= 1;
+            summary.stopped = Some(Stopped::Entries);
+            break;
+        }
+        if summary.visited.is_multiple_of(TICK_ENTRIES) {
+            if visitor.tick(summary.visited) {
+                summary.stopped = Some(Stopped::Cancelled);
+                break;
+            }
+            if Instant::now() >= deadline {
+                summary.stopped = Some(Stopped::Time);
+                break;
+            }
+        }
+        let path = frame.real.join(&name);
+        let (real, kind, symlink) = if file_type.is_symlink() {
+            match sandbox.follow(&path, &RelPath::root()) {
+                Ok(target) => match fs::metadata(&target) {
+                    Ok(meta) => (target, kind_of(meta.file_type()), true),
+                    Err(_) => continue,
+                },
+                Err(_) => {
+                    // Broken or escaping: either way neither listed nor followed.
+                    summary.escaping_links += 1;
+                    continue;
+                }
+            }
+        } else {
+            (path, kind_of(file_type), false)
+        };
+        let real_rel = frame.real_rel.join(&name);
+        if ignores.is_ignored(&real_rel, kind == Kind::Dir) {
+            summary.ignored += 1;
+            continue;
+        }
+        let entry = Entry {
+            rel: frame.rel.join(&name),
+            real,
+            kind,
+            symlink,
+            depth: frame.depth,
+        };
+        match visitor.visit(&entry) {
+            Flow::Stop => {
+                summary.stopped = Some(Stopped::Visitor);
+                break;
+            }
+            Flow::Skip => continue,
+            Flow::Continue if kind != Kind::Dir || symlink => continue,
+            Flow::Continue => {}
+        }
+        if entry.depth >= bounds.max_depth {
+            summary.too_deep += 1;
+            continue;
+        }
+        let Some((entries, not_utf8)) = read_sorted(&entry.real) else {
+            summary.unreadable += 1;
+            continue;
+        };
+        summary.not_utf8 += not_utf8;
+        let has_rules = ignores.enter(sandbox, &entry.real, &real_rel);
+        stack.push(Frame {
+            entries: entries.into_iter(),
+            real: entry.real,
+            rel: entry.rel,
+            real_rel,
+            depth: entry.depth + 1,
+            has_rules,
+        });
+    }
+    summary
+}
+
+fn kind_of(file_type: FileType) -> Kind {
+    if file_type.is_dir() {
+        Kind::Dir
+    } else if file_type.is_file() {
+        Kind::File
+    } else {
+        Kind::Other
+    }
+}
+
+/// A directory's entries sorted by name, and how many names were skipped for not being
+/// UTF-8 (they could not be named in JSON or given back to us).
+///
+/// The whole directory is read before sorting, so the walk's limits always cut in sorted
+/// order and the same tree gives the same partial result. Only a single directory of more
+/// than [`MAX_WALK_ENTRIES`] entries is cut in the file system's order (to bound memory).
+fn read_sorted(dir: &Path) -> Option<(Vec<(String, FileType)>, usize)> {
+    let reader = fs::read_dir(dir).ok()?;
+    let mut entries = Vec::new();
+    let mut not_utf8 = 0;
+    for item in reader.take(MAX_WALK_ENTRIES + 1) {
+        let Ok(item) = item else { continue };
+        let Ok(file_type) = item.file_type() else {
+            continue;
+        };
+        match item.file_name().into_string() {
+            Ok(name) => entries.push((name, file_type)),
+            Err(_) => not_utf8 += 1,
+        }
+    }
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Some((entries, not_utf8))
+}
+
+impl Summary {
+    /// True when nothing stopped the walk early.
+    pub(crate) fn complete(&self) -> bool {
+        self.stopped.is_none() && self.too_deep == 0
+    }
+
+    /// Plain-language notes about what was skipped or cut short, for tool results.
+    pub(crate) fn notes(&self, bounds: &Bounds) -> Vec<String> {
+        let mut notes = Vec::new();
+        match self.stopped {
+            Some(Stopped::Entries) => notes.push(format!(
+                "Stopped early: the walk reached its limit of {} entries, so results are partial; search a narrower directory or pattern.",
+                bounds.max_entries
+            )),
+            Some(Stopped::Time) => notes.push(format!(
+                "Stopped early: the walk reached its time limit of {} s, so results are partial; search a narrower directory or pattern.",
+                bounds.max_time.as_secs()
+            )),
+            Some(Stopped::Cancelled) => notes.push("Cancelled: results are partial.".into()),
+            Some(Stopped::Visitor) | None => {}
+        }
+        let counted = [
+            (
+                self.too_deep,
+                ("directory", "directories"),
+                format!(
+                    "deeper than {} levels not entered (start deeper to see inside)",
+                    bounds.max_depth
+                ),
+            ),
+            (
+                self.ignored,
+                ("entry", "entries"),
+                "skipped by .gitignore rules".to_string(),
+            ),
+            (
+                self.escaping_links,
+                ("symbolic link", "symbolic links"),
+                "skipped: broken, or leading outside the workspace".to_string(),
+            ),
+            (
+                self.unreadable,
+                ("directory", "directories"),
+                "could not be read".to_string(),
+            ),
+            (
+                self.not_utf8,
+                ("entry", "entries"),
+                "skipped: the name is not valid UTF-8".to_string(),
+            ),
+        ];
+        for (count, noun, what) in counted {
+            if count > 0 {
+                notes.push(format!("{} {what}.", plural(count, noun)));
+            }
+        }
+        notes
+    }
+}
+
+/// `1 entry`, `2 entries`.
+pub(crate) fn plural(count: usize, (one, many): (&str, &str)) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
+#[cfg(test)]
+#[path = "walk_tests.rs"]
+mod tests;
