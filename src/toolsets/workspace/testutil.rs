@@ -99,8 +99,8 @@ pub(crate) fn with_context<T>(
         progress_token: progress.then(|| serde_json::json!("p")),
         last_progress: None,
         log_level: None,
-        client_capabilities: serde_json::json!({}),
-        client_info: serde_json::json!({}),
+        client_capabilities: std::rc::Rc::new(serde_json::json!({})),
+        client_info: std::rc::Rc::new(serde_json::json!({})),
         request_timeout: std::time::Duration::from_secs(1),
         inputs: crate::context::Inputs::default(),
     };
