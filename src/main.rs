@@ -72,7 +72,10 @@ fn build(options: &Options) -> Option<Server> {
         .title("minimcp")
         .limits(options.limits.clone());
     let builder = match options.profile {
-        Profile::Workspace | Profile::Conformance => minimcp::toolsets::conformance::add(builder),
+        // The workspace toolset is added on its own branch; the conformance fixtures never
+        // join the default profile (issue 4: "Keep it out of the default profile").
+        Profile::Workspace => builder,
+        Profile::Conformance => minimcp::toolsets::conformance::add(builder),
     };
     match builder.build() {
         Ok(server) => Some(server),
