@@ -6,7 +6,8 @@ usage: python_client.py [--generic] [--versions V,V,...] -- SERVER_COMMAND [ARGS
 For each version a fresh server process is spawned over stdio and a fresh session opened:
 - handshake versions (2024-11-05 ... 2025-11-25): the SDK's ClientSession, with the
   `initialize` request sent through `send_request` so the requested `protocolVersion` can be
-  chosen (`ClientSession.initialize()` always asks for the newest one);
+  chosen (`ClientSession.initialize()` always asks for the newest one); 2024-10-07, a version
+  minimcp does not speak, checks the counter-offer (the session then runs at 2025-11-25);
 - 2026-07-28 (mcp 2.x only): the SDK's `Client` in `mode="auto"`, which probes
   `server/discover` and must settle on 2026-07-28; sampling and elicitation then go through
   the SDK's multi-round-trip (`input_required`) driver.
@@ -49,7 +50,10 @@ SDK_VERSION = importlib.metadata.version("mcp")
 SDK_MAJOR = int(SDK_VERSION.split(".")[0])
 HANDSHAKE = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 STATELESS = "2026-07-28"
-ALL_VERSIONS = HANDSHAKE + ([STATELESS] if SDK_MAJOR >= 2 else [])
+# A version minimcp does not speak (an early draft some clients still list): the server must
+# answer with its newest handshake version, and the session then runs at that version.
+UNSUPPORTED = "2024-10-07"
+ALL_VERSIONS = [UNSUPPORTED] + HANDSHAKE + ([STATELESS] if SDK_MAJOR >= 2 else [])
 PER_VERSION_TIMEOUT = 60
 
 FIXTURE_TOOLS = {
@@ -146,8 +150,9 @@ def answer_form(request: dict[str, Any]) -> dict[str, Any]:
 class Conn:
     """One session: the SDK's ClientSession, and for 2026-07-28 its high-level Client."""
 
-    def __init__(self, version: str, session: Any, client: Any = None) -> None:
-        self.version = version
+    def __init__(self, offered: str, version: str, session: Any, client: Any = None) -> None:
+        self.offered = offered  # the version asked for
+        self.version = version  # the version the server chose
         self.session = session
         self.client = client
         self.init: dict[str, Any] = {}
@@ -209,7 +214,7 @@ async def open_handshake(stack: AsyncExitStack, command: list[str], version: str
     if SDK_MAJOR >= 2:
         session.adopt(result)  # what initialize() does after the request
     await session.send_notification(initialized)
-    conn = Conn(version, session)
+    conn = Conn(version, wire(result)["protocolVersion"], session)
     conn.init = wire(result)
     return conn
 
@@ -226,7 +231,7 @@ async def open_stateless(stack: AsyncExitStack, command: list[str], peer: Peer) 
         log_level="debug",
         cache=None,
     ))
-    conn = Conn(client.protocol_version, client.session, client)
+    conn = Conn(STATELESS, client.protocol_version, client.session, client)
     conn.init = {
         "protocolVersion": client.protocol_version,
         "capabilities": wire(client.server_capabilities),
@@ -242,8 +247,9 @@ Check = Callable[[Conn, Peer], Awaitable[Any]]
 
 
 async def check_handshake(conn: Conn, peer: Peer) -> str:
-    expect(conn.init.get("protocolVersion") == conn.version,
-           f"server answered protocolVersion {conn.init.get('protocolVersion')}, asked for {conn.version}")
+    wanted = conn.offered if conn.offered in HANDSHAKE + [STATELESS] else HANDSHAKE[-1]
+    expect(conn.version == wanted,
+           f"asked for {conn.offered}, the server answered {conn.version}; expected {wanted}")
     if not conn.stateless:
         expect(conn.init.get("serverInfo", {}).get("name") == "minimcp", f"serverInfo: {conn.init.get('serverInfo')}")
     return f"negotiated {conn.init['protocolVersion']}"

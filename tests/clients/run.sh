@@ -10,10 +10,11 @@
 # then spawns the binary and runs:
 #   1. python_client.py with each mcp version against `serve --profile conformance --page-size 2`:
 #      every protocol version the SDK can offer (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25,
-#      and with mcp 2.x the stateless 2026-07-28), each exercising handshake, ping, every listing
+#      and with mcp 2.x the stateless 2026-07-28; plus 2024-10-07, which minimcp does not speak,
+#      to check its counter-offer), each exercising handshake, ping, every listing
 #      followed through nextCursor, tools/call, resources list/read/templates/subscribe,
 #      prompts, completion, logging, progress, and sampling + elicitation round trips;
-#   2. ts_client.mjs, the same against the TypeScript SDK (2024-11-05 ... 2025-11-25);
+#   2. ts_client.mjs, the same against the TypeScript SDK (2024-10-07 ... 2025-11-25);
 #   3. both clients in --generic mode against the default profile;
 #   4. the Inspector CLI: tools/list and a tools/call of `echo`.
 # Each client prints a check x version table. The last line is "clients: N passed, M failed".
