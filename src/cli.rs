@@ -73,6 +73,9 @@ OPTIONS:
     --rate-limit N/s          At most N requests per second, bursts up to N (default:
                               no limit). Excess requests get error -32000 with
                               data.retryAfterMs.
+    --page-size N             Items per page of tools/list, prompts/list,
+                              resources/list and resources/templates/list (default
+                              100); the rest is reached through nextCursor.
     --request-timeout SECS    How long a request to the client (sampling, elicitation,
                               roots) may wait for its answer (default 60).
     --protocol VERSION        call only: the protocol version of the in-process client
@@ -147,6 +150,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                     })?;
                 options.limits.rate_limit = Some(rate);
             }
+            "--page-size" => options.limits.page_size = number(&value(&flag)?, &flag, 1)?,
             "--request-timeout" => {
                 let secs = number(&value(&flag)?, &flag, 1)?;
                 options.limits.request_timeout = Duration::from_secs(secs as u64);
@@ -239,7 +243,7 @@ mod tests {
     #[test]
     fn flags_take_values_inline_or_separately() {
         let Ok(Command::Serve(o)) = parse_str(
-            "serve --root /tmp --profile=conformance --log-level debug --max-message-bytes=4096 --rate-limit 50/s --request-timeout 5",
+            "serve --root /tmp --profile=conformance --log-level debug --max-message-bytes=4096 --rate-limit 50/s --request-timeout 5 --page-size=2",
         ) else {
             panic!("expected serve");
         };
@@ -249,6 +253,7 @@ mod tests {
         assert_eq!(o.limits.max_message_bytes, 4096);
         assert_eq!(o.limits.rate_limit, Some(50.0));
         assert_eq!(o.limits.request_timeout, Duration::from_secs(5));
+        assert_eq!(o.limits.page_size, 2);
     }
 
     #[test]
@@ -289,6 +294,7 @@ mod tests {
             ("--log-level loud", "unknown log level"),
             ("--max-message-bytes 12", "at least 1024"),
             ("--rate-limit fast", "requests per second"),
+            ("--page-size 0", "at least 1"),
             ("call", "call needs a tool"),
             ("call t [1]", "must be an object"),
             ("call t {", "not valid JSON"),

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Real MCP clients against minimcp over stdio (issue 4, part 4).
+#
+#   tests/clients/run.sh            # from anywhere; builds target/release/minimcp if needed
+#
+# Installs, pinned, into a scratch directory (never into the project):
+#   - the official Python SDK `mcp` 1.30.0 and 2.3.0 (one venv each),
+#   - the official TypeScript SDK @modelcontextprotocol/sdk 1.32.2 and the MCP Inspector CLI
+#     @modelcontextprotocol/inspector-cli 1.0.3 (npm install --prefix),
+# then spawns the binary and runs:
+#   1. python_client.py with each mcp version against `serve --profile conformance --page-size 2`:
+#      every protocol version the SDK can offer (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25,
+#      and with mcp 2.x the stateless 2026-07-28; plus 2024-10-07, which minimcp does not speak,
+#      to check its counter-offer), each exercising handshake, ping, every listing
+#      followed through nextCursor, tools/call, resources list/read/templates/subscribe,
+#      prompts, completion, logging, progress, and sampling + elicitation round trips;
+#   2. ts_client.mjs, the same against the TypeScript SDK (2024-10-07 ... 2025-11-25);
+#   3. both clients in --generic mode against the default profile;
+#   4. the Inspector CLI: tools/list and a tools/call of `echo`.
+# Each client prints a check x version table. The last line is "clients: N passed, M failed".
+# Exit status 0 only if every check passed. If a package cannot be installed (no network to
+# the registries and nothing cached) it prints a NO NETWORK banner and exits 1: CI must never
+# pass without having run the clients.
+#
+# Environment: MINIMCP_BIN (default: target/release/minimcp, built here);
+# MINIMCP_CLIENTS_HOME (the scratch install, default ${TMPDIR:-/tmp}/minimcp-test-clients;
+# reused while the pins match).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+SCRATCH="${MINIMCP_CLIENTS_HOME:-${TMPDIR:-/tmp}/minimcp-test-clients}"
+PY_MCP_PINS=(1.30.0 2.3.0)
+TS_SDK_PIN=1.32.2
+INSPECTOR_CLI_PIN=1.0.3
+START=$(date +%s)
+
+banner() {
+  echo "" >&2
+  echo "################################################################" >&2
+  echo "clients: $*" >&2
+  echo "################################################################" >&2
+}
+no_network() {
+  banner "NO NETWORK: could not install $1. The real-client tests did NOT run. ($2)"
+  exit 1
+}
+
+# ---------- the binary ----------
+if [ -z "${MINIMCP_BIN:-}" ]; then
+  echo "clients: building the release binary ..." >&2
+  (cd "$ROOT" && cargo build --release --quiet) || { banner "FAILED: cargo build --release"; exit 1; }
+  MINIMCP_BIN="$ROOT/target/release/minimcp"
+fi
+[ -x "$MINIMCP_BIN" ] || { banner "FAILED: no executable at $MINIMCP_BIN"; exit 1; }
+
+# ---------- installs (reused while the pins match) ----------
+mkdir -p "$SCRATCH"
+for pin in "${PY_MCP_PINS[@]}"; do
+  venv="$SCRATCH/py-mcp-$pin"
+  if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$pin')" 2>/dev/null; then
+    echo "clients: installing mcp==$pin into $venv ..." >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv" || { banner "FAILED: python3 -m venv (is python3-venv installed?)"; exit 1; }
+    if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==$pin" > "$SCRATCH/pip-$pin.log" 2>&1; then
+      rm -rf "$venv"
+      no_network "mcp==$pin with pip" "$(tail -1 "$SCRATCH/pip-$pin.log")"
+    fi
+  fi
+done
+
+TS="$SCRATCH/ts"
+installed() { node -p "require('$TS/node_modules/$1/package.json').version" 2>/dev/null || true; }
+if [ "$(installed @modelcontextprotocol/sdk)" != "$TS_SDK_PIN" ] \
+  || [ "$(installed @modelcontextprotocol/inspector-cli)" != "$INSPECTOR_CLI_PIN" ]; then
+  echo "clients: installing @modelcontextprotocol/sdk@$TS_SDK_PIN and inspector-cli@$INSPECTOR_CLI_PIN into $TS ..." >&2
+  command -v npm > /dev/null || { banner "FAILED: npm not found (install Node.js and npm)"; exit 1; }
+  rm -rf "$TS"
+  mkdir -p "$TS"
+  echo '{"name":"minimcp-test-clients","private":true,"type":"module"}' > "$TS/package.json"
+  if ! npm install --prefix "$TS" --no-audit --no-fund --loglevel=error \
+    "@modelcontextprotocol/sdk@$TS_SDK_PIN" "@modelcontextprotocol/inspector-cli@$INSPECTOR_CLI_PIN" \
+    > "$SCRATCH/npm.log" 2>&1; then
+    rm -rf "$TS"
+    no_network "@modelcontextprotocol/sdk@$TS_SDK_PIN and @modelcontextprotocol/inspector-cli@$INSPECTOR_CLI_PIN with npm" \
+      "$(grep -m1 -i 'error' "$SCRATCH/npm.log" || tail -1 "$SCRATCH/npm.log")"
+  fi
+fi
+# ESM resolves packages next to the importing file: run the client from the install.
+cp "$HERE/ts_client.mjs" "$TS/ts_client.mjs"
+
+# ---------- runs ----------
+FIXTURES=("$MINIMCP_BIN" serve --profile conformance --page-size 2)
+DEFAULT=("$MINIMCP_BIN" serve --page-size 2)
+TOTAL_PASSED=0 TOTAL_FAILED=0
+SUMMARY=()
+
+# Runs one client command, shows its output, adds its "N passed, M failed" to the totals.
+run() {
+  local name="$1"
+  shift
+  local out rc t0=$SECONDS
+  echo "" >&2
+  echo "clients: $name ..." >&2
+  set +e
+  out="$("$@" 2>&1)"
+  rc=$?
+  set -e
+  echo "$out"
+  local counts passed failed
+  counts="$(echo "$out" | grep -E '[0-9]+ passed, [0-9]+ failed$' | tail -1)"
+  passed="$(echo "$counts" | sed -nE 's/.*\b([0-9]+) passed.*/\1/p')"
+  failed="$(echo "$counts" | sed -nE 's/.*\b([0-9]+) failed.*/\1/p')"
+  if [ -z "$counts" ]; then passed=0 failed=1; fi # crashed before its summary
+  if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+  TOTAL_PASSED=$((TOTAL_PASSED + passed))
+  TOTAL_FAILED=$((TOTAL_FAILED + failed))
+  local status=PASS
+  [ "$failed" -eq 0 ] || status=FAIL
+  SUMMARY+=("$(printf '%-4s %-58s %4s passed %3s failed %4ss' "$status" "$name" "$passed" "$failed" $((SECONDS - t0)))")
+}
+
+for pin in "${PY_MCP_PINS[@]}"; do
+  run "python mcp $pin, conformance profile" "$SCRATCH/py-mcp-$pin/bin/python" "$HERE/python_client.py" -- "${FIXTURES[@]}"
+done
+run "typescript sdk $TS_SDK_PIN, conformance profile" bash -c 'cd "$0" && node ts_client.mjs -- "${@}"' "$TS" "${FIXTURES[@]}"
+run "python mcp ${PY_MCP_PINS[-1]}, default profile (generic)" \
+  "$SCRATCH/py-mcp-${PY_MCP_PINS[-1]}/bin/python" "$HERE/python_client.py" --generic -- "${DEFAULT[@]}"
+run "typescript sdk $TS_SDK_PIN, default profile (generic)" bash -c 'cd "$0" && node ts_client.mjs --generic -- "${@}"' "$TS" "${DEFAULT[@]}"
+
+# The Inspector CLI 1.0.3 decides between ../package.json and ../../package.json by looking
+# relative to the working directory but imports relative to its own file, so it only starts from
+# a directory whose parent holds a package.json (modelcontextprotocol/inspector#1503): run it
+# from its own build directory.
+inspector_check() {
+  local build="$TS/node_modules/@modelcontextprotocol/inspector-cli/build"
+  local listed called
+  # The CLI shows one page of tools/list (it does not follow nextCursor): default page size.
+  local server=("$MINIMCP_BIN" serve --profile conformance)
+  listed="$(cd "$build" && node index.js "${server[@]}" --method tools/list)"
+  called="$(cd "$build" && node index.js "${server[@]}" --method tools/call --tool-name echo --tool-arg 'text=hi inspector')"
+  python3 - "$listed" "$called" << 'EOF'
+import json, sys
+listed, called = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+names = [t["name"] for t in listed["tools"]]
+checks = {
+    "tools/list: every fixture tool, each described": len(names) == 15
+        and {"echo", "test_simple_text", "test_sampling", "json_schema_2020_12_tool"} <= set(names)
+        and all(t.get("description") for t in listed["tools"]),
+    "tools/call echo": called == {"content": [{"type": "text", "text": "hi inspector"}]},
+}
+for name, ok in checks.items():
+    print(f"{'PASS' if ok else 'FAIL'} {name}")
+print(f"MCP Inspector CLI: {sum(checks.values())} passed, {len(checks) - sum(checks.values())} failed")
+sys.exit(0 if all(checks.values()) else 1)
+EOF
+}
+run "inspector-cli $INSPECTOR_CLI_PIN, conformance profile" inspector_check
+
+echo ""
+echo "Real MCP clients against $MINIMCP_BIN ($(( $(date +%s) - START )) s):"
+printf '%s\n' "${SUMMARY[@]}"
+if [ "$TOTAL_FAILED" -ne 0 ]; then
+  banner "FAILED: $TOTAL_FAILED check(s) failed (see the tables above)"
+fi
+echo "clients: $TOTAL_PASSED passed, $TOTAL_FAILED failed"
+[ "$TOTAL_FAILED" -eq 0 ]
