@@ -1,7 +1,7 @@
 //! Every error the server can report, per layer, and the one place that maps them to
 //! JSON-RPC error objects.
 //!
-//! - [`Error`] is fatal: the byte stream itself failed. It ends [`crate::serve`].
+//! - [`enum@Error`] is fatal: the byte stream itself failed. It ends [`crate::serve`].
 //! - [`EnvelopeError`] is about one line that is not a valid JSON-RPC message.
 //! - [`McpError`] is about one valid request the server cannot serve.
 //!

@@ -54,7 +54,7 @@
 //! `session` (state machine, the read loop) → `methods` (the one dispatcher) → your
 //! handlers, which get a [`Context`] for progress, logging, cancellation and asking the
 //! client for input. Everything that can go wrong with one message becomes a JSON-RPC error
-//! or a tool error; only a failing stdin or stdout ends [`serve`] with an [`Error`].
+//! or a tool error; only a failing stdin or stdout ends [`serve`] with an [`enum@Error`].
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -635,8 +635,16 @@ pub trait ResourceSource {
         None
     }
 
-    /// A value that changes when resources appear or vanish; `None` if the set is fixed.
-    /// Drives `notifications/resources/list_changed`.
+    /// True when [`ResourceSource::list_fingerprint`] reports additions and removals. The
+    /// server then declares `resources.listChanged` and polls the fingerprint while a
+    /// session is open; asked once, when the server is built.
+    fn lists_changes(&self) -> bool {
+        false
+    }
+
+    /// A value that changes when resources appear or vanish (only asked when
+    /// [`ResourceSource::lists_changes`] is true). Drives
+    /// `notifications/resources/list_changed`.
     fn list_fingerprint(&self) -> Option<u64> {
         None
     }

@@ -86,6 +86,8 @@ pub struct Server {
     pub(crate) prompt_index: HashMap<String, usize>,
     pub(crate) sources: Vec<Box<dyn ResourceSource>>,
     pub(crate) limits: Limits,
+    /// Whether some source reports additions and removals (asked once, at build).
+    list_changes: bool,
     /// Signs 2026-07-28 `requestState`; fresh per process.
     pub(crate) state_key: [u8; 32],
 }
@@ -135,7 +137,7 @@ impl Server {
 
     /// True when some source reports additions and removals.
     pub(crate) fn resources_list_changes(&self) -> bool {
-        self.sources.iter().any(|s| s.list_fingerprint().is_some())
+        self.list_changes
     }
 
     /// Completions are offered for prompt arguments and template variables.
@@ -410,6 +412,7 @@ impl Builder {
             sources.push(Box::new(self.statics) as Box<dyn ResourceSource>);
         }
         sources.extend(self.sources);
+        let list_changes = sources.iter().any(|s| s.lists_changes());
         Ok(Server {
             identity: self.identity,
             tools: self.tools,
@@ -418,6 +421,7 @@ impl Builder {
             prompt_index,
             sources,
             limits: self.limits,
+            list_changes,
             state_key: random_key(),
         })
     }

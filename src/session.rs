@@ -194,10 +194,12 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
             outstanding: BTreeSet::new(),
             next_request_id: 1,
             listens: Vec::new(),
+            // The first check waits one interval: a short session (`minimcp call`) never
+            // pays for walking a large source.
             watch: Watch {
                 fingerprints: HashMap::new(),
                 list: None,
-                next_poll: Instant::now(),
+                next_poll: Instant::now() + server.limits.poll_interval,
             },
             rate: server.limits.rate_limit.map(TokenBucket::new),
         }
@@ -648,7 +650,7 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
 
     fn list_fingerprint(&self) -> Option<u64> {
         let mut combined = None;
-        for source in &self.server.sources {
+        for source in self.server.sources.iter().filter(|s| s.lists_changes()) {
             if let Some(fp) = source.list_fingerprint() {
                 combined = Some(combined.unwrap_or(0u64).rotate_left(5) ^ fp);
             }

@@ -44,6 +44,9 @@ impl ResourceSource for Ticking {
             self.0.get()
         })
     }
+    fn lists_changes(&self) -> bool {
+        true
+    }
     fn list_fingerprint(&self) -> Option<u64> {
         Some(self.0.get() / 3)
     }

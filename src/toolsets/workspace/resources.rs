@@ -298,6 +298,10 @@ impl ResourceSource for Files {
         file_stamp(&self.ws.sandbox, &file.real)
     }
 
+    fn lists_changes(&self) -> bool {
+        true
+    }
+
     fn list_fingerprint(&self) -> Option<u64> {
         let mut watch = self.watch.borrow_mut();
         if let Some(known) = watch.fingerprint {
