@@ -193,6 +193,29 @@ fn run_with(server: &Server, lines: &[String]) -> Vec<Value> {
         .collect()
 }
 
+/// Runs a session over a real pipe, feeding `batches` of lines with a pause before each
+/// batch after the first, so timers (timeouts, change polling) get to fire in between.
+fn run_paced(batches: Vec<Vec<String>>, pause: Duration) -> Vec<Value> {
+    let (reader, mut writer) = std::io::pipe().expect("pipe");
+    let feeder = thread::spawn(move || {
+        for (i, batch) in batches.into_iter().enumerate() {
+            if i > 0 {
+                thread::sleep(pause);
+            }
+            let text: String = batch.iter().map(|line| format!("{line}\n")).collect();
+            writer.write_all(text.as_bytes()).expect("write");
+        }
+    });
+    let mut output = Vec::new();
+    minimcp::serve(&test_server(limits()), reader, &mut output).expect("i/o");
+    feeder.join().expect("feeder");
+    String::from_utf8(output)
+        .expect("utf8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect()
+}
+
 fn run(lines: &[String]) -> Vec<Value> {
     run_with(&test_server(limits()), lines)
 }
@@ -944,28 +967,12 @@ fn no_requests_to_the_client_before_initialized() {
 
 #[test]
 fn a_client_that_never_answers_times_out_and_is_told_so() {
-    let (reader, mut writer) = std::io::pipe().expect("pipe");
     let mut lines = initialize("2025-11-25", json!({"sampling": {}}));
     lines.push(request(1, "tools/call", json!({"name": "sample"})));
-    let feeder = thread::spawn(move || {
-        for line in lines {
-            writer
-                .write_all(format!("{line}\n").as_bytes())
-                .expect("write");
-        }
-        thread::sleep(Duration::from_millis(600));
-        writer
-            .write_all(format!("{}\n", request(2, "ping", json!({}))).as_bytes())
-            .expect("write");
-    });
-    let mut output = Vec::new();
-    minimcp::serve(&test_server(limits()), reader, &mut output).expect("i/o");
-    feeder.join().expect("feeder");
-    let out: Vec<Value> = String::from_utf8(output)
-        .expect("utf8")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json"))
-        .collect();
+    let out = run_paced(
+        vec![lines, vec![request(2, "ping", json!({}))]],
+        Duration::from_millis(600),
+    );
     assert_eq!(out[1]["method"], "sampling/createMessage");
     assert_eq!(out[2]["method"], "notifications/cancelled");
     assert_eq!(out[2]["params"]["requestId"], out[1]["id"]);
@@ -1040,7 +1047,6 @@ fn resources_list_read_and_templates() {
 
 #[test]
 fn subscriptions_notify_changes() {
-    let (reader, mut writer) = std::io::pipe().expect("pipe");
     let mut lines = initialize("2025-11-25", json!({}));
     lines.push(request(
         1,
@@ -1052,31 +1058,8 @@ fn subscriptions_notify_changes() {
         "resources/subscribe",
         json!({"uri": "test://nowhere"}),
     ));
-    let feeder = thread::spawn(move || {
-        for line in lines {
-            writer
-                .write_all(format!("{line}\n").as_bytes())
-                .expect("write");
-        }
-        thread::sleep(Duration::from_millis(100));
-        writer
-            .write_all(
-                format!(
-                    "{}\n",
-                    request(3, "resources/unsubscribe", json!({"uri": "tick://clock"}))
-                )
-                .as_bytes(),
-            )
-            .expect("write");
-    });
-    let mut output = Vec::new();
-    minimcp::serve(&test_server(limits()), reader, &mut output).expect("i/o");
-    feeder.join().expect("feeder");
-    let out: Vec<Value> = String::from_utf8(output)
-        .expect("utf8")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json"))
-        .collect();
+    let unsubscribe = request(3, "resources/unsubscribe", json!({"uri": "tick://clock"}));
+    let out = run_paced(vec![lines, vec![unsubscribe]], Duration::from_millis(100));
     assert_eq!(out[1], json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
     assert_eq!(error_code(&out[2]), -32002);
     let updates = out
@@ -1420,36 +1403,21 @@ fn stateless_missing_client_capability_is_32021() {
 
 #[test]
 fn listen_acknowledges_then_streams_tagged_notifications_until_cancelled() {
-    let (reader, mut writer) = std::io::pipe().expect("pipe");
     let listen = modern(
         "sub-1",
         "subscriptions/listen",
         json!({"notifications": {
         "resourceSubscriptions": ["tick://clock"], "resourcesListChanged": true, "toolsListChanged": true}}),
     );
-    let feeder = thread::spawn(move || {
-        writer
-            .write_all(format!("{listen}\n").as_bytes())
-            .expect("write");
-        thread::sleep(Duration::from_millis(100));
-        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "sub-1"}});
-        let list = modern(2, "tools/list", json!({}));
-        writer
-            .write_all(format!("{cancel}\n{list}\n").as_bytes())
-            .expect("write");
-        thread::sleep(Duration::from_millis(100));
-        writer
-            .write_all(format!("{}\n", modern(3, "tools/list", json!({}))).as_bytes())
-            .expect("write");
-    });
-    let mut output = Vec::new();
-    minimcp::serve(&test_server(limits()), reader, &mut output).expect("i/o");
-    feeder.join().expect("feeder");
-    let out: Vec<Value> = String::from_utf8(output)
-        .expect("utf8")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json"))
-        .collect();
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "sub-1"}});
+    let out = run_paced(
+        vec![
+            vec![listen],
+            vec![cancel.to_string(), modern(2, "tools/list", json!({}))],
+            vec![modern(3, "tools/list", json!({}))],
+        ],
+        Duration::from_millis(100),
+    );
     assert_eq!(out[0]["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(
         out[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
