@@ -501,6 +501,11 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
     /// Reads one line while a handler runs and deals with it: our awaited response is
     /// returned; anything else is answered, recorded or queued.
     fn interleave(&mut self, deadline: Option<Instant>, awaited: Option<u64>) -> Interleaved {
+        // As in the main loop: answers already written (to a duplicate id, to a line that is
+        // not JSON) go out before waiting for more input, not after the handler returns.
+        if !self.input.has_buffered_line() || self.output.wants_flush() {
+            self.flush_quietly();
+        }
         let frame = match self.input.next_frame(deadline) {
             Ok(frame) => frame,
             Err(e) => {
@@ -828,5 +833,95 @@ impl<R: Read + Send + 'static, W: Write> Link for Connection<'_, R, W> {
 
     fn client_ready(&self) -> bool {
         matches!(self.session, Session::Ready(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, Write};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    use serde_json::json;
+
+    use crate::{Server, Tool, ToolOutput};
+
+    /// An output the test can watch while the session runs.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+            self.0.lock().expect("not poisoned").extend_from_slice(data);
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        /// Waits up to two seconds for `needle` to be written (flushed) to the output.
+        fn wait_for(&self, needle: &str) -> bool {
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < deadline {
+                let text =
+                    String::from_utf8_lossy(&self.0.lock().expect("not poisoned")).into_owned();
+                if text.contains(needle) {
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            false
+        }
+    }
+
+    #[test]
+    fn answers_written_while_a_handler_waits_are_flushed_at_once() {
+        let server = Server::builder("t", "1")
+            .tool(Tool::new(
+                "ask",
+                "Asks for a name.",
+                json!({"type": "object"}),
+                |_, ctx| {
+                    ctx.elicit("Name?", json!({"type": "object", "properties": {}}))?;
+                    Ok(ToolOutput::text("asked"))
+                },
+            ))
+            .build()
+            .expect("valid");
+        let (input, mut client) = io::pipe().expect("pipe");
+        let output = Shared::default();
+        let watched = output.clone();
+        let driver = std::thread::spawn(move || {
+            let mut send = |line: &str| {
+                client
+                    .write_all(format!("{line}\n").as_bytes())
+                    .expect("write");
+            };
+            send(
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+            );
+            send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+            send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}"#);
+            let asked = watched.wait_for("elicitation/create");
+            // While the handler waits: a duplicate id and a line that is not JSON. Their
+            // errors must reach the client now, before it answers the elicitation.
+            send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+            let duplicate = watched.wait_for("already in use");
+            send("not json");
+            let parse_error = watched.wait_for("-32700");
+            send(r#"{"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}"#);
+            (asked, duplicate, parse_error)
+        });
+        crate::serve(&server, input, output.clone()).expect("clean end");
+        let (asked, duplicate, parse_error) = driver.join().expect("no panic");
+        assert!(asked, "the handler asks");
+        assert!(duplicate, "the duplicate id is refused at once");
+        assert!(parse_error, "the parse error is reported at once");
+        assert!(
+            output.wait_for(r#""id":1,"result""#),
+            "the call is answered"
+        );
     }
 }
