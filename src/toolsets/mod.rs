@@ -1,3 +1,4 @@
 //! Ready-made sets of tools, prompts and resources that the `minimcp` binary serves.
 
 pub mod conformance;
+pub mod transcript;
