@@ -1,11 +1,12 @@
 //! Replays the transcript corpus in `conformance/` against the real server and reports every
 //! mismatch (file, line, expected, got), then fails once.
 //!
-//! The format and the environment variables are documented in
+//! The format, the environment variables and the coverage matrix are documented in
 //! `conformance/README.md`. In short:
 //!
 //! - `UPDATE_TRANSCRIPTS=1` re-blesses: expected lines that do not match are rewritten from
-//!   what the server sent (placeholders that still match are kept).
+//!   what the server sent (placeholders that still match are kept), and the coverage matrix
+//!   in the README is regenerated.
 //! - `MINIMCP_TRANSCRIPT_SERVER="cmd args"` replays the corpus against another stdio MCP
 //!   server; `@args` lines are then ignored, `@minimcp-only` transcripts are skipped, and
 //!   transcripts needing `@fixture`s run only when `MINIMCP_TRANSCRIPT_FIXTURES` names them.
@@ -13,7 +14,7 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -965,6 +966,181 @@ fn corpus_replays_against_the_server() {
         problems.len(),
         problems.join("\n\n")
     );
+}
+
+// ---- The coverage matrix ------------------------------------------------------------------
+
+const MATRIX_START: &str = "<!-- matrix:start -->";
+const MATRIX_END: &str = "<!-- matrix:end -->";
+const STATUSES: [&str; 4] = ["covered", "partial", "not covered", "n/a"];
+
+/// One row of the coverage matrix.
+struct Row {
+    id: String,
+    cells: Vec<String>,
+}
+
+fn render_row(row: &Row) -> String {
+    format!("| {} | {} |", row.id, row.cells.join(" | "))
+}
+
+/// The requirement ids of `../shared/SPEC-CHECKLIST.md`: table rows and the A-n ambiguities.
+fn checklist_ids() -> BTreeSet<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/SPEC-CHECKLIST.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "the requirement checklist {} is needed to check the coverage matrix: {e}",
+            path.display()
+        )
+    });
+    let mut ids = BTreeSet::new();
+    for line in text.lines() {
+        let candidate = if let Some(rest) = line.strip_prefix("| ") {
+            rest.split(' ').next()
+        } else {
+            line.split(' ').next().filter(|w| w.starts_with("A-"))
+        };
+        if let Some(id) = candidate {
+            let ok = requirement_ids(&format!("{id}-x")) == [id.to_string()];
+            if ok {
+                ids.insert(id.to_string());
+            }
+        }
+    }
+    ids
+}
+
+#[test]
+fn coverage_matrix_matches_the_corpus() {
+    let readme_path = corpus_root().join("README.md");
+    let readme = std::fs::read_to_string(&readme_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", readme_path.display()));
+    let (start, end) = match (readme.find(MATRIX_START), readme.find(MATRIX_END)) {
+        (Some(s), Some(e)) if s < e => (s + MATRIX_START.len(), e),
+        _ => panic!("conformance/README.md needs the markers {MATRIX_START} and {MATRIX_END}"),
+    };
+    let (transcripts, errors) = load_corpus();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    let mut by_id: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for t in &transcripts {
+        for id in requirement_ids(&t.name) {
+            by_id.entry(id).or_default().push(format!("`{}`", t.name));
+        }
+    }
+
+    let mut problems = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut head = Vec::new();
+    for line in readme[start..end].lines() {
+        let cells: Vec<String> = line
+            .trim()
+            .trim_matches('|')
+            .split(" | ")
+            .map(|c| c.trim().to_string())
+            .collect();
+        let is_row = line.starts_with("| ")
+            && cells.len() == 6
+            && requirement_ids(&format!("{}-x", cells[0])) == [cells[0].clone()];
+        if is_row {
+            rows.push(Row {
+                id: cells[0].clone(),
+                cells: cells[1..].to_vec(),
+            });
+        } else if rows.is_empty() && !line.starts_with("**Totals") {
+            head.push(line.to_string());
+        } else if !line.trim().is_empty() && !line.starts_with("**Totals") {
+            problems.push(format!("matrix: a line that is not a row: {line}"));
+        }
+    }
+
+    let mut seen = BTreeSet::new();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for row in &mut rows {
+        if !seen.insert(row.id.clone()) {
+            problems.push(format!("matrix: {} is listed twice", row.id));
+        }
+        // Columns after the id: level, versions, status, transcripts, other pins / reason.
+        let generated = by_id.get(&row.id).map(|v| v.join(", ")).unwrap_or_default();
+        if row.cells[3] != generated {
+            problems.push(format!(
+                "matrix: {}: the transcripts column is out of date (UPDATE_TRANSCRIPTS=1 rewrites it)",
+                row.id
+            ));
+            row.cells[3] = generated;
+        }
+        let status = row.cells[2].as_str();
+        match STATUSES.iter().find(|s| **s == status) {
+            None => problems.push(format!(
+                "matrix: {}: status {status:?} is not one of {STATUSES:?}",
+                row.id
+            )),
+            Some(s) => *counts.entry(s).or_default() += 1,
+        }
+        let pinned = !row.cells[3].is_empty() || !row.cells[4].is_empty();
+        if matches!(status, "covered" | "partial") && !pinned {
+            problems.push(format!("matrix: {}: {status} but nothing pins it", row.id));
+        }
+        if matches!(status, "not covered" | "n/a") && row.cells[4].is_empty() {
+            problems.push(format!("matrix: {}: {status} needs a reason", row.id));
+        }
+    }
+    for id in by_id.keys() {
+        if !seen.contains(id) {
+            problems.push(format!(
+                "matrix: transcripts name {id}, which has no row in the matrix"
+            ));
+        }
+    }
+    for id in checklist_ids() {
+        if !seen.contains(&id) {
+            problems.push(format!(
+                "matrix: {id} from SPEC-CHECKLIST.md has no row in the matrix"
+            ));
+        }
+    }
+
+    let count = |s: &str| counts.get(s).copied().unwrap_or(0);
+    let total = rows.len();
+    let pinned = count("covered") + count("partial");
+    let applicable = total - count("n/a");
+    let totals = format!(
+        "**Totals:** {total} requirements: {} covered, {} partial, {} not covered, {} n/a. \
+         Pinned by a transcript or test: {pinned} / {total} ({pinned} / {applicable} of those that apply to a stdio server). \
+         {} transcripts.",
+        count("covered"),
+        count("partial"),
+        count("not covered"),
+        count("n/a"),
+        transcripts.len()
+    );
+    let mut body = String::from("\n");
+    for line in &head {
+        if !line.trim().is_empty() {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    for row in &rows {
+        body.push_str(&render_row(row));
+        body.push('\n');
+    }
+    body.push('\n');
+    body.push_str(&totals);
+    body.push('\n');
+    if readme[start..end] != body {
+        problems.push(
+            "matrix: the table or the totals line is out of date (UPDATE_TRANSCRIPTS=1 rewrites them)"
+                .into(),
+        );
+    }
+    let update = std::env::var_os("UPDATE_TRANSCRIPTS").is_some_and(|v| v != "0");
+    if update && readme[start..end] != body {
+        let text = format!("{}{body}{}", &readme[..start], &readme[end..]);
+        std::fs::write(&readme_path, text).expect("README.md is writable");
+        problems.retain(|p| !p.contains("UPDATE_TRANSCRIPTS=1 rewrites"));
+    }
+    eprintln!("{totals}");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 // ---- The runner's own rules ---------------------------------------------------------------
