@@ -72,7 +72,10 @@ fn build(options: &Options) -> Option<Server> {
         .title("minimcp")
         .limits(options.limits.clone());
     let builder = match options.profile {
-        Profile::Conformance => minimcp::toolsets::conformance::add(builder),
+        // The transcript corpus (conformance/) needs a few fixtures of its own.
+        Profile::Conformance => {
+            minimcp::toolsets::transcript::add(minimcp::toolsets::conformance::add(builder))
+        }
         Profile::Workspace => {
             let root = match &options.root {
                 Some(root) => root.clone(),

@@ -506,6 +506,11 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
     /// Reads one line while a handler runs and deals with it: our awaited response is
     /// returned; anything else is answered, recorded or queued.
     fn interleave(&mut self, deadline: Option<Instant>, awaited: Option<u64>) -> Interleaved {
+        // As in the main loop: answers already written (to a duplicate id, to a line that is
+        // not JSON) go out before waiting for more input, not after the handler returns.
+        if !self.input.has_buffered_line() || self.output.wants_flush() {
+            self.flush_quietly();
+        }
         let frame = match self.input.next_frame(deadline) {
             Ok(frame) => frame,
             Err(e) => {
@@ -563,6 +568,13 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
                 self.late_response(&r.id);
                 Interleaved::Handled
             }
+            // Checked before ping: a ping reusing the in-flight id must not be answered
+            // with a result the client would take for the in-flight request's answer.
+            Ok(Message::Request(r)) if self.in_flight(&r.id) => {
+                let error = McpError::DuplicateId(r.id.to_string()).to_object(false);
+                self.send_reply(&r.id, Reply::plain(Err(error)));
+                Interleaved::Handled
+            }
             Ok(Message::Request(r))
                 if r.method == "ping" && !protocol::is_stateless_request(r.params.as_ref()) =>
             {
@@ -572,17 +584,7 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
                 Interleaved::Handled
             }
             Ok(Message::Request(r)) => {
-                let in_flight = self.current.as_ref().is_some_and(|(id, _)| *id == r.id)
-                    || self
-                        .queue
-                        .iter()
-                        .any(|q| matches!(q, Queued::Request(q) if q.id == r.id));
-                if in_flight {
-                    let error = McpError::DuplicateId(r.id.to_string()).to_object(false);
-                    self.send_reply(&r.id, Reply::plain(Err(error)));
-                } else {
-                    self.enqueue(Queued::Request(r));
-                }
+                self.enqueue(Queued::Request(r));
                 Interleaved::Handled
             }
             Ok(Message::Notification(n)) => {
@@ -594,6 +596,17 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
                 Interleaved::Handled
             }
         }
+    }
+
+    /// True when `id` is the request being handled or one queued behind it.
+    fn in_flight(&self, id: &RequestId) -> bool {
+        self.current
+            .as_ref()
+            .is_some_and(|(current, _)| current == id)
+            || self
+                .queue
+                .iter()
+                .any(|q| matches!(q, Queued::Request(q) if q.id == *id))
     }
 
     fn late_response(&mut self, id: &RequestId) {
@@ -833,5 +846,128 @@ impl<R: Read + Send + 'static, W: Write> Link for Connection<'_, R, W> {
 
     fn client_ready(&self) -> bool {
         matches!(self.session, Session::Ready(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, Write};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    use serde_json::json;
+
+    use crate::{Server, Tool, ToolOutput};
+
+    /// An output the test can watch while the session runs.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+            self.0.lock().expect("not poisoned").extend_from_slice(data);
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        /// Waits up to two seconds for `needle` to be written (flushed) to the output.
+        fn wait_for(&self, needle: &str) -> bool {
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < deadline {
+                let text =
+                    String::from_utf8_lossy(&self.0.lock().expect("not poisoned")).into_owned();
+                if text.contains(needle) {
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            false
+        }
+    }
+
+    fn asking_server() -> Server {
+        Server::builder("t", "1")
+            .tool(Tool::new(
+                "ask",
+                "Asks for a name.",
+                json!({"type": "object"}),
+                |_, ctx| {
+                    ctx.elicit("Name?", json!({"type": "object", "properties": {}}))?;
+                    Ok(ToolOutput::text("asked"))
+                },
+            ))
+            .build()
+            .expect("valid")
+    }
+
+    /// Runs a session whose client calls `ask` (id 1) and, once the server waits for the
+    /// elicitation answer, runs `script`; then answers it. Returns the script's result and
+    /// everything the server wrote.
+    fn while_waiting<T: Send + 'static>(
+        script: impl FnOnce(&mut dyn FnMut(&str), &Shared) -> T + Send + 'static,
+    ) -> (T, String) {
+        let (input, mut client) = io::pipe().expect("pipe");
+        let output = Shared::default();
+        let watched = output.clone();
+        let driver = std::thread::spawn(move || {
+            let mut send = |line: &str| {
+                client
+                    .write_all(format!("{line}\n").as_bytes())
+                    .expect("write");
+            };
+            send(
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+            );
+            send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+            send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}"#);
+            assert!(watched.wait_for("elicitation/create"), "the handler asks");
+            let outcome = script(&mut send, &watched);
+            send(r#"{"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}"#);
+            outcome
+        });
+        crate::serve(&asking_server(), input, output.clone()).expect("clean end");
+        let outcome = driver.join().expect("no panic");
+        let written = String::from_utf8_lossy(&output.0.lock().expect("not poisoned")).into_owned();
+        (outcome, written)
+    }
+
+    #[test]
+    fn answers_written_while_a_handler_waits_are_flushed_at_once() {
+        let ((duplicate, parse_error), written) = while_waiting(|send, output| {
+            // A duplicate id and a line that is not JSON: their errors must reach the
+            // client now, before it answers the elicitation.
+            send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+            let duplicate = output.wait_for("already in use");
+            send("not json");
+            (duplicate, output.wait_for("-32700"))
+        });
+        assert!(duplicate, "the duplicate id is refused at once");
+        assert!(parse_error, "the parse error is reported at once");
+        assert!(
+            written.contains(r#""id":1,"result""#),
+            "the call is answered"
+        );
+    }
+
+    #[test]
+    fn a_ping_reusing_the_in_flight_id_is_refused_not_answered() {
+        let (refused, written) = while_waiting(|send, output| {
+            send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+            output.wait_for("already in use")
+        });
+        assert!(refused, "the duplicate ping is refused at once");
+        let answers: Vec<&str> = written
+            .lines()
+            .filter(|l| l.contains(r#""id":1,"result""#))
+            .collect();
+        assert_eq!(answers.len(), 1, "one result for id 1: {written}");
+        assert!(
+            answers[0].contains("content"),
+            "and it is the tool's: {written}"
+        );
     }
 }

@@ -1,4 +1,5 @@
 //! Ready-made sets of tools, prompts and resources that the `minimcp` binary serves.
 
 pub mod conformance;
+pub mod transcript;
 pub mod workspace;
