@@ -41,6 +41,8 @@ pub(crate) enum Profile {
     Workspace,
     /// Fixtures for the official conformance suite and the benchmarks (`echo`).
     Conformance,
+    /// The conformance fixtures plus the few the transcript corpus (`conformance/`) needs.
+    Transcripts,
 }
 
 pub(crate) const HELP: &str = "\
@@ -64,6 +66,8 @@ OPTIONS:
     --profile NAME            workspace (default): the read-only workspace tools.
                               conformance: fixtures for the official conformance suite
                               and benchmarks (includes an `echo` tool).
+                              transcripts: conformance plus the fixtures of the
+                              transcript corpus in conformance/.
     --log-level LEVEL         What to write to stderr: off, error, warn (default), info,
                               debug. stdout carries protocol messages only.
     --max-message-bytes N     Longest accepted request line (default 1048576). Longer
@@ -117,9 +121,10 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                 options.profile = match value("--profile")?.as_str() {
                     "workspace" => Profile::Workspace,
                     "conformance" => Profile::Conformance,
+                    "transcripts" => Profile::Transcripts,
                     other => {
                         return Err(format!(
-                            "unknown profile {other:?}; use workspace or conformance"
+                            "unknown profile {other:?}; use workspace, conformance or transcripts"
                         ))
                     }
                 }

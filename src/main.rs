@@ -72,8 +72,10 @@ fn build(options: &Options) -> Option<Server> {
         .title("minimcp")
         .limits(options.limits.clone());
     let builder = match options.profile {
-        // The transcript corpus (conformance/) needs a few fixtures of its own.
-        Profile::Conformance => {
+        Profile::Conformance => minimcp::toolsets::conformance::add(builder),
+        // The transcript corpus (conformance/) needs a few fixtures of its own; they stay out
+        // of the conformance profile, which serves exactly what the official suite expects.
+        Profile::Transcripts => {
             minimcp::toolsets::transcript::add(minimcp::toolsets::conformance::add(builder))
         }
         Profile::Workspace => {

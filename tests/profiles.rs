@@ -29,3 +29,16 @@ fn fixtures_are_served_only_by_the_conformance_profile() {
         );
     }
 }
+
+#[test]
+fn the_conformance_profile_serves_the_official_fixtures_only() {
+    let conformance = list_tools(&["--profile", "conformance"]);
+    assert!(
+        !conformance.contains("transcript_"),
+        "the transcript corpus's fixtures stay in --profile transcripts: {conformance}"
+    );
+    let transcripts = list_tools(&["--profile", "transcripts"]);
+    for name in ["\"transcript_elicit\"", "\"test_simple_text\"", "\"echo\""] {
+        assert!(transcripts.contains(name), "{name} missing: {transcripts}");
+    }
+}

@@ -91,7 +91,9 @@ cp "$HERE/ts_client.mjs" "$TS/ts_client.mjs"
 
 # ---------- runs ----------
 FIXTURES=("$MINIMCP_BIN" serve --profile conformance --page-size 2)
-DEFAULT=("$MINIMCP_BIN" serve --page-size 2)
+# The default profile serves a directory: this one (a handful of files), so a page size of 2
+# still yields a few pages rather than one per two files of the whole repository.
+DEFAULT=("$MINIMCP_BIN" serve --root "$HERE" --page-size 2)
 TOTAL_PASSED=0 TOTAL_FAILED=0
 SUMMARY=()
 

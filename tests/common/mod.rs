@@ -240,7 +240,7 @@ pub(crate) fn minimcp() -> &'static str {
 
 /// Arguments that start `minimcp` with the fixture profile, plus `extra`.
 pub(crate) fn conformance_args(extra: &[&str]) -> Vec<String> {
-    ["serve", "--profile", "conformance"]
+    ["serve", "--profile", "transcripts"]
         .iter()
         .chain(extra)
         .map(|s| s.to_string())
