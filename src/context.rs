@@ -10,7 +10,7 @@
 //! anything they would not want to do twice.
 
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
@@ -48,6 +48,33 @@ pub(crate) struct Scope {
     pub(crate) client_info: Rc<Value>,
     pub(crate) request_timeout: Duration,
     pub(crate) inputs: Inputs,
+    pub(crate) notifications: NotificationBudget,
+}
+
+/// At most this many progress and log notifications per second per request (MCP PR-5 and
+/// LG-7: rate-limit them); more are dropped.
+pub(crate) const MAX_NOTIFICATIONS_PER_SECOND: u32 = 100;
+
+/// Counts a request's notifications in the current one-second window.
+#[derive(Default)]
+pub(crate) struct NotificationBudget {
+    window: Option<Instant>,
+    sent: u32,
+}
+
+impl NotificationBudget {
+    fn allow(&mut self) -> bool {
+        let now = Instant::now();
+        match self.window {
+            Some(start) if now.duration_since(start) < Duration::from_secs(1) => {}
+            _ => {
+                self.window = Some(now);
+                self.sent = 0;
+            }
+        }
+        self.sent += 1;
+        self.sent <= MAX_NOTIFICATIONS_PER_SECOND
+    }
 }
 
 /// 2026-07-28 multi round-trip state: answers so far, and what is still to ask.
@@ -86,7 +113,8 @@ impl<'a> Context<'a> {
 
     /// Reports progress when the client asked for it (`_meta.progressToken`); otherwise does
     /// nothing. `progress` must increase with every call: a value that does not is dropped
-    /// (MCP: "The progress value MUST increase with each notification"). Returns whether a
+    /// (MCP: "The progress value MUST increase with each notification"), and so is one over
+    /// the budget of 100 notifications per second per request. Returns whether a
     /// notification was sent.
     pub fn progress(&mut self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         let Some(token) = &self.scope.progress_token else {
@@ -98,6 +126,9 @@ impl<'a> Context<'a> {
                 "dropped progress {progress} for request {}: not above the last value",
                 self.scope.id
             ));
+            return false;
+        }
+        if !self.scope.notifications.allow() {
             return false;
         }
         self.scope.last_progress = Some(progress);
@@ -114,12 +145,20 @@ impl<'a> Context<'a> {
     }
 
     /// Sends a log message to the client (`notifications/message`) when `level` is at or above
-    /// what the client asked for. Never put secrets or internal paths in `data` (MCP LG-7).
+    /// what the client asked for (at most 100 progress and log notifications per second per
+    /// request). Never put secrets or internal paths in `data` (MCP LG-7).
     pub fn log(&mut self, level: LogLevel, data: impl Into<Value>) {
-        if self.scope.log_level.is_some_and(|min| level >= min) {
+        if self.scope.log_level.is_some_and(|min| level >= min) && self.scope.notifications.allow()
+        {
             let params = json!({ "level": level.as_str(), "data": data.into() });
             self.link.notify("notifications/message", params);
         }
+    }
+
+    /// How long later requests to the client (elicitation, sampling, roots) wait for their
+    /// answer, instead of the server's `request_timeout` (MCP L-10: per-request timeouts).
+    pub fn set_request_timeout(&mut self, timeout: Duration) {
+        self.scope.request_timeout = timeout;
     }
 
     /// True when the client has cancelled this request. Long-running handlers should check
@@ -131,6 +170,7 @@ impl<'a> Context<'a> {
     /// Asks the user to fill in a form (`elicitation/create`, form mode). `schema` is a flat
     /// object schema of primitive properties. Never ask for secrets this way (MCP SE-3).
     pub fn elicit(&mut self, message: &str, schema: Value) -> Result<Elicited, InputError> {
+        crate::schema::check_elicitation_schema(&schema).map_err(InputError::Invalid)?;
         let supported = self.scope.version.has_elicitation()
             && self
                 .scope
@@ -141,12 +181,10 @@ impl<'a> Context<'a> {
                     e.as_object()
                         .is_some_and(|modes| modes.is_empty() || modes.contains_key("form"))
                 });
-        let params = json!({ "mode": "form", "message": message, "requestedSchema": schema });
-        let params = if self.scope.version >= Version::V2025_11_25 {
-            params
-        } else {
-            json!({ "message": message, "requestedSchema": params["requestedSchema"] })
-        };
+        let mut params = json!({ "message": message, "requestedSchema": schema });
+        if self.scope.version >= Version::V2025_11_25 {
+            params["mode"] = json!("form");
+        }
         let answer = self.ask(
             "elicitation/create",
             params,
@@ -154,13 +192,19 @@ impl<'a> Context<'a> {
             json!({ "elicitation": { "form": {} } }),
         )?;
         match answer.get("action").and_then(Value::as_str) {
-            Some("accept") => Ok(Elicited::Accept(
-                answer
-                    .get("content")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default(),
-            )),
+            Some("accept") => {
+                let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
+                // MCP SE-4: what comes back is client input like any other; check it.
+                crate::schema::validate_ref(&schema, &content).map_err(|problems| {
+                    InputError::Malformed(format!(
+                        "the answer does not fit the form: {}",
+                        problems.join("; ")
+                    ))
+                })?;
+                Ok(Elicited::Accept(
+                    content.as_object().cloned().unwrap_or_default(),
+                ))
+            }
             Some("decline") => Ok(Elicited::Decline),
             Some("cancel") => Ok(Elicited::Cancel),
             _ => Err(InputError::Malformed(
@@ -171,14 +215,24 @@ impl<'a> Context<'a> {
 
     /// Asks the client's model for a completion (`sampling/createMessage`). `params` holds at
     /// least `messages` and `maxTokens`; the client's `CreateMessageResult` is returned.
+    ///
+    /// Tool use in sampling (`tools`, `toolChoice`) needs the client's `sampling.tools`
+    /// (2025-11-25 and later), and `includeContext` other than `"none"` its `sampling.context`
+    /// (MCP SC-2, SC-3); without them the request is not sent.
     pub fn sample(&mut self, params: Value) -> Result<Value, InputError> {
-        let supported = self.scope.client_capabilities.get("sampling").is_some();
-        let answer = self.ask(
-            "sampling/createMessage",
-            params,
-            supported,
-            json!({ "sampling": {} }),
-        )?;
+        let sampling = self.scope.client_capabilities.get("sampling");
+        let (supported, required) =
+            if params.get("tools").is_some() || params.get("toolChoice").is_some() {
+                let tools = self.scope.version >= Version::V2025_11_25
+                    && sampling.is_some_and(|s| s.get("tools").is_some());
+                (tools, json!({ "sampling": { "tools": {} } }))
+            } else if params.get("includeContext").is_some_and(|c| c != "none") {
+                let context = sampling.is_some_and(|s| s.get("context").is_some());
+                (context, json!({ "sampling": { "context": {} } }))
+            } else {
+                (sampling.is_some(), json!({ "sampling": {} }))
+            };
+        let answer = self.ask("sampling/createMessage", params, supported, required)?;
         if answer.get("content").is_none() || answer.get("role").is_none() {
             return Err(InputError::Malformed(
                 "a sampling result needs \"role\" and \"content\"".into(),

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
 
-use crate::context::{Context, Inputs, Scope};
+use crate::context::{Context, Inputs, NotificationBudget, Scope};
 use crate::encoding::{base64url, base64url_decode};
 use crate::error::McpError;
 use crate::jsonrpc::{Request, RequestId};
@@ -716,6 +716,7 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
             client_info: era.client_info.clone(),
             request_timeout: self.server.limits.request_timeout,
             inputs,
+            notifications: NotificationBudget::default(),
         }
     }
 

@@ -70,6 +70,10 @@ pub enum InputError {
     /// Too many server-to-client requests are already waiting for an answer.
     #[error("too many requests to the client are outstanding")]
     TooMany,
+    /// The handler's request breaks a rule of the protocol (such as a nested elicitation
+    /// form); it was not sent.
+    #[error("the request to the client is invalid: {0}")]
+    Invalid(String),
 }
 
 /// The answer to an elicitation.

@@ -68,6 +68,34 @@ fn check_refs(root: &Value, node: &Value, depth: usize) -> Result<(), String> {
     }
 }
 
+/// Checks an elicitation form (MCP SE-2): an object whose properties are primitives —
+/// string, number, integer, boolean, or an array of enumerated strings (multi-select).
+pub(crate) fn check_elicitation_schema(schema: &Value) -> Result<(), String> {
+    if schema.get("type") != Some(&Value::from("object")) {
+        return Err("the form's schema must have \"type\": \"object\"".into());
+    }
+    let properties = match schema.get("properties") {
+        None => return Ok(()),
+        Some(Value::Object(properties)) => properties,
+        Some(_) => return Err("the form's \"properties\" must be an object".into()),
+    };
+    for (name, property) in properties {
+        let primitive = match property.get("type").and_then(Value::as_str) {
+            Some("string" | "number" | "integer" | "boolean") => true,
+            Some("array") => property
+                .get("items")
+                .is_some_and(|items| items.get("enum").is_some() || items.get("anyOf").is_some()),
+            _ => false,
+        };
+        if !primitive {
+            return Err(format!(
+                "form field `{name}` must be a string, number, integer, boolean or a multi-select array of enumerated strings"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Resolves a local JSON pointer reference such as `#/$defs/address`.
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;

@@ -112,6 +112,29 @@ fn test_server(limits: Limits) -> Server {
             let answer = ctx.sample(json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}))?;
             Ok(ToolOutput::text(format!("model said {}", answer["content"]["text"])))
         }))
+        .tool(Tool::new("sample_tools", "Samples with tool use", no_args.clone(), |_, ctx| {
+            let answer = ctx.sample(json!({
+                "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                "maxTokens": 5,
+                "tools": [{"name": "t", "inputSchema": {"type": "object"}}]
+            }))?;
+            Ok(ToolOutput::text(format!("stop: {}", answer["stopReason"])))
+        }))
+        .tool(Tool::new("ask_nested", "Elicits a nested form", no_args.clone(), |_, ctx| {
+            ctx.elicit("Address?", json!({"type": "object", "properties": {"address": {"type": "object"}}}))?;
+            Ok(ToolOutput::text("unreachable"))
+        }))
+        .tool(Tool::new("chatty", "Logs 300 warnings", no_args.clone(), |_, ctx| {
+            for i in 0..300 {
+                ctx.log(LogLevel::Warning, i);
+            }
+            Ok(ToolOutput::text("done"))
+        }))
+        .tool(Tool::new("impatient", "Samples with a 50 ms timeout", no_args.clone(), |_, ctx| {
+            ctx.set_request_timeout(Duration::from_millis(50));
+            ctx.sample(json!({"messages": [], "maxTokens": 1}))?;
+            Ok(ToolOutput::text("answered"))
+        }))
         .tool(Tool::new("roots", "Lists roots", no_args.clone(), |_, ctx| {
             Ok(ToolOutput::text(format!("{} roots", ctx.roots()?.len())))
         }))
@@ -561,7 +584,7 @@ fn tools_list_is_paginated_with_opaque_cursors() {
                 None => break,
             }
         }
-        assert_eq!(names.len(), 14, "{version}: {names:?}");
+        assert_eq!(names.len(), 18, "{version}: {names:?}");
         assert_eq!(names[0], "echo");
         let out = legacy(
             version,
@@ -1451,5 +1474,101 @@ fn listen_acknowledges_then_streams_tagged_notifications_until_cancelled() {
     assert!(
         out.iter().all(|m| m["id"] != "sub-1"),
         "a cancelled listen gets no response"
+    );
+}
+
+// ---- Rules for what a handler may ask of the client ---------------------------------------
+
+#[test]
+fn sampling_with_tools_needs_the_sampling_tools_capability() {
+    let out = legacy_with(
+        "2025-11-25",
+        json!({"sampling": {}}),
+        &[request(1, "tools/call", json!({"name": "sample_tools"}))],
+    );
+    assert_eq!(out.len(), 1, "nothing sent to the client: {out:?}");
+    let text = result(&out[0])["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(text.contains("\"tools\""), "{text}");
+    let out = legacy_with("2025-11-25", json!({"sampling": {"tools": {}}}), &[
+        request(1, "tools/call", json!({"name": "sample_tools"})),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m", "stopReason": "toolUse"}}).to_string(),
+    ]);
+    assert_eq!(out[0]["method"], "sampling/createMessage");
+    assert_eq!(result(&out[1])["content"][0]["text"], "stop: \"toolUse\"");
+    let out = legacy_with(
+        "2025-06-18",
+        json!({"sampling": {"tools": {}}}),
+        &[request(1, "tools/call", json!({"name": "sample_tools"}))],
+    );
+    assert_eq!(
+        result(&out[0])["isError"],
+        true,
+        "tool use in sampling is 2025-11-25 and later"
+    );
+}
+
+#[test]
+fn elicitation_forms_must_be_flat_and_answers_must_fit_them() {
+    let out = legacy_with("2025-11-25", json!({"elicitation": {}}), &[
+        request(1, "tools/call", json!({"name": "ask_nested"})),
+        request(2, "tools/call", json!({"name": "ask"})),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "accept", "content": {"name": 5}}}).to_string(),
+    ]);
+    let nested = result(&out[0]);
+    assert_eq!(nested["isError"], true);
+    assert!(nested["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .contains("form field `address`"));
+    assert_eq!(
+        out[1]["method"], "elicitation/create",
+        "only the flat form was sent"
+    );
+    let answered = result(&out[2]);
+    assert_eq!(answered["isError"], true);
+    assert!(
+        answered["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("does not fit the form"),
+        "{answered}"
+    );
+}
+
+#[test]
+fn progress_and_log_notifications_are_rate_limited_per_request() {
+    let out = legacy(
+        "2025-11-25",
+        &[request(1, "tools/call", json!({"name": "chatty"}))],
+    );
+    let logs = out
+        .iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .count();
+    assert_eq!(logs, 100, "a burst is cut at 100 per second");
+    assert_eq!(
+        result(out.last().expect("response"))["content"][0]["text"],
+        "done"
+    );
+}
+
+#[test]
+fn a_handler_can_shorten_its_own_wait_for_the_client() {
+    let mut lines = initialize("2025-11-25", json!({"sampling": {}}));
+    lines.push(request(1, "tools/call", json!({"name": "impatient"})));
+    let out = run_paced(
+        vec![lines, vec![request(2, "ping", json!({}))]],
+        Duration::from_millis(500),
+    );
+    let r = result(&out[3]);
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("within 50 ms"),
+        "{r}"
     );
 }

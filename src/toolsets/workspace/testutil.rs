@@ -103,6 +103,7 @@ pub(crate) fn with_context<T>(
         client_info: std::rc::Rc::new(serde_json::json!({})),
         request_timeout: std::time::Duration::from_secs(1),
         inputs: crate::context::Inputs::default(),
+        notifications: crate::context::NotificationBudget::default(),
     };
     let mut ctx = crate::Context::new(link, scope);
     f(&mut ctx)
