@@ -51,7 +51,7 @@
 //! ## Data flow
 //!
 //! `transport` (bounded line reads, buffered writes) → `jsonrpc` (envelopes, ids, no MCP) →
-//! `session` (state machine, the read loop) → `methods` (the one dispatcher) → your
+//! `session` (state machine, the read loop) → `dispatch` (the one `match`) → `methods` → your
 //! handlers, which get a [`Context`] for progress, logging, cancellation and asking the
 //! client for input. Everything that can go wrong with one message becomes a JSON-RPC error
 //! or a tool error; only a failing stdin or stdout ends [`serve`] with an [`enum@Error`].
@@ -60,6 +60,7 @@
 #![deny(missing_docs)]
 
 mod context;
+mod dispatch;
 mod encoding;
 mod error;
 mod jsonrpc;

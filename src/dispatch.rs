@@ -1,0 +1,377 @@
+//! The dispatcher: one `match` on (session state, method).
+//!
+//! Handshake-era methods (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`)
+//! and stateless ones (`server/discover`, `subscriptions/listen`) are served here; the
+//! methods both eras share (tools, prompts, resources, completion, in `methods.rs`) are
+//! routed by [`Connection::serve_common`] with an [`Era`] describing the request's protocol.
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::rc::Rc;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::McpError;
+use crate::jsonrpc::{Request, RequestId};
+use crate::log;
+use crate::methods::uri_param;
+use crate::protocol::{self, meta, LogLevel, Version};
+use crate::session::{Connection, Listen, Negotiated, Reply, ReplyKind, Session};
+
+/// How long 2026-07-28 clients may cache listings that cannot change while the process
+/// runs (discover, tools, prompts, templates). Resource listings and reads use 0: files change.
+const STATIC_TTL_MS: u64 = 300_000;
+/// Expected in every 2026-07-28 request (MCP 2026-07-28 basic/index §_meta).
+const MISSING_META: &str = "a 2026-07-28 request needs params._meta with \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"; clients of earlier versions send \"initialize\" first";
+
+/// The protocol facts of one request.
+pub(crate) struct Era {
+    pub(crate) version: Version,
+    pub(crate) stateless: bool,
+    pub(crate) client_capabilities: Rc<Value>,
+    pub(crate) client_info: Rc<Value>,
+    pub(crate) log_level: Option<LogLevel>,
+}
+
+/// What a method returns before it is written as a response.
+pub(crate) type Outcome = Result<Value, McpError>;
+
+/// An invalid-params error with `message`.
+pub(crate) fn invalid(message: impl Into<String>) -> McpError {
+    McpError::InvalidParams(message.into())
+}
+
+impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
+    /// Routes one request. `None` means no response (an open listen stream).
+    pub(crate) fn dispatch(&mut self, request: Request) -> Option<Reply> {
+        let stateless = request.method != "initialize"
+            && (protocol::is_stateless_request(request.params.as_ref())
+                || matches!(
+                    request.method.as_str(),
+                    "server/discover" | "subscriptions/listen"
+                ));
+        if stateless {
+            self.dispatch_stateless(request)
+        } else {
+            Some(self.dispatch_handshake(request))
+        }
+    }
+
+    fn dispatch_handshake(&mut self, request: Request) -> Reply {
+        let Request { id, method, params } = request;
+        let params = params.unwrap_or_default();
+        let has_resources = self.server.has_resources();
+        let outcome = match (&self.session, method.as_str()) {
+            (_, "ping") => Ok(json!({})),
+            (Session::New, "initialize") => self.initialize(&params),
+            (_, "initialize") => Err(McpError::AlreadyInitialized),
+            (Session::New, _) => Err(McpError::NotInitialized),
+            (_, "logging/setLevel") => self.set_level(&params),
+            (_, "resources/subscribe") if has_resources => self.subscribe(&params),
+            (_, "resources/unsubscribe") if has_resources => self.unsubscribe(&params),
+            (Session::Initializing(n) | Session::Ready(n), _) => {
+                let era = Era {
+                    version: n.version,
+                    stateless: false,
+                    client_capabilities: n.client_capabilities.clone(),
+                    client_info: n.client_info.clone(),
+                    log_level: Some(n.log_level),
+                };
+                return self.serve_common(&id, &method, params, &era);
+            }
+        };
+        Reply::plain(outcome.map_err(|e| e.to_object(false)))
+    }
+
+    fn dispatch_stateless(&mut self, request: Request) -> Option<Reply> {
+        let Request { id, method, params } = request;
+        let params = params.unwrap_or_default();
+        let era = match stateless_era(&params) {
+            Ok(era) => era,
+            Err(e) => return Some(Reply::plain(Err(e.to_object(true)))),
+        };
+        let mut reply = match method.as_str() {
+            "server/discover" => Reply::plain(Ok(self.discover(era.version))),
+            "subscriptions/listen" => {
+                return self
+                    .listen(&id, &params)
+                    .err()
+                    .map(|e| Reply::plain(Err(e.to_object(true))))
+            }
+            _ => self.serve_common(&id, &method, params, &era),
+        };
+        if let Ok(result) = &mut reply.outcome {
+            self.decorate(&method, result, era.version);
+        }
+        Some(reply)
+    }
+
+    /// Adds what every 2026-07-28 result carries: `resultType`, the server's identity, and
+    /// caching hints on the cacheable results.
+    fn decorate(&self, method: &str, result: &mut Value, version: Version) {
+        let Some(obj) = result.as_object_mut() else {
+            return;
+        };
+        let complete = obj.entry("resultType").or_insert_with(|| json!("complete")) == "complete";
+        let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(
+                meta::SERVER_INFO.into(),
+                self.server.implementation(version),
+            );
+        }
+        let ttl = match method {
+            "server/discover" | "tools/list" | "prompts/list" | "resources/templates/list" => {
+                STATIC_TTL_MS
+            }
+            "resources/list" | "resources/read" => 0,
+            _ => return,
+        };
+        if complete {
+            obj.insert("ttlMs".into(), json!(ttl));
+            // Listings and file contents may be specific to this user: never shared caches.
+            obj.insert("cacheScope".into(), json!("private"));
+        }
+    }
+
+    /// The methods both eras share.
+    pub(crate) fn serve_common(
+        &mut self,
+        id: &RequestId,
+        method: &str,
+        params: Map<String, Value>,
+        era: &Era,
+    ) -> Reply {
+        let server = self.server;
+        let outcome = match method {
+            "tools/list" if !server.tools.is_empty() => self.list_tools(&params, era),
+            "tools/call" if !server.tools.is_empty() => {
+                let outcome = self.call_tool(id, params, era);
+                return Reply {
+                    outcome: outcome.map_err(|e| e.to_object(era.stateless)),
+                    kind: ReplyKind::ToolCall {
+                        stateless: era.stateless,
+                    },
+                };
+            }
+            "prompts/list" if !server.prompts.is_empty() => self.list_prompts(&params, era),
+            "prompts/get" if !server.prompts.is_empty() => self.get_prompt(id, params, era),
+            "resources/list" if server.has_resources() => self.list_resources(&params, era),
+            "resources/templates/list" if server.has_resources() => {
+                self.list_templates(&params, era)
+            }
+            "resources/read" if server.has_resources() => self.read_resource(id, params, era),
+            "completion/complete" if server.has_completions() => self.complete(&params),
+            _ => Err(McpError::MethodNotFound(method.to_string())),
+        };
+        Reply::plain(outcome.map_err(|e| e.to_object(era.stateless)))
+    }
+
+    // ---- Handshake era ------------------------------------------------------------------
+
+    fn initialize(&mut self, params: &Map<String, Value>) -> Outcome {
+        let requested = params
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid("`protocolVersion` must be a string, such as \"2025-11-25\""))?;
+        let capabilities = params
+            .get("capabilities")
+            .filter(|c| c.is_object())
+            .ok_or_else(|| invalid("`capabilities` must be an object (`{}` for none)"))?;
+        let client_info = match params.get("clientInfo") {
+            None => json!({}),
+            Some(info @ Value::Object(_)) => info.clone(),
+            Some(_) => {
+                return Err(invalid(
+                    "`clientInfo` must be an object with `name` and `version`",
+                ))
+            }
+        };
+        let version = protocol::negotiate(requested);
+        log::info(format_args!(
+            "initialize: client {} {} asked for {requested}, using {}",
+            client_info["name"].as_str().unwrap_or("(unnamed)"),
+            client_info["version"].as_str().unwrap_or(""),
+            version.as_str()
+        ));
+        self.session = Session::Initializing(Negotiated {
+            version,
+            client_capabilities: Rc::new(capabilities.clone()),
+            client_info: Rc::new(client_info),
+            log_level: LogLevel::Info,
+            subscriptions: BTreeSet::new(),
+        });
+        let mut result = json!({
+            "protocolVersion": version.as_str(),
+            "capabilities": self.server.capabilities(version),
+            "serverInfo": self.server.implementation(version),
+        });
+        if let Some(instructions) = &self.server.identity.instructions {
+            result["instructions"] = json!(instructions);
+        }
+        Ok(result)
+    }
+
+    fn set_level(&mut self, params: &Map<String, Value>) -> Outcome {
+        let level = params
+            .get("level")
+            .and_then(Value::as_str)
+            .and_then(LogLevel::parse)
+            .ok_or_else(|| {
+                let names: Vec<&str> = LogLevel::names().collect();
+                invalid(format!("`level` must be one of {}", names.join(", ")))
+            })?;
+        if let Some(n) = self.session.negotiated_mut() {
+            n.log_level = level;
+        }
+        Ok(json!({}))
+    }
+
+    fn subscribe(&mut self, params: &Map<String, Value>) -> Outcome {
+        let uri = uri_param(params)?;
+        if self.fingerprint(uri).is_none() {
+            return Err(McpError::ResourceNotFound(uri.to_string()));
+        }
+        let limit = self.server.limits.max_subscriptions;
+        if let Some(n) = self.session.negotiated_mut() {
+            if n.subscriptions.len() + 1 > limit && !n.subscriptions.contains(uri) {
+                return Err(McpError::Overloaded(limit));
+            }
+            n.subscriptions.insert(uri.to_string());
+        }
+        self.watch_uri(uri);
+        Ok(json!({}))
+    }
+
+    fn unsubscribe(&mut self, params: &Map<String, Value>) -> Outcome {
+        let uri = uri_param(params)?;
+        if let Some(n) = self.session.negotiated_mut() {
+            n.subscriptions.remove(uri);
+        }
+        self.unwatch_unused();
+        Ok(json!({}))
+    }
+
+    // ---- Stateless era ------------------------------------------------------------------
+
+    fn discover(&self, version: Version) -> Value {
+        let mut result = json!({
+            "supportedVersions": [Version::V2026_07_28.as_str()],
+            "capabilities": self.server.capabilities(version),
+        });
+        if let Some(instructions) = &self.server.identity.instructions {
+            result["instructions"] = json!(instructions);
+        }
+        result
+    }
+
+    /// Opens a `subscriptions/listen` stream: acknowledges what will be honoured, then stays
+    /// open (no response) until the client cancels it or the session ends.
+    fn listen(&mut self, id: &RequestId, params: &Map<String, Value>) -> Result<(), McpError> {
+        let filter = params
+            .get("notifications")
+            .and_then(Value::as_object)
+            .ok_or_else(|| {
+                invalid("`notifications` must be an object saying which notifications to receive")
+            })?;
+        let wants = |key: &str| filter.get(key).and_then(Value::as_bool).unwrap_or(false);
+        let uris: BTreeSet<String> = match filter.get("resourceSubscriptions") {
+            None => BTreeSet::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|u| u.as_str().map(str::to_string))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    invalid("`notifications.resourceSubscriptions` must be an array of URIs")
+                })?,
+            Some(_) => {
+                return Err(invalid(
+                    "`notifications.resourceSubscriptions` must be an array of URIs",
+                ))
+            }
+        };
+        let open: usize = self.listens.iter().map(|l| 1 + l.uris.len()).sum();
+        if open + 1 + uris.len() > self.server.limits.max_subscriptions {
+            return Err(McpError::Overloaded(open));
+        }
+        let mut honoured = Map::new();
+        let list_changed = wants("resourcesListChanged") && self.server.resources_list_changes();
+        if list_changed {
+            honoured.insert("resourcesListChanged".into(), json!(true));
+        }
+        let uris = if self.server.has_resources() {
+            uris
+        } else {
+            BTreeSet::new()
+        };
+        if !uris.is_empty() {
+            honoured.insert("resourceSubscriptions".into(), json!(uris));
+        }
+        let ack = json!({ "_meta": { meta::SUBSCRIPTION_ID: id }, "notifications": honoured });
+        self.notify_now("notifications/subscriptions/acknowledged", &ack);
+        for uri in &uris {
+            self.watch_uri(uri);
+        }
+        self.listens.push(Listen {
+            id: id.clone(),
+            resources_list_changed: list_changed,
+            uris,
+        });
+        if list_changed {
+            self.start_list_watch();
+        }
+        Ok(())
+    }
+}
+
+/// The protocol facts of a 2026-07-28 request, from its `_meta`.
+fn stateless_era(params: &Map<String, Value>) -> Result<Era, McpError> {
+    let meta_obj = protocol::request_meta(Some(params)).ok_or_else(|| invalid(MISSING_META))?;
+    let requested = meta_obj
+        .get(meta::PROTOCOL_VERSION)
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid(MISSING_META))?;
+    let version = match Version::parse(requested) {
+        Some(v) if v.is_stateless() => v,
+        _ => {
+            return Err(McpError::UnsupportedProtocolVersion {
+                requested: requested.to_string(),
+                supported: vec![Version::V2026_07_28.as_str()],
+            })
+        }
+    };
+    let client_capabilities = meta_obj
+        .get(meta::CLIENT_CAPABILITIES)
+        .filter(|c| c.is_object())
+        .cloned()
+        .map(Rc::new)
+        .ok_or_else(|| invalid(MISSING_META))?;
+    let log_level = match meta_obj.get(meta::LOG_LEVEL) {
+        None => None,
+        Some(level) => Some(level.as_str().and_then(LogLevel::parse).ok_or_else(|| {
+            let names: Vec<&str> = LogLevel::names().collect();
+            invalid(format!(
+                "`_meta[\"{}\"]` must be one of {}",
+                meta::LOG_LEVEL,
+                names.join(", ")
+            ))
+        })?),
+    };
+    let client_info = match meta_obj.get(meta::CLIENT_INFO) {
+        None => Rc::new(json!({})),
+        Some(info @ Value::Object(_)) => Rc::new(info.clone()),
+        Some(_) => {
+            return Err(invalid(format!(
+                "`_meta[\"{}\"]` must be an object",
+                meta::CLIENT_INFO
+            )))
+        }
+    };
+    Ok(Era {
+        version,
+        stateless: true,
+        client_capabilities,
+        client_info,
+        log_level,
+    })
+}

@@ -1,0 +1,340 @@
+//! While a handler waits for the client: reading on, answering `ping`, queueing other
+//! requests, recording cancellations — and the [`Link`] a running handler talks through.
+
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::{parse_line, Connection, Queued, Reply, Session};
+use crate::context::Link;
+use crate::error::{EnvelopeError, McpError};
+use crate::jsonrpc::{classify, ErrorObject, Message, Outgoing, RequestId, ResponseId};
+use crate::log;
+use crate::model::InputError;
+use crate::protocol;
+use crate::transport::Frame;
+
+impl<R: Read + Send + 'static, W: Write> Connection<'_, R, W> {
+    /// Reads one line while a handler runs and deals with it: our awaited response is
+    /// returned; anything else is answered, recorded or queued.
+    fn interleave(&mut self, deadline: Option<Instant>, awaited: Option<u64>) -> Interleaved {
+        // As in the main loop: answers already written (to a duplicate id, to a line that is
+        // not JSON) go out before waiting for more input, not after the handler returns.
+        if !self.input.has_buffered_line() || self.output.wants_flush() {
+            self.flush_quietly();
+        }
+        let frame = match self.input.next_frame(deadline) {
+            Ok(frame) => frame,
+            Err(e) => {
+                log::error(format_args!("reading input failed: {e}"));
+                return Interleaved::Closed;
+            }
+        };
+        let value = match frame {
+            Frame::Line(line) => parse_line(line),
+            Frame::TooLarge { size, id } => Err((
+                EnvelopeError::TooLarge {
+                    size,
+                    limit: self.server.limits.max_message_bytes,
+                },
+                id,
+            )),
+            Frame::Eof => return Interleaved::Closed,
+            Frame::TimedOut => return Interleaved::Idle,
+        };
+        let value = match value {
+            Ok(value) => value,
+            Err((error, id)) => {
+                self.send_error(
+                    ResponseId::recovered(id.as_ref(), self.unreadable_id()),
+                    &error.to_object(),
+                );
+                return Interleaved::Handled;
+            }
+        };
+        if let Value::Array(items) = value {
+            // Responses inside a batch may be the one we wait for; the rest waits its turn.
+            let mut rest = Vec::new();
+            let mut found = None;
+            for item in items {
+                match classify(item.clone()) {
+                    Ok(Message::Response(r))
+                        if awaited.is_some_and(|a| RequestId::number(a) == r.id) =>
+                    {
+                        found = Some(r.outcome)
+                    }
+                    Ok(Message::Response(r)) => self.late_response(&r.id),
+                    _ => rest.push(item),
+                }
+            }
+            if !rest.is_empty() {
+                self.enqueue(Queued::Batch(rest));
+            }
+            return found.map_or(Interleaved::Handled, Interleaved::Answer);
+        }
+        match classify(value) {
+            Ok(Message::Response(r)) if awaited.is_some_and(|a| RequestId::number(a) == r.id) => {
+                Interleaved::Answer(r.outcome)
+            }
+            Ok(Message::Response(r)) => {
+                self.late_response(&r.id);
+                Interleaved::Handled
+            }
+            // Checked before ping: a ping reusing the in-flight id must not be answered
+            // with a result the client would take for the in-flight request's answer.
+            Ok(Message::Request(r)) if self.in_flight(&r.id) => {
+                let error = McpError::DuplicateId(r.id.to_string()).to_object(false);
+                self.send_reply(&r.id, Reply::plain(Err(error)));
+                Interleaved::Handled
+            }
+            Ok(Message::Request(r))
+                if r.method == "ping" && !protocol::is_stateless_request(r.params.as_ref()) =>
+            {
+                let id = r.id.clone();
+                self.send_reply(&id, Reply::plain(Ok(json!({}))));
+                self.flush_quietly();
+                Interleaved::Handled
+            }
+            Ok(Message::Request(r)) => {
+                self.enqueue(Queued::Request(r));
+                Interleaved::Handled
+            }
+            Ok(Message::Notification(n)) => {
+                self.handle_notification(n);
+                Interleaved::Handled
+            }
+            Err(rejected) => {
+                self.reject(rejected);
+                Interleaved::Handled
+            }
+        }
+    }
+
+    /// True when `id` is the request being handled or one queued behind it.
+    fn in_flight(&self, id: &RequestId) -> bool {
+        self.current
+            .as_ref()
+            .is_some_and(|(current, _)| current == id)
+            || self
+                .queue
+                .iter()
+                .any(|q| matches!(q, Queued::Request(q) if q.id == *id))
+    }
+
+    fn late_response(&mut self, id: &RequestId) {
+        log::debug(format_args!("ignored a late or unknown response to {id}"));
+    }
+
+    fn enqueue(&mut self, item: Queued) {
+        if self.queue.len() < self.server.limits.max_queued_requests {
+            self.queue.push_back(item);
+            return;
+        }
+        let error = McpError::Overloaded(self.queue.len()).to_object(false);
+        match item {
+            Queued::Request(r) => self.send_reply(&r.id, Reply::plain(Err(error))),
+            Queued::Batch(_) => {
+                self.send_error(ResponseId::Unreadable(self.unreadable_id()), &error)
+            }
+        }
+        self.flush_quietly();
+    }
+}
+
+/// What one interleaved read produced.
+enum Interleaved {
+    Answer(Result<Value, ErrorObject>),
+    Handled,
+    Idle,
+    Closed,
+}
+
+impl<R: Read + Send + 'static, W: Write> Link for Connection<'_, R, W> {
+    fn notify(&mut self, method: &str, params: Value) {
+        self.notify_now(method, &params);
+    }
+
+    fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, InputError> {
+        if self.outstanding.len() >= self.server.limits.max_outstanding_requests {
+            return Err(InputError::TooMany);
+        }
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        self.outstanding.insert(id);
+        self.write(&Outgoing::Request(&RequestId::number(id), method, &params));
+        self.flush_quietly();
+        let deadline = Instant::now() + timeout;
+        let outcome = loop {
+            if self.current_cancelled() {
+                break Err(InputError::Cancelled);
+            }
+            match self.interleave(Some(deadline), Some(id)) {
+                Interleaved::Answer(Ok(result)) => break Ok(result),
+                Interleaved::Answer(Err(error)) => break Err(InputError::Refused(error)),
+                Interleaved::Handled => {}
+                Interleaved::Idle if Instant::now() >= deadline => {
+                    break Err(InputError::TimedOut(timeout.as_millis() as u64))
+                }
+                Interleaved::Idle => {}
+                Interleaved::Closed => break Err(InputError::Cancelled),
+            }
+        };
+        self.outstanding.remove(&id);
+        if matches!(
+            outcome,
+            Err(InputError::TimedOut(_) | InputError::Cancelled)
+        ) {
+            // Tell the client to stop working on it (MCP L-10); a late answer is ignored.
+            let params = json!({ "requestId": id, "reason": "no longer needed" });
+            self.write(&Outgoing::Notification("notifications/cancelled", &params));
+            self.flush_quietly();
+        }
+        outcome
+    }
+
+    fn poll_cancelled(&mut self) -> bool {
+        let now = Some(Instant::now());
+        loop {
+            if self.current_cancelled() {
+                return true;
+            }
+            match self.interleave(now, None) {
+                Interleaved::Handled | Interleaved::Answer(_) => {}
+                Interleaved::Idle | Interleaved::Closed => return self.current_cancelled(),
+            }
+        }
+    }
+
+    fn client_ready(&self) -> bool {
+        matches!(self.session, Session::Ready(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, Write};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    use serde_json::json;
+
+    use crate::{Server, Tool, ToolOutput};
+
+    /// An output the test can watch while the session runs.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+            self.0.lock().expect("not poisoned").extend_from_slice(data);
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        /// Waits up to two seconds for `needle` to be written (flushed) to the output.
+        fn wait_for(&self, needle: &str) -> bool {
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < deadline {
+                let text =
+                    String::from_utf8_lossy(&self.0.lock().expect("not poisoned")).into_owned();
+                if text.contains(needle) {
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            false
+        }
+    }
+
+    fn asking_server() -> Server {
+        Server::builder("t", "1")
+            .tool(Tool::new(
+                "ask",
+                "Asks for a name.",
+                json!({"type": "object"}),
+                |_, ctx| {
+                    ctx.elicit("Name?", json!({"type": "object", "properties": {}}))?;
+                    Ok(ToolOutput::text("asked"))
+                },
+            ))
+            .build()
+            .expect("valid")
+    }
+
+    /// Runs a session whose client calls `ask` (id 1) and, once the server waits for the
+    /// elicitation answer, runs `script`; then answers it. Returns the script's result and
+    /// everything the server wrote.
+    fn while_waiting<T: Send + 'static>(
+        script: impl FnOnce(&mut dyn FnMut(&str), &Shared) -> T + Send + 'static,
+    ) -> (T, String) {
+        let (input, mut client) = io::pipe().expect("pipe");
+        let output = Shared::default();
+        let watched = output.clone();
+        let driver = std::thread::spawn(move || {
+            let mut send = |line: &str| {
+                client
+                    .write_all(format!("{line}\n").as_bytes())
+                    .expect("write");
+            };
+            send(
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+            );
+            send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+            send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}"#);
+            assert!(watched.wait_for("elicitation/create"), "the handler asks");
+            let outcome = script(&mut send, &watched);
+            send(r#"{"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}"#);
+            outcome
+        });
+        crate::serve(&asking_server(), input, output.clone()).expect("clean end");
+        let outcome = driver.join().expect("no panic");
+        let written = String::from_utf8_lossy(&output.0.lock().expect("not poisoned")).into_owned();
+        (outcome, written)
+    }
+
+    #[test]
+    fn answers_written_while_a_handler_waits_are_flushed_at_once() {
+        let ((duplicate, parse_error), written) = while_waiting(|send, output| {
+            // A duplicate id and a line that is not JSON: their errors must reach the
+            // client now, before it answers the elicitation.
+            send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+            let duplicate = output.wait_for("already in use");
+            send("not json");
+            (duplicate, output.wait_for("-32700"))
+        });
+        assert!(duplicate, "the duplicate id is refused at once");
+        assert!(parse_error, "the parse error is reported at once");
+        assert!(
+            written.contains(r#""id":1,"result""#),
+            "the call is answered"
+        );
+    }
+
+    #[test]
+    fn a_ping_reusing_the_in_flight_id_is_refused_not_answered() {
+        let (refused, written) = while_waiting(|send, output| {
+            send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+            output.wait_for("already in use")
+        });
+        assert!(refused, "the duplicate ping is refused at once");
+        let answers: Vec<&str> = written
+            .lines()
+            .filter(|l| l.contains(r#""id":1,"result""#))
+            .collect();
+        assert_eq!(answers.len(), 1, "one result for id 1: {written}");
+        assert!(
+            answers[0].contains("content"),
+            "and it is the tool's: {written}"
+        );
+    }
+}

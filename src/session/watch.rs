@@ -1,0 +1,135 @@
+//! Change detection for subscriptions: resources a client subscribed to, and the resource
+//! list, are checked every `poll_interval` while a subscription is open.
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::{Connection, Session};
+use crate::jsonrpc::{Outgoing, RequestId};
+use crate::protocol;
+
+impl<R: Read + Send + 'static, W: Write> Connection<'_, R, W> {
+    pub(super) fn is_watching(&self) -> bool {
+        !self.watch.fingerprints.is_empty() || self.watching_list()
+    }
+
+    fn watching_list(&self) -> bool {
+        let legacy =
+            matches!(&self.session, Session::Ready(_)) && self.server.resources_list_changes();
+        legacy || self.listens.iter().any(|l| l.resources_list_changed)
+    }
+
+    /// The fingerprint of `uri` from the first source that knows it.
+    pub(crate) fn fingerprint(&self, uri: &str) -> Option<u64> {
+        self.server.sources.iter().find_map(|s| s.fingerprint(uri))
+    }
+
+    fn list_fingerprint(&self) -> Option<u64> {
+        let mut combined = None;
+        for source in self.server.sources.iter().filter(|s| s.lists_changes()) {
+            if let Some(fp) = source.list_fingerprint() {
+                combined = Some(combined.unwrap_or(0u64).rotate_left(5) ^ fp);
+            }
+        }
+        combined
+    }
+
+    /// Starts watching `uri` (when a subscription to it opens).
+    pub(crate) fn watch_uri(&mut self, uri: &str) {
+        let fingerprint = self.fingerprint(uri);
+        self.watch
+            .fingerprints
+            .entry(uri.to_string())
+            .or_insert(fingerprint);
+        if self.watching_list() && self.watch.list.is_none() {
+            self.watch.list = self.list_fingerprint();
+        }
+    }
+
+    /// Stops watching URIs no subscription refers to any more.
+    pub(crate) fn unwatch_unused(&mut self) {
+        let legacy: BTreeSet<String> = self
+            .session
+            .negotiated()
+            .map(|n| n.subscriptions.clone())
+            .unwrap_or_default();
+        let listens = &self.listens;
+        self.watch
+            .fingerprints
+            .retain(|uri, _| legacy.contains(uri) || listens.iter().any(|l| l.uris.contains(uri)));
+    }
+
+    pub(crate) fn start_list_watch(&mut self) {
+        if self.watch.list.is_none() {
+            self.watch.list = self.list_fingerprint();
+        }
+    }
+
+    /// Checks watched resources and sends `updated` / `list_changed` notifications.
+    pub(super) fn poll_changes(&mut self) {
+        self.watch.next_poll = Instant::now() + self.server.limits.poll_interval;
+        let uris: Vec<String> = self.watch.fingerprints.keys().cloned().collect();
+        for uri in uris {
+            let now = self.fingerprint(&uri);
+            if self.watch.fingerprints.get(&uri) != Some(&now) {
+                self.watch.fingerprints.insert(uri.clone(), now);
+                self.announce(&uri);
+            }
+        }
+        if self.watching_list() {
+            let now = self.list_fingerprint();
+            if self.watch.list.is_some() && self.watch.list != now {
+                self.announce_list_changed();
+            }
+            self.watch.list = now;
+        }
+    }
+
+    fn announce(&mut self, uri: &str) {
+        let legacy = matches!(&self.session, Session::Ready(n) if n.subscriptions.contains(uri));
+        if legacy {
+            self.write(&Outgoing::Notification(
+                "notifications/resources/updated",
+                &json!({ "uri": uri }),
+            ));
+        }
+        let ids: Vec<RequestId> = self
+            .listens
+            .iter()
+            .filter(|l| l.uris.contains(uri))
+            .map(|l| l.id.clone())
+            .collect();
+        for id in ids {
+            let params = json!({ "uri": uri, "_meta": { protocol::meta::SUBSCRIPTION_ID: id } });
+            self.write(&Outgoing::Notification(
+                "notifications/resources/updated",
+                &params,
+            ));
+        }
+    }
+
+    fn announce_list_changed(&mut self) {
+        if matches!(&self.session, Session::Ready(_)) && self.server.resources_list_changes() {
+            self.write(&Outgoing::Notification(
+                "notifications/resources/list_changed",
+                &json!({}),
+            ));
+        }
+        let ids: Vec<RequestId> = self
+            .listens
+            .iter()
+            .filter(|l| l.resources_list_changed)
+            .map(|l| l.id.clone())
+            .collect();
+        for id in ids {
+            let params = json!({ "_meta": { protocol::meta::SUBSCRIPTION_ID: id } });
+            self.write(&Outgoing::Notification(
+                "notifications/resources/list_changed",
+                &params,
+            ));
+        }
+    }
+}
