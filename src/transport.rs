@@ -21,10 +21,11 @@ use serde::Serialize;
 
 use crate::jsonrpc::{scan_id, RequestId};
 
-/// Bytes asked for per read.
-const CHUNK: usize = 64 * 1024;
+/// Bytes asked for per read. Small on purpose: a pipe holds 64 KiB, but buffers only count
+/// against resident memory once written to, and larger reads gain nothing measurable.
+const CHUNK: usize = 16 * 1024;
 /// Bytes of output buffered before writing even though more input is waiting.
-const OUTPUT_HIGH_WATER: usize = 64 * 1024;
+const OUTPUT_HIGH_WATER: usize = 16 * 1024;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One unit of input.

@@ -47,6 +47,17 @@ where
     R: Read + Send + 'static,
     W: Write,
 {
+    // Boxed here so the session machinery is compiled once, whatever the stream types: the
+    // binary (and with it the server's resident memory) stays small, and a dynamic call per
+    // read or write is nothing next to the system call behind it.
+    serve_boxed(server, Box::new(input), Box::new(output))
+}
+
+fn serve_boxed(
+    server: &Server,
+    input: Box<dyn Read + Send>,
+    output: Box<dyn Write + '_>,
+) -> Result<(), Error> {
     let mut connection = Connection::new(server, input, output);
     let result = connection.run();
     log::info(format_args!("session ended"));
