@@ -7,11 +7,9 @@ use std::rc::Rc;
 
 use super::complete::{self, Want};
 use super::limits::{MAX_EMBED_BYTES, MAX_OVERVIEW_ENTRIES};
-use super::mime;
 use super::read::read_whole;
-use super::resources::file_uri;
+use super::resources::{contents_of, file_uri};
 use super::sandbox::{PathError, RelPath, Resolved};
-use super::text::is_binary;
 use super::tools::directory;
 use super::walk::{walk, Bounds, Entry, Flow, Kind, Visitor};
 use super::Workspace;
@@ -137,18 +135,7 @@ fn code_review(language: &str, code: &str) -> String {
 /// The contents of a resolved file for embedding: text when it is UTF-8 text, else base64.
 fn embed(ws: &Workspace, file: &Resolved) -> Result<ResourceContents, HandlerError> {
     let bytes = read_whole(ws, file, MAX_EMBED_BYTES, "embedding in a prompt")?;
-    let name = file.rel.name();
-    let uri = file_uri(&file.rel);
-    Ok(if is_binary(&bytes) {
-        ResourceContents::blob(uri, Some(mime::for_contents(name, false)), &bytes)
-    } else {
-        match String::from_utf8(bytes) {
-            Ok(text) => ResourceContents::text(uri, Some(mime::for_contents(name, true)), text),
-            Err(e) => {
-                ResourceContents::blob(uri, Some(mime::for_contents(name, false)), e.as_bytes())
-            }
-        }
-    })
+    Ok(contents_of(&file_uri(&file.rel), file.rel.name(), bytes))
 }
 
 fn explain_file(ws: &Workspace, path: &str) -> Result<Vec<PromptMessage>, HandlerError> {

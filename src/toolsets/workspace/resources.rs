@@ -65,6 +65,18 @@ pub(crate) fn file_uri(rel: &RelPath) -> String {
 }
 
 /// The workspace path a URI names: `None` when the URI is not a `file:///` URI at all.
+/// A file's contents as a resource: text when it is valid UTF-8 without NULs, anything else
+/// base64-encoded, so nothing is lost.
+pub(crate) fn contents_of(uri: &str, name: &str, bytes: Vec<u8>) -> ResourceContents {
+    if is_binary(&bytes) {
+        return ResourceContents::blob(uri, Some(mime::for_contents(name, false)), &bytes);
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => ResourceContents::text(uri, Some(mime::for_contents(name, true)), text),
+        Err(e) => ResourceContents::blob(uri, Some(mime::for_contents(name, false)), e.as_bytes()),
+    }
+}
+
 pub(crate) fn parse_uri(uri: &str) -> Option<Result<RelPath, HandlerError>> {
     let rest = uri.strip_prefix(PREFIX)?;
     Some(if rest.contains(['?', '#']) {
@@ -258,19 +270,7 @@ impl ResourceSource for Files {
         };
         let file = self.ws.sandbox.resolve(&rel?)?;
         let bytes = read_whole(&self.ws, &file, MAX_RESOURCE_BYTES, "resources/read")?;
-        let name = file.rel.name();
-        // Text only when it is valid UTF-8 without NULs; anything else goes out losslessly.
-        let contents = if is_binary(&bytes) {
-            ResourceContents::blob(uri, Some(mime::for_contents(name, false)), &bytes)
-        } else {
-            match String::from_utf8(bytes) {
-                Ok(text) => ResourceContents::text(uri, Some(mime::for_contents(name, true)), text),
-                Err(e) => {
-                    ResourceContents::blob(uri, Some(mime::for_contents(name, false)), e.as_bytes())
-                }
-            }
-        };
-        Ok(Some(vec![contents]))
+        Ok(Some(vec![contents_of(uri, file.rel.name(), bytes)]))
     }
 
     fn complete(
