@@ -2,7 +2,7 @@
 //! lines, and a stdout that carries nothing but protocol messages.
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -40,13 +40,7 @@ fn session(args: &[&str], input: &[u8]) -> Outcome {
     let closed = Instant::now();
     let status = child.wait().expect("wait");
     let elapsed_after_close = closed.elapsed();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut stderr)
-        .expect("read stderr");
+    let stderr = stderr_of(&mut child);
     let raw = reader.join().expect("reader");
     let text = String::from_utf8(raw).expect("stdout is UTF-8");
     assert!(
@@ -75,6 +69,18 @@ fn session(args: &[&str], input: &[u8]) -> Outcome {
         code: status.code(),
         elapsed_after_close,
     }
+}
+
+/// Everything the server wrote to stderr (read after it exited).
+fn stderr_of(child: &mut Child) -> String {
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    stderr
 }
 
 fn lines(lines: &[&str]) -> Vec<u8> {
@@ -223,13 +229,7 @@ fn a_closed_stdout_ends_the_session_quietly() {
     }
     drop(stdin);
     let status = child.wait().expect("wait");
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut stderr)
-        .expect("stderr");
+    let stderr = stderr_of(&mut child);
     assert_eq!(status.code(), Some(0), "stderr: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(stderr.lines().count() <= 2, "no error storm: {stderr}");

@@ -1572,3 +1572,21 @@ fn a_handler_can_shorten_its_own_wait_for_the_client() {
         "{r}"
     );
 }
+
+#[test]
+fn the_response_limit_applies_to_each_answer_in_a_batch() {
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "big"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "test://huge"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ]);
+    let out = legacy("2025-03-26", &[batch.to_string()]);
+    let replies = out[0].as_array().expect("one answer array");
+    assert_eq!(
+        result(&replies[0])["isError"],
+        true,
+        "an oversized tool result is a tool error"
+    );
+    assert_eq!(error_code(&replies[1]), -32001);
+    assert_eq!(replies[2], json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
+}
