@@ -74,6 +74,10 @@ OPTIONS:
                               lines are skipped unread and answered with error -32600.
     --max-response-bytes N    Largest response (default 10485760). A larger tool result
                               becomes a tool error; other responses error -32001.
+    --max-result-bytes N      Budget for one tool result (default 80000, about 20,000
+                              tokens): the larger of its text and its structuredContent.
+                              Tools page to stay within it; a larger result becomes a
+                              tool error.
     --rate-limit N/s          At most N requests per second, bursts up to N (default:
                               no limit). Excess requests get error -32000 with
                               data.retryAfterMs.
@@ -140,6 +144,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
             }
             "--max-response-bytes" => {
                 options.limits.max_response_bytes = number(&value(&flag)?, &flag, 1024)?
+            }
+            "--max-result-bytes" => {
+                options.limits.max_result_bytes = number(&value(&flag)?, &flag, 1024)?
             }
             "--rate-limit" => {
                 let text = value(&flag)?;

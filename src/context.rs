@@ -17,6 +17,7 @@ use serde_json::{json, Map, Value};
 use crate::jsonrpc::RequestId;
 use crate::model::{Elicited, InputError};
 use crate::protocol::{LogLevel, Version};
+use crate::session::RootsCache;
 
 /// The connection, as seen by a running handler.
 pub(crate) trait Link {
@@ -34,6 +35,8 @@ pub(crate) trait Link {
     fn poll_cancelled(&mut self) -> bool;
     /// True once `notifications/initialized` has arrived.
     fn client_ready(&self) -> bool;
+    /// The handshake session's cache of the client's roots; `None` without a session.
+    fn roots_cache(&mut self) -> Option<&mut RootsCache>;
 }
 
 /// Everything about the request being handled.
@@ -47,6 +50,8 @@ pub(crate) struct Scope {
     pub(crate) client_capabilities: Rc<Value>,
     pub(crate) client_info: Rc<Value>,
     pub(crate) request_timeout: Duration,
+    /// [`crate::Limits::max_result_bytes`], for tools that page.
+    pub(crate) result_budget: usize,
     pub(crate) inputs: Inputs,
     pub(crate) notifications: NotificationBudget,
 }
@@ -155,6 +160,14 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// The budget for this tool's result, in bytes ([`crate::Limits::max_result_bytes`]): the
+    /// larger of the text part (media payloads excluded) and the `structuredContent` JSON
+    /// must stay within it, or the result is replaced by a tool error. Tools that can produce
+    /// more should page: return what fits, and say in `structuredContent` how to get the rest.
+    pub fn result_budget(&self) -> usize {
+        self.scope.result_budget
+    }
+
     /// How long later requests to the client (elicitation, sampling, roots) wait for their
     /// answer, instead of the server's `request_timeout` (MCP L-10: per-request timeouts).
     pub fn set_request_timeout(&mut self, timeout: Duration) {
@@ -241,14 +254,32 @@ impl<'a> Context<'a> {
         Ok(answer)
     }
 
-    /// Asks the client for its roots (`roots/list`); each is `{uri, name?}`.
+    /// The client's roots (`roots/list`); each is `{uri, name?}`.
+    ///
+    /// In a handshake session the answer is kept and reused until the client sends
+    /// `notifications/roots/list_changed`, so handlers may call this on every request. In
+    /// 2026-07-28 there is no session: each request that needs the roots asks for them with
+    /// `input_required`.
     pub fn roots(&mut self) -> Result<Vec<Value>, InputError> {
+        let stateless = self.scope.version.is_stateless();
+        let generation = match self.link.roots_cache().filter(|_| !stateless) {
+            Some(RootsCache {
+                roots: Some(roots), ..
+            }) => return Ok(roots.to_vec()),
+            Some(cache) => Some(cache.generation),
+            None => None,
+        };
         let supported = self.scope.client_capabilities.get("roots").is_some();
         let answer = self.ask("roots/list", json!({}), supported, json!({ "roots": {} }))?;
-        match answer.get("roots").and_then(Value::as_array) {
-            Some(roots) => Ok(roots.clone()),
-            None => Err(InputError::Malformed("\"roots\" must be an array".into())),
+        let Some(roots) = answer.get("roots").and_then(Value::as_array) else {
+            return Err(InputError::Malformed("\"roots\" must be an array".into()));
+        };
+        if let Some(cache) = self.link.roots_cache().filter(|_| !stateless) {
+            if Some(cache.generation) == generation {
+                cache.roots = Some(roots.as_slice().into());
+            }
         }
+        Ok(roots.clone())
     }
 
     fn ask(

@@ -156,12 +156,12 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
             }
             "prompts/list" if !server.prompts.is_empty() => self.list_prompts(&params, era),
             "prompts/get" if !server.prompts.is_empty() => self.get_prompt(id, params, era),
-            "resources/list" if server.has_resources() => self.list_resources(&params, era),
+            "resources/list" if server.has_resources() => self.list_resources(id, &params, era),
             "resources/templates/list" if server.has_resources() => {
                 self.list_templates(&params, era)
             }
             "resources/read" if server.has_resources() => self.read_resource(id, params, era),
-            "completion/complete" if server.has_completions() => self.complete(&params),
+            "completion/complete" if server.has_completions() => self.complete(id, &params, era),
             _ => Err(McpError::MethodNotFound(method.to_string())),
         };
         Reply::plain(outcome.map_err(|e| e.to_object(era.stateless)))
@@ -200,6 +200,7 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
             client_info: Rc::new(client_info),
             log_level: LogLevel::Info,
             subscriptions: BTreeSet::new(),
+            roots: Default::default(),
         });
         let mut result = json!({
             "protocolVersion": version.as_str(),

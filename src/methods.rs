@@ -120,6 +120,19 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
                 ));
             }
         }
+        let budget = server.limits.max_result_bytes;
+        let size = output.budget_size();
+        if size > budget {
+            log::warn(format_args!(
+                "tool {name} returned {size} bytes, over the {budget}-byte result budget"
+            ));
+            return Ok(tool_result(
+                ToolOutput::error(format!(
+                    "The result of tool {name} is {size} bytes, over this server's {budget}-byte budget for one tool result. Ask for less: a narrower path or pattern, a smaller range or limit, or one page at a time."
+                )),
+                era.version,
+            ));
+        }
         Ok(tool_result(output, era.version))
     }
 
@@ -212,36 +225,51 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
 
     // ---- Resources ----------------------------------------------------------------------
 
-    pub(crate) fn list_resources(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
-        let sources = &self.server.sources;
-        let (mut source, mut offset) = match params.get("cursor") {
+    pub(crate) fn list_resources(
+        &mut self,
+        id: &RequestId,
+        params: &Map<String, Value>,
+        era: &Era,
+    ) -> Outcome {
+        let server = self.server;
+        let sources = &server.sources;
+        let (first, first_offset) = match params.get("cursor") {
             None => (0, 0),
             Some(cursor) => decode_cursor(cursor, "resources")
                 .filter(|(s, _)| *s < sources.len())
                 .ok_or_else(bad_cursor)?,
         };
-        let page_size = self.server.limits.page_size;
-        let mut listed = Vec::new();
-        let mut next = None;
-        while source < sources.len() {
-            let page = sources[source]
-                .list(offset, page_size - listed.len())
-                .map_err(|e| handler_error(e, "resources/list"))?;
-            offset += page.items.len();
-            listed.extend(page.items);
-            if page.more {
-                next = Some(encode_cursor("resources", source, offset));
-                break;
-            }
-            source += 1;
-            offset = 0;
-            if listed.len() == page_size {
-                if source < sources.len() {
-                    next = Some(encode_cursor("resources", source, 0));
+        let page_size = server.limits.page_size;
+        let scope = self.scope(id, params, era, Inputs::default());
+        // Sources list under a context: one listing the client's roots may need to ask for them.
+        let (result, _) = self.run_handler(scope, |ctx| {
+            let (mut source, mut offset) = (first, first_offset);
+            let mut listed = Vec::new();
+            let mut next = None;
+            while source < sources.len() {
+                let page = sources[source].list(offset, page_size - listed.len(), ctx)?;
+                offset += page.items.len();
+                listed.extend(page.items);
+                if page.more {
+                    next = Some(encode_cursor("resources", source, offset));
+                    break;
                 }
-                break;
+                source += 1;
+                offset = 0;
+                if listed.len() == page_size {
+                    if source < sources.len() {
+                        next = Some(encode_cursor("resources", source, 0));
+                    }
+                    break;
+                }
             }
-        }
+            Ok((listed, next))
+        });
+        let (listed, next) = match result {
+            Some(Ok(page)) => page,
+            Some(Err(error)) => return Err(handler_error(error, "resources/list")),
+            None => return Err(McpError::Internal),
+        };
         let listed: Vec<Value> = listed
             .into_iter()
             .map(|r| trim_listing(json!(r), era.version))
@@ -302,7 +330,13 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
 
     // ---- Completion ---------------------------------------------------------------------
 
-    pub(crate) fn complete(&self, params: &Map<String, Value>) -> Outcome {
+    pub(crate) fn complete(
+        &mut self,
+        id: &RequestId,
+        params: &Map<String, Value>,
+        era: &Era,
+    ) -> Outcome {
+        let server = self.server;
         let reference = params
             .get("ref")
             .and_then(Value::as_object)
@@ -331,17 +365,17 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
                 context.insert(k.clone(), v.to_string());
             }
         }
+        let scope = self.scope(id, params, era, Inputs::default());
         let values = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = reference
                     .get("name")
                     .and_then(Value::as_str)
                     .ok_or_else(|| invalid("`ref.name` must be a string"))?;
-                let prompt = self
-                    .server
+                let prompt = server
                     .prompt_index
                     .get(name)
-                    .map(|&i| &self.server.prompts[i])
+                    .map(|&i| &server.prompts[i])
                     .ok_or_else(|| McpError::UnknownPrompt(name.to_string()))?;
                 let arg = prompt
                     .arguments
@@ -350,25 +384,29 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
                     .ok_or_else(|| {
                         invalid(format!("prompt {name} has no argument `{arg_name}`"))
                     })?;
-                arg.completer
-                    .as_ref()
-                    .map(|c| c(value, &context))
-                    .unwrap_or_default()
+                match &arg.completer {
+                    Some(completer) => {
+                        self.run_completer(scope, |ctx| completer(value, &context, ctx))?
+                    }
+                    None => Vec::new(),
+                }
             }
             Some("ref/resource") => {
                 let template = reference
                     .get("uri")
                     .and_then(Value::as_str)
                     .ok_or_else(|| invalid("`ref.uri` must be a string: a resource template"))?;
-                self.server
-                    .sources
-                    .iter()
-                    .find_map(|s| s.complete(template, arg_name, value, &context))
-                    .ok_or_else(|| {
-                        invalid(format!(
-                            "no resource template {template:?}; see resources/templates/list"
-                        ))
-                    })?
+                self.run_completer(scope, |ctx| {
+                    server
+                        .sources
+                        .iter()
+                        .find_map(|s| s.complete(template, arg_name, value, &context, ctx))
+                })?
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "no resource template {template:?}; see resources/templates/list"
+                    ))
+                })?
             }
             _ => {
                 return Err(invalid(
@@ -426,8 +464,21 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
             client_capabilities: era.client_capabilities.clone(),
             client_info: era.client_info.clone(),
             request_timeout: self.server.limits.request_timeout,
+            result_budget: self.server.limits.max_result_bytes,
             inputs,
             notifications: NotificationBudget::default(),
+        }
+    }
+
+    /// Runs a completer under a context; a panic becomes −32603.
+    fn run_completer<T>(
+        &mut self,
+        scope: Scope,
+        completer: impl FnOnce(&mut Context<'_>) -> T,
+    ) -> Result<T, McpError> {
+        match self.run_handler(scope, |ctx| Ok(completer(ctx))) {
+            (Some(Ok(values)), _) => Ok(values),
+            _ => Err(McpError::Internal),
         }
     }
 

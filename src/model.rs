@@ -296,6 +296,56 @@ impl ToolOutput {
             is_error: true,
         }
     }
+
+    /// The size the tool-result budget counts ([`crate::Limits::max_result_bytes`]): the
+    /// larger of the text part and the structured part. The text part is the text a model
+    /// reads — text blocks, embedded text resources, links; image, audio and blob payloads are
+    /// left out (clients hand them to the model as media, not as text). The structured part
+    /// is `structuredContent` as compact JSON.
+    pub(crate) fn budget_size(&self) -> usize {
+        let text: usize = self.content.iter().map(Content::text_size).sum();
+        let structured = self.structured.as_ref().map_or(0, json_size);
+        text.max(structured)
+    }
+}
+
+impl Content {
+    /// Bytes of text this block puts before a model (see [`ToolOutput::budget_size`]).
+    fn text_size(&self) -> usize {
+        match self {
+            Content::Text { text } => text.len(),
+            Content::Resource { resource } => {
+                resource.uri.len()
+                    + match &resource.body {
+                        ResourceBody::Text(text) => text.len(),
+                        ResourceBody::Blob(_) => 0,
+                    }
+            }
+            Content::ResourceLink(info) => json_size(info),
+            Content::Image { mime_type, .. } | Content::Audio { mime_type, .. } => mime_type.len(),
+        }
+    }
+}
+
+/// The length of `value` as compact JSON, without building the string.
+fn json_size(value: &impl Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        // Serializing a Value or a derived struct cannot fail; if it did, count it as
+        // unbounded so the budget check refuses it rather than letting it through.
+        Err(_) => usize::MAX,
+    }
 }
 
 /// A tool's handler: validated arguments in, output out.
@@ -368,8 +418,10 @@ pub struct PromptArgument {
     pub(crate) completer: Option<Box<CompleteFn>>,
 }
 
-/// Completes a value: `(partial value, other arguments already given) -> suggestions`.
-pub type CompleteFn = dyn Fn(&str, &BTreeMap<String, String>) -> Vec<String>;
+/// Completes a value: `(partial value, other arguments already given, ctx) -> suggestions`.
+/// The context is there for completers that depend on the client, such as paths inside
+/// the client's roots.
+pub type CompleteFn = dyn Fn(&str, &BTreeMap<String, String>, &mut Context<'_>) -> Vec<String>;
 
 impl PromptArgument {
     /// An argument; required arguments are checked before the handler runs.
@@ -392,7 +444,7 @@ impl PromptArgument {
     /// Suggestions for `completion/complete`.
     pub fn complete_with(
         mut self,
-        completer: impl Fn(&str, &BTreeMap<String, String>) -> Vec<String> + 'static,
+        completer: impl Fn(&str, &BTreeMap<String, String>, &mut Context<'_>) -> Vec<String> + 'static,
     ) -> Self {
         self.completer = Some(Box::new(completer));
         self
@@ -604,8 +656,14 @@ pub struct Page<T> {
 /// Sources are asked in the order they were added; the first whose `read` returns
 /// `Ok(Some(_))` answers.
 pub trait ResourceSource {
-    /// Resources from position `offset`, at most `limit` of them, in a stable order.
-    fn list(&self, offset: usize, limit: usize) -> Result<Page<ResourceInfo>, HandlerError>;
+    /// Resources from position `offset`, at most `limit` of them, in a stable order. `ctx`
+    /// serves sources whose listing depends on the client (e.g. its roots).
+    fn list(
+        &self,
+        offset: usize,
+        limit: usize,
+        ctx: &mut Context<'_>,
+    ) -> Result<Page<ResourceInfo>, HandlerError>;
 
     /// The templates this source serves.
     fn templates(&self) -> Vec<TemplateInfo> {
@@ -628,6 +686,7 @@ pub trait ResourceSource {
         _variable: &str,
         _value: &str,
         _context: &BTreeMap<String, String>,
+        _ctx: &mut Context<'_>,
     ) -> Option<Vec<String>> {
         None
     }

@@ -17,8 +17,10 @@ pub type TemplateReadFn = dyn Fn(
     &BTreeMap<String, String>,
     &mut Context<'_>,
 ) -> Result<Vec<ResourceContents>, HandlerError>;
-/// Completes a template variable: `(variable, partial value, other variables) -> suggestions`.
-pub type VariableCompleteFn = dyn Fn(&str, &str, &BTreeMap<String, String>) -> Vec<String>;
+/// Completes a template variable: `(variable, partial value, other variables, ctx) ->
+/// suggestions`.
+pub type VariableCompleteFn =
+    dyn Fn(&str, &str, &BTreeMap<String, String>, &mut Context<'_>) -> Vec<String>;
 
 pub(crate) struct Template {
     pub(crate) info: TemplateInfo,
@@ -50,7 +52,12 @@ impl StaticResources {
 }
 
 impl ResourceSource for StaticResources {
-    fn list(&self, offset: usize, limit: usize) -> Result<Page<ResourceInfo>, HandlerError> {
+    fn list(
+        &self,
+        offset: usize,
+        limit: usize,
+        _ctx: &mut Context<'_>,
+    ) -> Result<Page<ResourceInfo>, HandlerError> {
         let items: Vec<ResourceInfo> = self
             .resources
             .iter()
@@ -90,6 +97,7 @@ impl ResourceSource for StaticResources {
         variable: &str,
         value: &str,
         context: &BTreeMap<String, String>,
+        ctx: &mut Context<'_>,
     ) -> Option<Vec<String>> {
         let found = self
             .templates
@@ -99,7 +107,7 @@ impl ResourceSource for StaticResources {
             found
                 .complete
                 .as_ref()
-                .map(|complete| complete(variable, value, context))
+                .map(|complete| complete(variable, value, context, ctx))
                 .unwrap_or_default(),
         )
     }

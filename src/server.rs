@@ -26,6 +26,14 @@ pub struct Limits {
     /// Largest response, in bytes (`--max-response-bytes`). A larger tool result becomes a
     /// tool error; any other larger response becomes error −32001.
     pub max_response_bytes: usize,
+    /// Budget for one tool result, in bytes (`--max-result-bytes`): the larger of its text
+    /// part (text of the content blocks; image and audio data are bounded by the tool and
+    /// `max_response_bytes`) and its `structuredContent` as JSON. Results are read by models,
+    /// and clients refuse large ones (Claude Code: 25,000 tokens, and it shows the model only
+    /// `structuredContent` when there is one); the default of 80,000 bytes is about 20,000
+    /// tokens. Tools size their pages with [`crate::Context::result_budget`]; a result over
+    /// the budget is replaced by a tool error that says so.
+    pub max_result_bytes: usize,
     /// Server-to-client requests that may await an answer at once.
     pub max_outstanding_requests: usize,
     /// Client requests held while a handler waits for the client; beyond this, −32003.
@@ -49,6 +57,7 @@ impl Default for Limits {
         Limits {
             max_message_bytes: 1024 * 1024,
             max_response_bytes: 10 * 1024 * 1024,
+            max_result_bytes: 80_000,
             max_outstanding_requests: 128,
             max_queued_requests: 1024,
             max_subscriptions: 1024,

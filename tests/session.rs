@@ -22,7 +22,12 @@ const MODERN: &str = "2026-07-28";
 struct Ticking(Rc<Cell<u64>>);
 
 impl ResourceSource for Ticking {
-    fn list(&self, offset: usize, _limit: usize) -> Result<Page<ResourceInfo>, HandlerError> {
+    fn list(
+        &self,
+        offset: usize,
+        _limit: usize,
+        _ctx: &mut minimcp::Context<'_>,
+    ) -> Result<Page<ResourceInfo>, HandlerError> {
         let items = if offset == 0 {
             vec![ResourceInfo::new("tick://clock", "clock")]
         } else {
@@ -148,6 +153,9 @@ fn test_server(limits: Limits) -> Server {
             Ok(ToolOutput::text("finished"))
         }))
         .tool(Tool::new("big", "Returns a lot of text", no_args.clone(), |_, _| Ok(ToolOutput::text("x".repeat(5000)))))
+        .tool(Tool::new("picture", "An image and a caption", no_args.clone(), |_, _| {
+            Ok(ToolOutput::content(vec![Content::text("a picture"), Content::image(&[7; 10_000], "image/png")]))
+        }))
         .tool(Tool::new("panics", "Panics", no_args.clone(), |_, _| panic!("boom")))
         .tool(Tool::new("fails", "Fails inside", no_args.clone(), |_, _| {
             Err(HandlerError::Internal("disk on fire at /secret/path".into()))
@@ -163,10 +171,16 @@ fn test_server(limits: Limits) -> Server {
             "greet",
             "Greets someone",
             vec![
-                PromptArgument::new("name", "Who", true).complete_with(|value, _| {
+                PromptArgument::new("name", "Who", true).complete_with(|value, _, _| {
                     ["alice", "bob", "alfred"].iter().filter(|n| n.starts_with(value)).map(|n| n.to_string()).collect()
                 }),
-                PromptArgument::new("style", "How", false),
+                PromptArgument::new("style", "How", false).complete_with(|value, _, ctx| {
+                    // Suggestions from the client: completers get a context too.
+                    match ctx.roots() {
+                        Ok(roots) => roots.iter().filter_map(|r| r["name"].as_str()).filter(|n| n.starts_with(value)).map(String::from).collect(),
+                        Err(_) => Vec::new(),
+                    }
+                }),
             ],
             |args, _| Ok(vec![PromptMessage::user(Content::text(format!("Hello {}", args["name"])))]),
         ))
@@ -182,7 +196,7 @@ fn test_server(limits: Limits) -> Server {
         .resource_template(
             TemplateInfo::new("test://items/{id}", "item").mime_type("application/json"),
             |uri, vars: &BTreeMap<String, String>, _| Ok(vec![ResourceContents::text(uri, None, format!("item {}", vars["id"]))]),
-            Some(Box::new(|var: &str, value: &str, _: &BTreeMap<String, String>| {
+            Some(Box::new(|var: &str, value: &str, _: &BTreeMap<String, String>, _: &mut minimcp::Context<'_>| {
                 (0..150).map(|i| format!("{var}{value}{i}")).collect()
             })),
         )
@@ -584,7 +598,7 @@ fn tools_list_is_paginated_with_opaque_cursors() {
                 None => break,
             }
         }
-        assert_eq!(names.len(), 18, "{version}: {names:?}");
+        assert_eq!(names.len(), 19, "{version}: {names:?}");
         assert_eq!(names[0], "echo");
         let out = legacy(
             version,
@@ -1589,4 +1603,99 @@ fn the_response_limit_applies_to_each_answer_in_a_batch() {
     );
     assert_eq!(error_code(&replies[1]), -32001);
     assert_eq!(replies[2], json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
+}
+
+#[test]
+fn the_tool_result_budget_turns_oversized_results_into_tool_errors() {
+    let server = test_server(Limits {
+        max_result_bytes: 2048,
+        max_response_bytes: 1 << 20,
+        ..limits()
+    });
+    let mut lines = initialize("2025-11-25", json!({}));
+    lines.extend([
+        request(1, "tools/call", json!({"name": "big"})),
+        request(
+            2,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "small"}}),
+        ),
+        // Image data is not text a model reads: a 10 kB picture fits a 2 kB text budget.
+        request(3, "tools/call", json!({"name": "picture"})),
+    ]);
+    let out = run_with(&server, &lines);
+    let big = result(&out[1]);
+    assert_eq!(big["isError"], true);
+    let message = big["content"][0]["text"].as_str().unwrap_or("");
+    assert!(
+        message.contains("5000 bytes") && message.contains("2048-byte budget"),
+        "{message}"
+    );
+    assert_eq!(result(&out[2])["content"][0]["text"], "small");
+    let picture = result(&out[3]);
+    assert!(picture.get("isError").is_none(), "{picture}");
+    assert_eq!(picture["content"][1]["type"], "image");
+}
+
+#[test]
+fn client_roots_are_asked_once_until_the_client_says_they_changed() {
+    let roots = |id: u64, names: &[&str]| {
+        let roots: Vec<Value> = names
+            .iter()
+            .map(|n| json!({"uri": format!("file:///{n}"), "name": n}))
+            .collect();
+        json!({"jsonrpc": "2.0", "id": id, "result": {"roots": roots}}).to_string()
+    };
+    let out = legacy_with(
+        "2025-11-25",
+        json!({"roots": {"listChanged": true}}),
+        &[
+            request(1, "tools/call", json!({"name": "roots"})),
+            roots(1, &["a"]),
+            request(2, "tools/call", json!({"name": "roots"})),
+            request(
+                3,
+                "completion/complete",
+                json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "style", "value": ""}}),
+            ),
+            json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}).to_string(),
+            request(4, "tools/call", json!({"name": "roots"})),
+            roots(2, &["a", "b"]),
+            request(
+                5,
+                "completion/complete",
+                json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "style", "value": ""}}),
+            ),
+        ],
+    );
+    let methods: Vec<&str> = out.iter().filter_map(|m| m["method"].as_str()).collect();
+    assert_eq!(
+        methods,
+        ["roots/list", "roots/list"],
+        "asked once per change: {out:?}"
+    );
+    let answers: Vec<&Value> = out
+        .iter()
+        .filter(|m| m.get("id").is_some() && m.get("method").is_none())
+        .collect();
+    assert_eq!(result(answers[0])["content"][0]["text"], "1 roots");
+    assert_eq!(
+        result(answers[1])["content"][0]["text"],
+        "1 roots",
+        "from the cache"
+    );
+    assert_eq!(
+        result(answers[2])["completion"]["values"],
+        json!(["a"]),
+        "completers ask through their context"
+    );
+    assert_eq!(
+        result(answers[3])["content"][0]["text"],
+        "2 roots",
+        "asked again after list_changed"
+    );
+    assert_eq!(
+        result(answers[4])["completion"]["values"],
+        json!(["a", "b"])
+    );
 }

@@ -83,6 +83,19 @@ pub(crate) struct Negotiated {
     pub(crate) log_level: LogLevel,
     /// URIs from `resources/subscribe`.
     pub(crate) subscriptions: BTreeSet<String>,
+    /// The client's answer to `roots/list`, kept until it says they changed.
+    pub(crate) roots: RootsCache,
+}
+
+/// The client's roots as last listed, per handshake session: handlers ask for them freely
+/// (every tool call may need them) and the client is asked again only after
+/// `notifications/roots/list_changed` (MCP SR-1).
+#[derive(Default)]
+pub(crate) struct RootsCache {
+    pub(crate) roots: Option<Rc<[Value]>>,
+    /// Counts `list_changed` notifications, so an answer requested before one arrived is
+    /// not kept as current.
+    pub(crate) generation: u64,
 }
 
 impl Session {
@@ -483,6 +496,12 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
                 };
             }
             "notifications/cancelled" => self.cancel(&params),
+            "notifications/roots/list_changed" => {
+                if let Some(n) = self.session.negotiated_mut() {
+                    n.roots.roots = None;
+                    n.roots.generation += 1;
+                }
+            }
             method => log::debug(format_args!("ignored notification {method}")),
         }
     }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::{parse_line, Connection, Queued, Reply, Session};
+use super::{parse_line, Connection, Queued, Reply, RootsCache, Session};
 use crate::context::Link;
 use crate::error::{EnvelopeError, McpError};
 use crate::jsonrpc::{classify, ErrorObject, Message, Outgoing, RequestId, ResponseId};
@@ -213,6 +213,10 @@ impl<R: Read + Send + 'static, W: Write> Link for Connection<'_, R, W> {
 
     fn client_ready(&self) -> bool {
         matches!(self.session, Session::Ready(_))
+    }
+
+    fn roots_cache(&mut self) -> Option<&mut RootsCache> {
+        self.session.negotiated_mut().map(|n| &mut n.roots)
     }
 }
 

@@ -71,7 +71,7 @@ pub fn add(builder: Builder) -> Builder {
                     _ => Err(HandlerError::NotFound(format!("no item {id}"))),
                 }
             },
-            Some(Box::new(|_var, value, _ctx| {
+            Some(Box::new(|_var, value, _given, _ctx| {
                 (1..=TOPICS)
                     .map(|n| n.to_string())
                     .filter(|n| n.starts_with(value))
@@ -288,14 +288,14 @@ fn topic_prompt() -> Prompt {
         "Asks about a topic, optionally in a style.",
         vec![
             PromptArgument::new("topic", "What to ask about: topic-1 … topic-150.", true)
-                .complete_with(|value, _given| {
+                .complete_with(|value, _given, _ctx| {
                     (1..=TOPICS)
                         .map(|n| format!("topic-{n}"))
                         .filter(|t| t.starts_with(value))
                         .collect()
                 }),
             PromptArgument::new("style", "How to answer, such as \"brief\".", false).complete_with(
-                |value, given: &BTreeMap<String, String>| {
+                |value, given: &BTreeMap<String, String>, _ctx: &mut Context<'_>| {
                     // Suggestions depend on the topic already chosen (context.arguments).
                     let topic = given.get("topic").map_or("any", String::as_str);
                     [
@@ -350,7 +350,12 @@ struct Ticking {
 const TICKING: &str = "transcript://ticking";
 
 impl ResourceSource for Ticking {
-    fn list(&self, offset: usize, _limit: usize) -> Result<Page<ResourceInfo>, HandlerError> {
+    fn list(
+        &self,
+        offset: usize,
+        _limit: usize,
+        _ctx: &mut Context<'_>,
+    ) -> Result<Page<ResourceInfo>, HandlerError> {
         let info = ResourceInfo::new(TICKING, "transcript_ticking")
             .mime_type("text/plain")
             .description("Changes every time it is looked at.");

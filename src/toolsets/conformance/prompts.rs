@@ -26,7 +26,7 @@ pub(super) fn add(builder: Builder) -> Builder {
              completed.",
             vec![
                 PromptArgument::new("arg1", "First test argument", true).complete_with(
-                    |value, _| {
+                    |value, _, _| {
                         ARG1_VALUES
                             .iter()
                             .filter(|v| v.starts_with(value))

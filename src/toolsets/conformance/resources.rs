@@ -65,7 +65,7 @@ pub(super) fn add(builder: Builder) -> Builder {
                     data.to_string(),
                 )])
             },
-            Some(Box::new(|variable, value, _| {
+            Some(Box::new(|variable, value, _, _| {
                 if variable != "id" {
                     return Vec::new();
                 }

@@ -80,7 +80,7 @@ pub(crate) fn prompts(ws: &Rc<Workspace>) -> Vec<Prompt> {
             "Review a piece of code for bugs, edge cases, security problems and clarity.",
             vec![
                 PromptArgument::new("language", "The code's language, such as rust or python.", true)
-                    .complete_with(|value, _| languages(value)),
+                    .complete_with(|value, _, _| languages(value)),
                 PromptArgument::new("code", "The code to review.", true),
             ],
             |args, _ctx| Ok(vec![PromptMessage::user(Content::text(code_review(&args["language"], &args["code"])))]),
@@ -90,7 +90,7 @@ pub(crate) fn prompts(ws: &Rc<Workspace>) -> Vec<Prompt> {
             "explain_file",
             "Explain what a workspace file does; the file is embedded in the prompt.",
             vec![PromptArgument::new("path", "The file, relative to the workspace root.", true)
-                .complete_with(move |value, _| complete::paths(&w1, value, Want::Any))],
+                .complete_with(move |value, _, _| complete::paths(&w1, value, Want::Any))],
             move |args, _ctx| explain_file(&w2, &args["path"]),
         )
         .title("Explain a file"),
@@ -98,7 +98,7 @@ pub(crate) fn prompts(ws: &Rc<Workspace>) -> Vec<Prompt> {
             "project_overview",
             "Orient a newcomer: the directory's layout and its README, manifests and build files are embedded, with a request for an overview of what the project does, how it is organized, and how to build and test it.",
             vec![PromptArgument::new("directory", "The project directory, relative to the workspace root (default: the root).", false)
-                .complete_with(move |value, _| complete::paths(&w3, value, Want::Dirs))],
+                .complete_with(move |value, _, _| complete::paths(&w3, value, Want::Dirs))],
             move |args: &BTreeMap<String, String>, _ctx| {
                 project_overview(&w4, args.get("directory").map_or(".", String::as_str))
             },

@@ -30,7 +30,10 @@ fn complete(ws: &Rc<Workspace>, name: &str, arg: &str, value: &str) -> Vec<Strin
         .iter()
         .find(|a| a.name == arg)
         .expect("argument");
-    (argument.completer.as_ref().expect("completed"))(value, &BTreeMap::new())
+    let completer = argument.completer.as_ref().expect("completed");
+    with_context(&mut TestLink::default(), false, |ctx| {
+        completer(value, &BTreeMap::new(), ctx)
+    })
 }
 
 fn text(message: &PromptMessage) -> &str {

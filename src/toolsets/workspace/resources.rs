@@ -245,7 +245,12 @@ fn dirs_stamp(paths: &[PathBuf]) -> (u64, bool) {
 }
 
 impl ResourceSource for Files {
-    fn list(&self, offset: usize, limit: usize) -> Result<Page<ResourceInfo>, HandlerError> {
+    fn list(
+        &self,
+        offset: usize,
+        limit: usize,
+        _ctx: &mut Context<'_>,
+    ) -> Result<Page<ResourceInfo>, HandlerError> {
         let items = self.items(offset == 0);
         let page: Vec<ResourceInfo> = items.iter().skip(offset).take(limit).cloned().collect();
         Ok(Page {
@@ -279,6 +284,7 @@ impl ResourceSource for Files {
         variable: &str,
         value: &str,
         _context: &BTreeMap<String, String>,
+        _ctx: &mut Context<'_>,
     ) -> Option<Vec<String>> {
         if template != TEMPLATE {
             return None;

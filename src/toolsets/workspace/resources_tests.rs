@@ -63,6 +63,19 @@ fn percent_encoded_traversal_is_refused() {
     ));
 }
 
+fn list(files: &Files, offset: usize, limit: usize) -> Page<ResourceInfo> {
+    with_context(&mut TestLink::default(), false, |ctx| {
+        files.list(offset, limit, ctx)
+    })
+    .expect("list")
+}
+
+fn complete(files: &Files, template: &str, variable: &str, value: &str) -> Option<Vec<String>> {
+    with_context(&mut TestLink::default(), false, |ctx| {
+        files.complete(template, variable, value, &BTreeMap::new(), ctx)
+    })
+}
+
 #[test]
 fn lists_files_sorted_and_paginated() {
     let tree = TempTree::new("res-list");
@@ -72,9 +85,9 @@ fn lists_files_sorted_and_paginated() {
         .file("target/out.bin", "x")
         .file("logo.png", [0x89, b'P', b'N', b'G', 0]);
     let files = files(&tree);
-    let first = files.list(0, 2).expect("list");
+    let first = list(&files, 0, 2);
     assert!(first.more);
-    let second = files.list(2, 10).expect("list");
+    let second = list(&files, 2, 10);
     assert!(!second.more);
     let all: Vec<ResourceInfo> = first.items.into_iter().chain(second.items).collect();
     let names: Vec<&str> = all.iter().map(|r| r.name.as_str()).collect();
@@ -83,7 +96,7 @@ fn lists_files_sorted_and_paginated() {
     assert_eq!(all[1].mime_type.as_deref(), Some("text/markdown"));
     assert_eq!(all[2].size, Some(9));
     assert_eq!(all[3].mime_type.as_deref(), Some("image/png"));
-    assert!(files.list(10, 10).expect("past the end").items.is_empty());
+    assert!(list(&files, 10, 10).items.is_empty());
 }
 
 #[test]
@@ -135,13 +148,12 @@ fn the_template_completes_paths() {
     tree.file("src/main.rs", "").file("src/mod.rs", "");
     let files = files(&tree);
     assert_eq!(files.templates()[0].uri_template, TEMPLATE);
-    let none = BTreeMap::new();
     assert_eq!(
-        files.complete(TEMPLATE, "path", "src/m", &none),
+        complete(&files, TEMPLATE, "path", "src/m"),
         Some(vec!["src/main.rs".to_string(), "src/mod.rs".to_string()])
     );
-    assert_eq!(files.complete(TEMPLATE, "other", "", &none), Some(vec![]));
-    assert_eq!(files.complete("x:///{a}", "a", "", &none), None);
+    assert_eq!(complete(&files, TEMPLATE, "other", ""), Some(vec![]));
+    assert_eq!(complete(&files, "x:///{a}", "a", ""), None);
 }
 
 #[test]

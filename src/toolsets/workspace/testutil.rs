@@ -85,6 +85,10 @@ impl crate::context::Link for TestLink {
     fn client_ready(&self) -> bool {
         true
     }
+
+    fn roots_cache(&mut self) -> Option<&mut crate::session::RootsCache> {
+        None
+    }
 }
 
 /// Runs `f` with a context on `link`; `progress` sets a progress token.
@@ -102,6 +106,7 @@ pub(crate) fn with_context<T>(
         client_capabilities: std::rc::Rc::new(serde_json::json!({})),
         client_info: std::rc::Rc::new(serde_json::json!({})),
         request_timeout: std::time::Duration::from_secs(1),
+        result_budget: crate::Limits::default().max_result_bytes,
         inputs: crate::context::Inputs::default(),
         notifications: crate::context::NotificationBudget::default(),
     };
