@@ -63,6 +63,7 @@ mod context;
 mod dispatch;
 mod encoding;
 mod error;
+pub mod http;
 mod jsonrpc;
 pub mod log;
 mod methods;

@@ -27,6 +27,9 @@ fn main() -> ExitCode {
             let Some(server) = build(&options) else {
                 return ExitCode::from(2);
             };
+            if let Some(http) = &options.http {
+                return serve_http(&server, http);
+            }
             log::info(format_args!("serving on stdio"));
             match minimcp::run_stdio(&server) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -49,6 +52,43 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             call(&server, &target, params, version)
+        }
+    }
+}
+
+/// Serves Streamable HTTP until the process is stopped.
+fn serve_http(server: &Server, http: &cli::Http) -> ExitCode {
+    let token = match &http.token_file {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => Some(text.lines().next().unwrap_or_default().trim().to_string()),
+            Err(e) => {
+                eprintln!(
+                    "minimcp: cannot read the token file {}: {e}",
+                    path.display()
+                );
+                return ExitCode::from(2);
+            }
+        },
+        None => std::env::var("MINIMCP_TOKEN").ok(),
+    };
+    if token.as_deref() == Some("") {
+        eprintln!("minimcp: the bearer token is empty");
+        return ExitCode::from(2);
+    }
+    let mut config = minimcp::http::HttpConfig::new(http.addr);
+    config.path = http.path.clone();
+    config.allow_remote = http.allow_remote;
+    config.token = token;
+    config.allowed_origins = http.allowed_origins.clone();
+    config.read_timeout = http.timeout;
+    config.max_connections = http.max_connections;
+    config.max_sessions = http.max_sessions;
+    config.session_idle = http.session_idle;
+    match minimcp::http::serve(server, config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("minimcp: {e}");
+            ExitCode::from(2)
         }
     }
 }

@@ -449,7 +449,7 @@ fn check_name(name: &str) -> Result<(), String> {
 
 /// 32 bytes from the OS; if that is impossible, from std's randomly seeded hasher, the
 /// clock and the process id (still unpredictable to a client that cannot see the machine).
-fn random_key() -> [u8; 32] {
+pub(crate) fn random_key() -> [u8; 32] {
     use std::hash::{BuildHasher, Hasher};
     use std::io::Read;
     let mut key = [0u8; 32];
