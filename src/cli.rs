@@ -32,6 +32,8 @@ pub(crate) struct Options {
     pub(crate) root: Option<PathBuf>,
     /// `--http`: serve Streamable HTTP instead of stdio.
     pub(crate) http: Option<Http>,
+    /// `--state-key-file`: the secret sealing 2026-07-28 `requestState`.
+    pub(crate) state_key_file: Option<PathBuf>,
     pub(crate) profile: Profile,
     pub(crate) log_level: Level,
     pub(crate) limits: Limits,
@@ -118,6 +120,9 @@ OPTIONS:
     --max-connections N       Open HTTP connections at once (default 64); more get 503.
     --max-sessions N          HTTP sessions at once (default 256); more get 503.
     --session-idle SECS       End an HTTP session unused this long (default 1800).
+    --state-key-file FILE     Seal 2026-07-28 requestState with a key derived from FILE
+                              (at least 32 bytes), so processes sharing it accept each
+                              other's input_required retries (default: a random key).
     --protocol VERSION        call only: the protocol version of the in-process client
                               (default 2025-11-25; 2026-07-28 uses per-request _meta).
     -h, --help                Print this help.
@@ -130,6 +135,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
     let mut options = Options {
         root: None,
         http: None,
+        state_key_file: None,
         profile: Profile::Workspace,
         log_level: Level::Warn,
         limits: Limits::default(),
@@ -230,6 +236,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                     })?;
                 http_addr = Some(addr);
             }
+            "--state-key-file" => options.state_key_file = Some(PathBuf::from(value(&flag)?)),
             "--http-path" => {
                 http_flags = true;
                 http.path = value(&flag)?;

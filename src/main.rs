@@ -108,9 +108,25 @@ fn print(text: &str) -> ExitCode {
 
 fn build(options: &Options) -> Option<Server> {
     log::set_level(options.log_level);
-    let builder = Server::builder("minimcp", env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder("minimcp", env!("CARGO_PKG_VERSION"))
         .title("minimcp")
         .limits(options.limits.clone());
+    if let Some(path) = &options.state_key_file {
+        match std::fs::read(path) {
+            Ok(secret) if secret.len() >= 32 => builder = builder.state_secret(&secret),
+            Ok(_) => {
+                eprintln!("minimcp: the state key file {} must hold at least 32 bytes (e.g. head -c 32 /dev/urandom > FILE)", path.display());
+                return None;
+            }
+            Err(e) => {
+                eprintln!(
+                    "minimcp: cannot read the state key file {}: {e}",
+                    path.display()
+                );
+                return None;
+            }
+        }
+    }
     let builder = match options.profile {
         Profile::Conformance => minimcp::toolsets::conformance::add(builder),
         // The transcript corpus (conformance/) needs a few fixtures of its own; they stay out

@@ -2,6 +2,7 @@
 //! everything that needs no session, handing the message to the dispatch thread and writing
 //! what it sends back. Nothing here runs a handler.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -34,6 +35,8 @@ pub(crate) struct Shared {
     pub(crate) next_origin: AtomicU64,
     pub(crate) open: AtomicUsize,
     pub(crate) local: SocketAddr,
+    /// Per tool, the arguments mirrored in `Mcp-Param-<suffix>` headers (`x-mcp-header`).
+    pub(crate) param_headers: HashMap<String, Vec<(String, String)>>,
 }
 
 /// One message for the dispatch thread, with the channel its answer goes back on.
@@ -189,7 +192,7 @@ fn exchange(
     }
     let session = request.header("mcp-session-id").map(str::to_string);
     let kind = match request.method.as_str() {
-        "POST" => match post(request, session, mcp_method) {
+        "POST" => match post(request, session, mcp_method, shared) {
             Ok(kind) => kind,
             Err((status, code, why, id)) => {
                 let body = error_body(code, &why, id);
@@ -197,6 +200,16 @@ fn exchange(
                 return Ok((status, true));
             }
         },
+        "GET" | "DELETE"
+            if request
+                .header("mcp-protocol-version")
+                .and_then(Version::parse)
+                .is_some_and(Version::is_stateless) =>
+        {
+            // 2026-07-28 has no sessions and no GET stream.
+            wire::write_response(stream, 405, &[("Allow", "POST")], None, b"", false)?;
+            return Ok((405, true));
+        }
         "GET" | "DELETE" => {
             let wants_stream = request.method == "GET";
             if wants_stream && !accepts(request, "text/event-stream") {
@@ -322,11 +335,15 @@ fn relay(
 
 type Refusal = (u16, i64, String, Option<Value>);
 
+/// 2026-07-28: the routing headers disagree with the body (HTTP 400).
+const HEADER_MISMATCH: i64 = -32020;
+
 /// Checks a POST and works out where it goes.
 fn post(
     request: &Request,
     session: Option<String>,
     mcp_method: &mut String,
+    shared: &Shared,
 ) -> Result<Kind, Refusal> {
     let refuse = |status, why: &str| Err((status, -32600, why.to_string(), None));
     if !(accepts(request, "application/json") && accepts(request, "text/event-stream")) {
@@ -342,11 +359,7 @@ fn post(
     {
         return refuse(415, "Content-Type must be application/json");
     }
-    if let Some(version) = request.header("mcp-protocol-version") {
-        if Version::parse(version).is_none() {
-            return refuse(400, "unsupported MCP-Protocol-Version header");
-        }
-    }
+    let header_version = request.header("mcp-protocol-version");
     let unit = port::parse(&request.body);
     let value = match &unit {
         Ok(value) => value,
@@ -355,11 +368,66 @@ fn post(
     let method = value.get("method").and_then(Value::as_str);
     mcp_method.push_str(method.unwrap_or_default());
     let params = value.get("params").and_then(Value::as_object);
-    let stateless = protocol::is_stateless_request(params)
+    let body_version = protocol::request_meta(params)
+        .and_then(|m| m.get(protocol::meta::PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    let stateless = body_version.is_some()
+        || header_version
+            .and_then(Version::parse)
+            .is_some_and(Version::is_stateless)
         || matches!(method, Some("server/discover" | "subscriptions/listen"));
-    let route = if stateless && method != Some("initialize") {
-        Route::Stateless
-    } else if let Some(session) = session {
+    let id = || value.get("id").cloned();
+    if stateless {
+        if let Err(why) = check_stateless(
+            request,
+            value,
+            header_version,
+            body_version,
+            &shared.param_headers,
+        ) {
+            return Err((400, HEADER_MISMATCH, why, id()));
+        }
+        let meta = protocol::request_meta(params);
+        let complete = meta.is_some_and(|m| {
+            m.contains_key(protocol::meta::PROTOCOL_VERSION)
+                && m.contains_key(protocol::meta::CLIENT_CAPABILITIES)
+        });
+        if method.is_some()
+            && value.get("id").is_some()
+            && !complete
+            && method != Some("initialize")
+        {
+            return Err((
+                400,
+                -32602,
+                "invalid params: a 2026-07-28 request needs params._meta with \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"".into(),
+                id(),
+            ));
+        }
+        if method == Some("initialize") {
+            return Err((
+                404,
+                -32601,
+                "method not found: 2026-07-28 has no initialize; call server/discover".into(),
+                id(),
+            ));
+        }
+        return Ok(Kind::Post {
+            route: Route::Stateless,
+            unit,
+        });
+    }
+    if let Some(version) = header_version {
+        if Version::parse(version).is_none() {
+            return Err((
+                400,
+                -32600,
+                "unsupported MCP-Protocol-Version header".into(),
+                id(),
+            ));
+        }
+    }
+    let route = if let Some(session) = session {
         Route::Session(session)
     } else if method == Some("initialize") {
         Route::Initialize
@@ -368,12 +436,86 @@ fn post(
             400,
             -32600,
             "Mcp-Session-Id header is required: send initialize first".into(),
-            value.get("id").cloned(),
+            id(),
         ));
     } else {
         Route::Stateless
     };
     Ok(Kind::Post { route, unit })
+}
+
+/// The 2026-07-28 routing headers: `MCP-Protocol-Version` equals the body's version,
+/// `Mcp-Method` the method, `Mcp-Name` the tool, prompt or resource, and every
+/// `Mcp-Param-*` the argument it mirrors (`x-mcp-header`). Values may be sent as
+/// `=?base64?…?=`.
+fn check_stateless(
+    request: &Request,
+    value: &Value,
+    header_version: Option<&str>,
+    body_version: Option<&str>,
+    param_headers: &HashMap<String, Vec<(String, String)>>,
+) -> Result<(), String> {
+    if let Some(body) = body_version {
+        if header_version.map(str::trim) != Some(body) {
+            return Err(format!(
+                "header mismatch: MCP-Protocol-Version must equal params._meta protocolVersion ({body})"
+            ));
+        }
+    }
+    let Some(method) = value.get("method").and_then(Value::as_str) else {
+        return Ok(()); // a response
+    };
+    let given = header(request, "mcp-method")?;
+    if given.as_deref() != Some(method) {
+        return Err(format!("header mismatch: Mcp-Method must be {method:?}"));
+    }
+    let params = value.get("params");
+    let name = match method {
+        "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
+        "resources/read" => params.and_then(|p| p.get("uri")),
+        _ => return Ok(()),
+    };
+    if let Some(name) = name.and_then(Value::as_str) {
+        if header(request, "mcp-name")?.as_deref().map(str::trim) != Some(name) {
+            return Err(format!("header mismatch: Mcp-Name must be {name:?}"));
+        }
+    }
+    if method != "tools/call" {
+        return Ok(());
+    }
+    let tool = name.and_then(Value::as_str).unwrap_or_default();
+    let arguments = params.and_then(|p| p.get("arguments"));
+    for (property, suffix) in param_headers.get(tool).into_iter().flatten() {
+        let expected = match arguments.and_then(|a| a.get(property)) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => Some(other.to_string()),
+        };
+        let given = header(request, &format!("mcp-param-{suffix}"))?;
+        if given != expected {
+            return Err(format!(
+                "header mismatch: Mcp-Param-{suffix} must mirror the argument {property:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A routing header's value: `=?base64?…?=` decoded (strictly), else the literal text.
+fn header(request: &Request, name: &str) -> Result<Option<String>, String> {
+    let Some(raw) = request.header(name) else {
+        return Ok(None);
+    };
+    match raw
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => crate::encoding::base64_decode(encoded)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(Some)
+            .ok_or_else(|| format!("header mismatch: {name} is not valid =?base64?…?=")),
+        None => Ok(Some(raw.to_string())),
+    }
 }
 
 /// True when the `Accept` header admits `media` (a missing header admits nothing).
@@ -475,6 +617,89 @@ fn refuse(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn stateless_call(headers: &[(&str, &str)], region: Option<&str>) -> Result<(), String> {
+        let request = Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: Vec::new(),
+            close: false,
+        };
+        let mut arguments = json!({});
+        if let Some(region) = region {
+            arguments["region"] = json!(region);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "weather", "arguments": arguments,
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+        let params = HashMap::from([(
+            "weather".to_string(),
+            vec![("region".to_string(), "region".to_string())],
+        )]);
+        check_stateless(
+            &request,
+            &body,
+            Some("2026-07-28"),
+            Some("2026-07-28"),
+            &params,
+        )
+    }
+
+    #[test]
+    fn routing_headers_must_mirror_the_body() {
+        let base = [("Mcp-Method", "tools/call"), ("Mcp-Name", " weather ")];
+        let with = |extra: &[(&'static str, &'static str)], region| {
+            let mut headers = base.to_vec();
+            headers.extend_from_slice(extra);
+            stateless_call(&headers, region)
+        };
+        assert_eq!(with(&[], None), Ok(()));
+        assert_eq!(
+            with(
+                &[("Mcp-Param-Region", "=?base64?SGVsbG8=?=")],
+                Some("Hello")
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            with(&[("mcp-param-region", "SGVsbG8=")], Some("SGVsbG8=")),
+            Ok(())
+        );
+        assert_eq!(
+            with(
+                &[("Mcp-Param-Region", "=?base64?SGVsbG8=")],
+                Some("=?base64?SGVsbG8=")
+            ),
+            Ok(())
+        );
+        assert!(with(&[("Mcp-Param-Region", "=?base64?SGVsbG8?=")], Some("Hello")).is_err());
+        assert!(with(
+            &[("Mcp-Param-Region", "=?base64?SGVs!!!bG8=?=")],
+            Some("Hello")
+        )
+        .is_err());
+        assert!(with(&[], Some("test-value")).is_err(), "header missing");
+        assert!(
+            stateless_call(&[("Mcp-Method", "tools/call")], None).is_err(),
+            "no Mcp-Name"
+        );
+        assert!(stateless_call(
+            &[("Mcp-Method", "TOOLS/CALL"), ("Mcp-Name", "weather")],
+            None
+        )
+        .is_err());
+        assert!(
+            stateless_call(&[("Mcp-Name", "weather")], None).is_err(),
+            "no Mcp-Method"
+        );
+        assert!(
+            stateless_call(&[("Mcp-Method", "tools/call"), ("Mcp-Name", "other")], None).is_err()
+        );
+    }
 
     #[test]
     fn loopback_hosts_with_and_without_ports() {

@@ -37,6 +37,8 @@ struct Exchange {
     /// The first message, held until the response's form is known.
     pending: Option<Vec<u8>>,
     streaming: bool,
+    /// A 2026-07-28 exchange: some errors have their own HTTP status.
+    stateless: bool,
 }
 
 impl Exchange {
@@ -87,7 +89,13 @@ impl Hub {
         }
     }
 
-    fn open(&mut self, origin: Origin, reply: Sender<Out>, session: Option<String>) {
+    fn open(
+        &mut self,
+        origin: Origin,
+        reply: Sender<Out>,
+        session: Option<String>,
+        stateless: bool,
+    ) {
         self.exchanges.insert(
             origin,
             Exchange {
@@ -95,6 +103,7 @@ impl Hub {
                 session,
                 pending: None,
                 streaming: false,
+                stateless,
             },
         );
     }
@@ -168,7 +177,9 @@ impl Port for HttpPort {
             };
             let Some(item) = item else { continue };
             if matches!(item.kind, Kind::Gone) {
+                // Its exchange closes now; the sessions learn of it after the handler.
                 hub.gone(item.origin);
+                hub.backlog.push_back(item);
                 continue;
             }
             if !belongs(&item, &self.key) {
@@ -189,7 +200,7 @@ impl Port for HttpPort {
                     return Ok(Received::Left);
                 }
             }
-            hub.open(item.origin, item.reply, None);
+            hub.open(item.origin, item.reply, None, self.key.is_none());
             return Ok(Received::Unit(unit, item.origin));
         }
     }
@@ -224,8 +235,13 @@ impl Port for HttpPort {
         let out = if exchange.streaming {
             Out::End
         } else {
+            let status = match &exchange.pending {
+                None => 202,
+                Some(body) if exchange.stateless => stateless_status(body),
+                Some(_) => 200,
+            };
             Out::Reply {
-                status: if exchange.pending.is_some() { 200 } else { 202 },
+                status,
                 body: exchange.pending,
                 session: exchange.session,
             }
@@ -245,6 +261,27 @@ impl Port for HttpPort {
     fn is_closed(&self) -> bool {
         false
     }
+}
+
+/// The HTTP status of a 2026-07-28 reply: 404 for an unknown method, 400 for the errors
+/// the spec gives that status (header mismatch, missing capability, unsupported version).
+fn stateless_status(body: &[u8]) -> u16 {
+    // Only error responses are parsed again, and only their code is read.
+    if !body.starts_with(b"{\"jsonrpc\":\"2.0\",\"id\"") || !contains(body, b"\"error\":") {
+        return 200;
+    }
+    let code = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v["error"]["code"].as_i64());
+    match code {
+        Some(-32601) => 404,
+        Some(-32022..=-32020) => 400,
+        _ => 200,
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// A legacy session and when it was last used.
@@ -302,7 +339,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                 } => match sessions.get_mut(&id) {
                     Some(entry) => {
                         entry.last_used = Instant::now();
-                        hub.borrow_mut().open(origin, reply, None);
+                        hub.borrow_mut().open(origin, reply, None, false);
                         serve(&mut entry.conn, unit, origin);
                     }
                     None => refuse(404, "unknown or expired session; initialize again"),
@@ -320,7 +357,8 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                         continue;
                     }
                     let id = session_id();
-                    hub.borrow_mut().open(origin, reply, Some(id.clone()));
+                    hub.borrow_mut()
+                        .open(origin, reply, Some(id.clone()), false);
                     let mut conn = Connection::new(server, port(Some(id.clone())));
                     serve(&mut conn, unit, origin);
                     if !matches!(conn.session, Session::New) {
@@ -338,7 +376,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                     route: Route::Stateless,
                     unit,
                 } => {
-                    hub.borrow_mut().open(origin, reply, None);
+                    hub.borrow_mut().open(origin, reply, None, true);
                     serve(&mut stateless, unit, origin);
                 }
                 Kind::Get { session } => {
@@ -350,7 +388,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                                 let _ = old.reply.send(Out::End);
                             }
                         }
-                        hub.open(origin, reply, None);
+                        hub.open(origin, reply, None, false);
                         if let Some(exchange) = hub.exchanges.get_mut(&origin) {
                             exchange.start_stream();
                         }
@@ -370,7 +408,13 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                         refuse(404, "unknown or expired session");
                     }
                 }
-                Kind::Gone => hub.borrow_mut().gone(origin),
+                Kind::Gone => {
+                    hub.borrow_mut().gone(origin);
+                    stateless.origin_gone(origin);
+                    for entry in sessions.values_mut() {
+                        entry.conn.origin_gone(origin);
+                    }
+                }
             }
         }
         for entry in sessions.values_mut() {

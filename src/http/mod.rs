@@ -19,6 +19,7 @@ mod conn;
 mod hub;
 mod wire;
 
+use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::mpsc;
@@ -92,6 +93,31 @@ pub enum HttpError {
     Core(#[from] Error),
 }
 
+/// Per tool, the string arguments its input schema marks with `x-mcp-header`.
+fn param_headers(server: &Server) -> HashMap<String, Vec<(String, String)>> {
+    let mut map = HashMap::new();
+    for tool in &server.tools {
+        let Some(properties) = tool
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+        else {
+            continue;
+        };
+        let marked: Vec<(String, String)> = properties
+            .iter()
+            .filter_map(|(name, schema)| {
+                let suffix = schema.get("x-mcp-header")?.as_str()?;
+                Some((name.clone(), suffix.to_ascii_lowercase()))
+            })
+            .collect();
+        if !marked.is_empty() {
+            map.insert(tool.name.clone(), marked);
+        }
+    }
+    map
+}
+
 /// Serves `server` over Streamable HTTP until the process ends. The calling thread becomes
 /// the dispatch thread.
 pub fn serve(server: &Server, config: HttpConfig) -> Result<(), HttpError> {
@@ -111,6 +137,7 @@ pub fn serve(server: &Server, config: HttpConfig) -> Result<(), HttpError> {
         next_origin: AtomicU64::new(1),
         open: AtomicUsize::new(0),
         local,
+        param_headers: param_headers(server),
     });
     let acceptor = Arc::clone(&shared);
     thread::Builder::new()

@@ -290,6 +290,16 @@ impl<'s> Connection<'s> {
         self.origin
     }
 
+    /// The client of `origin` went away: a `subscriptions/listen` stream it held is closed
+    /// (closing a request's stream cancels it).
+    pub(crate) fn origin_gone(&mut self, origin: Origin) {
+        let before = self.listens.len();
+        self.listens.retain(|l| l.origin != origin);
+        if before != self.listens.len() {
+            self.unwatch_unused();
+        }
+    }
+
     /// The negotiated version, if any.
     fn version(&self) -> Option<Version> {
         self.session.negotiated().map(|n| n.version)
