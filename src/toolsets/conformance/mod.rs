@@ -85,6 +85,26 @@ mod tests {
             .collect()
     }
 
+    /// The conformance profile as a server.
+    pub(super) fn fixtures() -> Server {
+        super::add(Server::builder("fixtures", "1"))
+            .build()
+            .expect("the fixtures are valid")
+    }
+
+    /// Serves `requests` as they are (2026-07-28 requests carry their own `_meta`; no
+    /// handshake) on `server` and returns every line written, parsed.
+    pub(super) fn serve_lines(server: &Server, requests: &[Value]) -> Vec<Value> {
+        let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+        let mut output = Vec::new();
+        crate::serve(server, Cursor::new(input.into_bytes()), &mut output).expect("i/o works");
+        String::from_utf8(output)
+            .expect("utf-8")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect()
+    }
+
     /// The response to request `id` among `lines`.
     pub(super) fn response(lines: &[Value], id: i64) -> Value {
         lines

@@ -237,3 +237,73 @@ fn capabilities(ctx: &mut Context<'_>) -> Result<String, HandlerError> {
     }
     Ok(answers.join("; "))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::super::tests::{fixtures, response, serve_lines};
+
+    /// A 2026-07-28 `tools/call` of `name` with `extra` params merged in.
+    fn call(id: i64, name: &str, extra: Value) -> Value {
+        let mut params = json!({"name": name, "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}});
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            params[k] = v.clone();
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    }
+
+    #[test]
+    fn a_tampered_request_state_is_an_error_and_the_intact_one_completes() {
+        let name = "test_input_required_result_tampered_state";
+        // One server for both runs: states are sealed with a per-server key.
+        let server = fixtures();
+        let first = serve_lines(&server, &[call(1, name, json!({}))]);
+        let state = response(&first, 1)["result"]["requestState"]
+            .as_str()
+            .expect("a requestState")
+            .to_string();
+        let answer = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+        let lines = serve_lines(
+            &server,
+            &[
+                // What the suite sends: the state with a suffix.
+                call(
+                    2,
+                    name,
+                    json!({"inputResponses": answer, "requestState": format!("{state}-TAMPERED")}),
+                ),
+                call(
+                    3,
+                    name,
+                    json!({"inputResponses": answer, "requestState": state}),
+                ),
+            ],
+        );
+        assert_eq!(response(&lines, 2)["error"]["code"], -32602);
+        let done = &response(&lines, 3)["result"];
+        assert_eq!(done["resultType"], "complete");
+        assert_eq!(done["content"][0]["text"], "Confirmed (ok=true).");
+    }
+
+    #[test]
+    fn before_2026_the_same_tools_ask_the_client_directly() {
+        // Over a 2025-11-25 session the named question is an ordinary elicitation request,
+        // and its answer completes the call.
+        let lines = super::super::tests::session(&[
+            super::super::tests::call(2, "test_input_required_result_elicitation", json!({})),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "accept", "content": {"name": "Ada"}}}),
+        ]);
+        let request = lines
+            .iter()
+            .find(|m| m["method"] == "elicitation/create")
+            .expect("asked");
+        assert_eq!(request["params"]["message"], "What is your name?");
+        assert_eq!(
+            response(&lines, 2)["result"]["content"][0]["text"],
+            Value::from("Hello, Ada!")
+        );
+    }
+}
