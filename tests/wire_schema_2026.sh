@@ -184,7 +184,7 @@ send("completion/complete", {"ref": {"type": "ref/prompt", "name": "test_prompt_
 
 ARGUMENTS = {"test_sampling": {"prompt": "Test prompt for sampling"},
              "test_elicitation": {"message": "Please provide your information"},
-             "echo": {"text": "hello"}, "json_schema_2020_12_tool": {"name": "n"},
+             "echo": {"text": "hello"}, "json_schema_2020_12_tool": {"name": "n", "email": "a@b.c"},
              "test_x_mcp_header": {"region": "Hello"}}
 for t in tools:
     until_complete("tools/call", {"name": t["name"], "arguments": ARGUMENTS.get(t["name"], {})})
