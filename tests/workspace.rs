@@ -274,6 +274,16 @@ fn matches(result: &Value) -> Vec<String> {
         .collect()
 }
 
+/// A listing entry without the facts that vary from run to run (time, permissions).
+fn bare(entry: &Value) -> Value {
+    let mut entry = entry.clone();
+    if let Some(object) = entry.as_object_mut() {
+        object.remove("modified");
+        object.remove("permissions");
+    }
+    entry
+}
+
 fn listed(result: &Value) -> Vec<String> {
     let entries = result["structuredContent"]["entries"]
         .as_array()
@@ -394,7 +404,7 @@ fn sandbox_escaping_symlink_is_not_listed_inside_a_directory() {
         .symlink(base.path().join("outside"), "ws/src/out");
     let mut client = Client::start(&base.path().join("ws"));
     let listing = client.call("list_directory", json!({"path": "src", "depth": 3}));
-    assert_eq!(listed(&listing), ["src/a.rs"]);
+    assert_eq!(listed(&listing), ["a.rs"]);
     assert!(
         text(&listing).contains("2 symbolic links skipped"),
         "{}",
@@ -453,16 +463,16 @@ fn sandbox_symlink_staying_inside_is_followed() {
     assert_eq!(through["structuredContent"]["total_lines"], 2);
     assert_eq!(
         listed(&client.call("list_directory", json!({"path": "manual"}))),
-        ["manual/guide.md"]
+        ["guide.md"]
     );
     let listing = client.call("list_directory", json!({}));
     let entries = &listing["structuredContent"]["entries"];
     assert_eq!(
-        entries[0],
+        bare(&entries[0]),
         json!({"path": "GUIDE.md", "kind": "file", "size": 18, "symlink": true})
     );
     assert_eq!(
-        entries[2],
+        bare(&entries[2]),
         json!({"path": "manual", "kind": "directory", "symlink": true})
     );
     let found = client.call("search_text", json!({"query": "follow me"}));
@@ -784,7 +794,7 @@ fn sandbox_special_files_are_not_read_and_do_not_hang() {
     assert_eq!(matches(&found), ["a.txt"]);
     let listing = client.call("list_directory", json!({}));
     assert_eq!(
-        listing["structuredContent"]["entries"][1],
+        bare(&listing["structuredContent"]["entries"][1]),
         json!({"path": "pipe", "kind": "other"})
     );
     assert_error(
