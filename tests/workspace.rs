@@ -70,8 +70,11 @@ struct Client {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
-    /// Absolute spellings of the root that must never appear in the output.
+    /// Absolute spellings of the root that must never appear in the output, except as the
+    /// start of a `file://` URI (resources name files by their absolute path, RFC 8089).
     secrets: Vec<String>,
+    /// `file://` and the root: the URIs of workspace files start with it.
+    root_uri: String,
     notifications: Vec<Value>,
     next_id: u64,
 }
@@ -106,6 +109,7 @@ impl Client {
             child,
             lines,
             secrets,
+            root_uri: format!("file://{}", root.display()),
             notifications: Vec::new(),
             next_id: 1,
         };
@@ -113,6 +117,11 @@ impl Client {
         assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
         client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         client
+    }
+
+    /// The URI of `rel` in the root.
+    fn u(&self, rel: &str) -> String {
+        format!("{}/{rel}", self.root_uri)
     }
 
     fn send(&mut self, message: &Value) {
@@ -130,8 +139,9 @@ impl Client {
         match self.lines.recv_timeout(timeout) {
             Ok(line) => {
                 for secret in &self.secrets {
+                    let scrubbed = line.replace(&format!("file://{secret}"), "file://ROOT");
                     assert!(
-                        !line.contains(secret.as_str()),
+                        !scrubbed.contains(secret.as_str()),
                         "the output names the absolute root {secret}: {line}"
                     );
                 }
@@ -309,7 +319,16 @@ fn resource_names(client: &mut Client) -> Vec<String> {
     }
 }
 
+/// Completes an argument; for the `file:///{+path}` template, `value` and the answers are
+/// relative to the root (the variable itself is the absolute path without its first `/`).
 fn complete(client: &mut Client, reference: Value, name: &str, value: &str) -> Vec<String> {
+    let template = reference["type"] == "ref/resource";
+    let root = client.root_uri["file:///".len()..].to_string();
+    let value = if template {
+        format!("{root}/{value}")
+    } else {
+        value.to_string()
+    };
     let response = client.request(
         "completion/complete",
         json!({"ref": reference, "argument": {"name": name, "value": value}}),
@@ -319,7 +338,11 @@ fn complete(client: &mut Client, reference: Value, name: &str, value: &str) -> V
         .unwrap_or_else(|| panic!("{response}"));
     values
         .iter()
-        .map(|v| v.as_str().expect("string").to_string())
+        .map(|v| v.as_str().expect("string"))
+        .map(|v| match v.strip_prefix(&format!("{root}/")) {
+            Some(rel) if template => rel.to_string(),
+            _ => v.to_string(),
+        })
         .collect()
 }
 
@@ -354,7 +377,7 @@ fn sandbox_sibling_directory_sharing_the_root_name_prefix_is_outside() {
     let found = client.call("search_text", json!({"query": "secret-marker"}));
     assert!(matches(&found).is_empty(), "{found}");
     assert_eq!(resource_names(&mut client), ["readme.md"]);
-    let response = client.request("resources/read", json!({"uri": "file:///link/key.txt"}));
+    let response = client.request("resources/read", json!({"uri": client.u("link/key.txt")}));
     assert_error(&response, "leads outside the workspace");
 }
 
@@ -378,11 +401,11 @@ fn sandbox_escaping_symlink_is_not_read_directly() {
         "leads outside",
     );
     assert_error(
-        &client.request("resources/read", json!({"uri": "file:///link.txt"})),
+        &client.request("resources/read", json!({"uri": client.u("link.txt")})),
         "leads outside",
     );
     assert_error(
-        &client.request("resources/subscribe", json!({"uri": "file:///link.txt"})),
+        &client.request("resources/subscribe", json!({"uri": client.u("link.txt")})),
         "resource not found",
     );
     assert_error(
@@ -442,7 +465,7 @@ fn sandbox_escaping_symlink_is_refused_as_a_parent_component() {
     assert_refused(&real, "`out` is a symbolic link that leads outside");
     assert_eq!(text(&real), text(&fake));
     assert_error(
-        &client.request("resources/read", json!({"uri": "file:///out/secret.txt"})),
+        &client.request("resources/read", json!({"uri": client.u("out/secret.txt")})),
         "leads outside",
     );
     let template = json!({"type": "ref/resource", "uri": "file:///{+path}"});
@@ -498,30 +521,93 @@ fn sandbox_parent_components_are_refused() {
 }
 
 #[test]
-fn sandbox_absolute_paths_are_refused() {
-    let root = TempDir::new("absolute");
-    root.file("a.txt", "a");
-    let mut client = Client::start(root.path());
-    // The root's own absolute path, too: the message must not echo it (the client checks).
-    let own = root.path().join("a.txt").display().to_string();
-    for path in [
-        "/etc/passwd",
-        "/",
-        own.as_str(),
-        "C:/Windows/win.ini",
-        "//server/share",
-    ] {
-        assert_refused_everywhere(&mut client, path, "absolute paths are refused");
+fn sandbox_absolute_paths_outside_the_root_are_refused() {
+    let base = TempDir::new("absolute");
+    base.file("ws/a.txt", "a").file("ws-secret/key.txt", "k");
+    let root = base.path().join("ws");
+    let mut client = Client::start(&root);
+    // This client sends absolute paths itself; the answers may echo them.
+    client.secrets.clear();
+    let sibling = base.path().join("ws-secret/key.txt").display().to_string();
+    for path in ["/etc/passwd", "/", "//server/share", sibling.as_str()] {
+        assert_refused_everywhere(&mut client, path, "outside the workspace roots");
     }
+    assert_refused_everywhere(
+        &mut client,
+        "C:/Windows/win.ini",
+        "not inside a workspace root",
+    );
+    let climbing = format!("{}/../ws-secret/key.txt", root.display());
+    assert_refused(
+        &client.call("read_file", json!({"path": climbing})),
+        "`..` is refused",
+    );
     assert_refused(
         &client.call("search_files", json!({"pattern": "/etc/*"})),
         "must be relative",
     );
-    // An absolute-looking file URI is read relative to the root, never as an absolute path.
-    // (Not the root's own path here: the core echoes a missing URI back to the client.)
     assert_error(
         &client.request("resources/read", json!({"uri": "file:///etc/passwd"})),
-        "resource not found",
+        "outside the workspace roots",
+    );
+}
+
+#[test]
+fn absolute_paths_inside_the_root_work_everywhere_and_results_stay_short() {
+    let root = TempDir::new("abs-inside");
+    root.file("src/main.rs", "fn main() {}\n")
+        .file("src/lib.rs", "");
+    let mut client = Client::start(root.path());
+    // This client sends absolute paths itself; completions may echo them.
+    client.secrets.clear();
+    let abs = |rel: &str| format!("{}/{rel}", root.path().display());
+    let read = client.call("read_file", json!({"path": abs("src/main.rs")}));
+    assert_eq!(read["structuredContent"]["path"], "src/main.rs", "{read}");
+    let listing = client.call("list_directory", json!({"path": abs("src")}));
+    assert_eq!(listed(&listing), ["lib.rs", "main.rs"]);
+    let found = client.call(
+        "search_files",
+        json!({"pattern": "*.rs", "directory": abs("src")}),
+    );
+    assert_eq!(matches(&found), ["src/lib.rs", "src/main.rs"]);
+    let grep = client.call("search_text", json!({"query": "main", "path": abs("src")}));
+    assert_eq!(matches(&grep), ["src/main.rs"]);
+    let root_itself = client.call("list_directory", json!({"path": abs("")}));
+    assert_eq!(listed(&root_itself), ["src"]);
+    let prompt = client.request(
+        "prompts/get",
+        json!({"name": "explain_file", "arguments": {"path": abs("src/main.rs")}}),
+    );
+    assert!(prompt["result"]["messages"].is_array(), "{prompt}");
+    let prompt_ref = json!({"type": "ref/prompt", "name": "explain_file"});
+    assert_eq!(
+        complete(&mut client, prompt_ref, "path", &abs("src/m")),
+        [abs("src/main.rs")]
+    );
+}
+
+#[test]
+fn file_uris_with_spaces_and_non_ascii_round_trip() {
+    let root = TempDir::new("uri names");
+    root.file("dir with space/naïve #1.txt", "hello\n");
+    let mut client = Client::start(root.path());
+    let listed = client.request("resources/list", json!({}));
+    let uri = listed["result"]["resources"][0]["uri"]
+        .as_str()
+        .expect("uri")
+        .to_string();
+    assert!(
+        uri.ends_with("uri%20names/dir%20with%20space/na%C3%AFve%20%231.txt"),
+        "{uri}"
+    );
+    let read = client.request("resources/read", json!({"uri": uri}));
+    assert_eq!(read["result"]["contents"][0]["text"], "hello\n", "{read}");
+    let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    let template = json!({"type": "ref/resource", "uri": "file:///{+path}"});
+    assert_eq!(
+        complete(&mut client, template, "path", "dir with space/n"),
+        ["dir with space/naïve #1.txt"]
     );
 }
 
@@ -529,12 +615,13 @@ fn sandbox_absolute_paths_are_refused() {
 fn sandbox_home_paths_are_refused() {
     let root = TempDir::new("home");
     let mut client = Client::start(root.path());
-    for path in ["~", "~/.ssh/id_rsa", "~root/.bashrc"] {
-        assert_refused_everywhere(&mut client, path, "paths starting with `~` are refused");
+    for path in ["~", "~/.ssh/id_rsa"] {
+        assert_refused_everywhere(&mut client, path, "outside the workspace roots");
     }
+    assert_refused_everywhere(&mut client, "~root/.bashrc", "`~user` paths are refused");
     assert_error(
         &client.request("resources/read", json!({"uri": "file:///~/.ssh/id_rsa"})),
-        "`~`",
+        "outside the workspace roots",
     );
 }
 
@@ -547,7 +634,7 @@ fn sandbox_nul_bytes_are_refused() {
         assert_refused_everywhere(&mut client, path, "NUL byte");
     }
     assert_error(
-        &client.request("resources/read", json!({"uri": "file:///a.txt%00.png"})),
+        &client.request("resources/read", json!({"uri": client.u("a.txt%00.png")})),
         "NUL byte",
     );
     assert_refused(
@@ -563,11 +650,11 @@ fn sandbox_percent_encoded_traversal_in_uris_is_refused() {
         .file("secret.txt", "secret-marker");
     let mut client = Client::start(&base.path().join("ws"));
     for uri in [
-        "file:///%2e%2e/secret.txt",
-        "file:///%2E%2E/secret.txt",
-        "file:///..%2fsecret.txt",
-        "file:///a/%2e%2e%2f%2e%2e%2fsecret.txt",
-        "file:///../secret.txt",
+        client.u("%2e%2e/secret.txt"),
+        client.u("%2E%2E/secret.txt"),
+        client.u("..%2fsecret.txt"),
+        client.u("a/%2e%2e%2f%2e%2e%2fsecret.txt"),
+        client.u("../secret.txt"),
     ] {
         assert_error(
             &client.request("resources/read", json!({"uri": uri})),
@@ -580,24 +667,24 @@ fn sandbox_percent_encoded_traversal_in_uris_is_refused() {
     }
     assert_error(
         &client.request("resources/read", json!({"uri": "file:///%2Fetc%2Fpasswd"})),
-        "absolute paths are refused",
+        "outside the workspace roots",
     );
     assert_error(
         &client.request(
             "resources/read",
-            json!({"uri": "file:///%5c..%5csecret.txt"}),
+            json!({"uri": client.u("%5c..%5csecret.txt")}),
         ),
         "backslashes are refused",
     );
     assert_error(
-        &client.request("resources/read", json!({"uri": "file:///%zz"})),
+        &client.request("resources/read", json!({"uri": client.u("%zz")})),
         "malformed percent-escape",
     );
     // Decoded once: `%252e%252e` names a file literally called `%2e%2e`, which is not there.
     assert_error(
         &client.request(
             "resources/read",
-            json!({"uri": "file:///%252e%252e/secret.txt"}),
+            json!({"uri": client.u("%252e%252e/secret.txt")}),
         ),
         "resource not found",
     );
@@ -642,7 +729,7 @@ fn sandbox_over_long_paths_are_refused() {
     );
     let component = "x".repeat(256);
     assert_refused_everywhere(&mut client, &component, "longer than 255 bytes");
-    let uri = format!("file:///{}", "a/".repeat(2100));
+    let uri = client.u(&"a/".repeat(2100));
     assert_error(
         &client.request("resources/read", json!({"uri": uri})),
         "the limit is 4096 bytes",
@@ -738,12 +825,15 @@ fn sandbox_nothing_is_written_created_deleted_or_executed() {
     }
     client.request("resources/list", json!({}));
     client.request("resources/templates/list", json!({}));
-    client.request("resources/read", json!({"uri": "file:///run.sh"}));
-    client.request("resources/read", json!({"uri": "file:///logo.png"}));
-    client.request("resources/subscribe", json!({"uri": "file:///src/main.rs"}));
+    client.request("resources/read", json!({"uri": client.u("run.sh")}));
+    client.request("resources/read", json!({"uri": client.u("logo.png")}));
+    client.request(
+        "resources/subscribe",
+        json!({"uri": client.u("src/main.rs")}),
+    );
     client.request(
         "resources/unsubscribe",
-        json!({"uri": "file:///src/main.rs"}),
+        json!({"uri": client.u("src/main.rs")}),
     );
     client.request(
         "prompts/get",
@@ -798,7 +888,7 @@ fn sandbox_special_files_are_not_read_and_do_not_hang() {
         json!({"path": "pipe", "kind": "other"})
     );
     assert_error(
-        &client.request("resources/read", json!({"uri": "file:///pipe"})),
+        &client.request("resources/read", json!({"uri": client.u("pipe")})),
         "not a regular file",
     );
 }
@@ -1002,17 +1092,17 @@ fn resources_are_listed_paginated_read_and_completed() {
     assert_eq!(page.len(), 100);
     assert_eq!(
         page[0],
-        json!({"uri": "file:///f000.txt", "name": "f000.txt", "title": "f000.txt", "mimeType": "text/plain", "size": 6})
+        json!({"uri": client.u("f000.txt"), "name": "f000.txt", "title": "f000.txt", "mimeType": "text/plain", "size": 6})
     );
     let names = resource_names(&mut client);
     assert_eq!(names.len(), 152);
     assert_eq!(&names[150..], ["src/lib.rs", "src/logo.png"]);
-    let text_read = client.request("resources/read", json!({"uri": "file:///src/lib.rs"}));
+    let text_read = client.request("resources/read", json!({"uri": client.u("src/lib.rs")}));
     assert_eq!(
         text_read["result"]["contents"][0]["text"],
         "pub fn f() {}\n"
     );
-    let blob = client.request("resources/read", json!({"uri": "file:///src/logo.png"}));
+    let blob = client.request("resources/read", json!({"uri": client.u("src/logo.png")}));
     assert_eq!(blob["result"]["contents"][0]["blob"], "iVAA");
     let templates = client.request("resources/templates/list", json!({}));
     assert_eq!(
@@ -1029,7 +1119,7 @@ fn resources_are_listed_paginated_read_and_completed() {
         ["src/lib.rs", "src/logo.png"]
     );
     assert_error(
-        &client.request("resources/read", json!({"uri": "file:///nope.txt"})),
+        &client.request("resources/read", json!({"uri": client.u("nope.txt")})),
         "resource not found",
     );
 }
@@ -1041,7 +1131,10 @@ fn subscriptions_report_updates_and_list_changes() {
     let mut client = Client::start(root.path());
     let init_caps = client.request("ping", json!({}));
     assert_eq!(init_caps["result"], json!({}));
-    let subscribed = client.request("resources/subscribe", json!({"uri": "file:///watched.txt"}));
+    let subscribed = client.request(
+        "resources/subscribe",
+        json!({"uri": client.u("watched.txt")}),
+    );
     assert_eq!(subscribed["result"], json!({}), "{subscribed}");
     // Let the first poll record the current state, then change the file.
     std::thread::sleep(Duration::from_millis(1500));
@@ -1050,7 +1143,7 @@ fn subscriptions_report_updates_and_list_changes() {
         client.wait_notification("notifications/resources/updated", Duration::from_secs(5));
     assert_eq!(
         updated.expect("updated")["params"]["uri"],
-        "file:///watched.txt"
+        client.u("watched.txt")
     );
     root.file("new/appeared.txt", "new");
     let changed = client.wait_notification(
@@ -1060,7 +1153,7 @@ fn subscriptions_report_updates_and_list_changes() {
     assert!(changed.is_some(), "no list_changed after a file appeared");
     let unsubscribed = client.request(
         "resources/unsubscribe",
-        json!({"uri": "file:///watched.txt"}),
+        json!({"uri": client.u("watched.txt")}),
     );
     assert_eq!(unsubscribed["result"], json!({}));
 }
@@ -1077,7 +1170,7 @@ fn prompts_embed_files_and_complete_arguments() {
     );
     let first = &explained["result"]["messages"][0]["content"];
     assert_eq!(first["type"], "resource");
-    assert_eq!(first["resource"]["uri"], "file:///src/main.rs");
+    assert_eq!(first["resource"]["uri"], client.u("src/main.rs"));
     assert_eq!(first["resource"]["text"], "fn main() {}\n");
     let overview = client.request(
         "prompts/get",
@@ -1090,7 +1183,7 @@ fn prompts_embed_files_and_complete_arguments() {
         .contains("README.md"));
     assert_eq!(
         messages[1]["content"]["resource"]["uri"],
-        "file:///README.md"
+        client.u("README.md")
     );
     let review = client.request(
         "prompts/get",

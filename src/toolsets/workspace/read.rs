@@ -12,7 +12,7 @@ use super::limits::*;
 use super::lines::{window, From, Window};
 use super::mime;
 use super::paging::RESERVE_BYTES;
-use super::resources::file_uri;
+use super::roots::uri_of;
 use super::sandbox::{read_capped, PathError, Resolved};
 use super::text::is_binary;
 use super::tools::human_size;
@@ -44,7 +44,10 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
             },
             "additionalProperties": false
         }),
-        move |args, ctx| read_file(&ws, args, ctx),
+        move |args, ctx| {
+            ws.enter(ctx)?;
+            read_file(&ws, args, ctx)
+        },
     )
     .title("Read files")
     .output_schema(json!({
@@ -175,7 +178,7 @@ fn read_one(
     media_left: u64,
 ) -> Result<One, HandlerError> {
     let file = ws.resolve(path)?;
-    let (mut handle, meta) = ws.sandbox.open_regular(&file.real, &file.rel)?;
+    let (mut handle, meta) = file.sandbox.open_regular(&file.real, &file.rel)?;
     let io = |e: std::io::Error| HandlerError::from(PathError::Io(file.rel.clone(), e.kind()));
     let shown = file.rel.to_string();
     let size = meta.len();
@@ -318,7 +321,7 @@ fn binary(file: &Resolved, mut handle: std::fs::File, size: u64) -> Result<One, 
     let io = |e: std::io::Error| HandlerError::from(PathError::Io(file.rel.clone(), e.kind()));
     handle.seek(SeekFrom::Start(0)).map_err(io)?;
     let bytes = read_capped(handle, size, MAX_BINARY_BYTES).map_err(io)?;
-    let resource = ResourceContents::blob(file_uri(&file.rel), Some(mime_type), &bytes);
+    let resource = ResourceContents::blob(uri_of(file), Some(mime_type), &bytes);
     Ok(One {
         text: format!("`{shown}` is a binary file ({mime_type}, {}); its bytes are attached base64-encoded as a resource.", human_size(size)),
         structured: json!({"path": shown, "kind": "binary", "mime_type": mime_type, "size": size}),
@@ -329,13 +332,8 @@ fn binary(file: &Resolved, mut handle: std::fs::File, size: u64) -> Result<One, 
 
 /// The bytes of a resolved regular file of at most `cap` bytes; `what` names the caller in
 /// the refusal.
-pub(crate) fn read_whole(
-    ws: &Workspace,
-    file: &Resolved,
-    cap: u64,
-    what: &str,
-) -> Result<Vec<u8>, HandlerError> {
-    let (handle, meta) = ws.sandbox.open_regular(&file.real, &file.rel)?;
+pub(crate) fn read_whole(file: &Resolved, cap: u64, what: &str) -> Result<Vec<u8>, HandlerError> {
+    let (handle, meta) = file.sandbox.open_regular(&file.real, &file.rel)?;
     if meta.len() > cap {
         return Err(HandlerError::Invalid(format!(
             "`{}` is {}; {what} handles files up to {}. Use read_file with offset and limit to read it in parts.",

@@ -23,7 +23,10 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
         "Relative to the workspace root; `.` is the root. No `..`, absolute paths or `~`.";
     let with = |ws: &Rc<Workspace>, handler: Handler| {
         let ws = Rc::clone(ws);
-        move |args: &Arguments, ctx: &mut Context<'_>| handler(&ws, args, ctx)
+        move |args: &Arguments, ctx: &mut Context<'_>| {
+            ws.enter(ctx)?;
+            handler(&ws, args, ctx)
+        }
     };
     vec![
         Tool::new(
@@ -138,6 +141,16 @@ pub(crate) fn directory(ws: &Workspace, input: &str) -> Result<Resolved, Handler
     Ok(dir)
 }
 
+/// Resolves a directory argument to the directories to walk: with several roots, `.` is
+/// every root.
+pub(crate) fn directories(ws: &Workspace, input: &str) -> Result<Vec<Resolved>, HandlerError> {
+    let dirs = ws.starts(input)?;
+    if let Some(file) = dirs.iter().find(|d| !d.meta.is_dir()) {
+        return Err(PathError::NotADirectory(file.rel.clone()).into());
+    }
+    Ok(dirs)
+}
+
 /// A text block: `lines`, then each note.
 pub(crate) fn text_block(mut lines: Vec<String>, notes: &[String]) -> String {
     lines.extend(notes.iter().cloned());
@@ -148,7 +161,7 @@ pub(crate) fn text_block(mut lines: Vec<String>, notes: &[String]) -> String {
 
 struct Find<'a, 'c> {
     glob: &'a Glob,
-    base: &'a RelPath,
+    base: RelPath,
     page: Page,
     ticker: Ticker<'a, 'c>,
 }
@@ -157,7 +170,7 @@ impl Visitor for Find<'_, '_> {
     fn visit(&mut self, entry: &Entry) -> Flow {
         let below = entry
             .rel
-            .strip_prefix(self.base)
+            .strip_prefix(&self.base)
             .unwrap_or(entry.rel.as_str());
         if entry.kind != Kind::Other && self.glob.matches(below) {
             let slash = if entry.kind == Kind::Dir { "/" } else { "" };
@@ -188,33 +201,44 @@ fn search_files(
     let pattern = args.str("pattern")?;
     let glob = Glob::new(pattern, Dialect::Search)
         .map_err(|e| HandlerError::Invalid(format!("`pattern`: {e}")))?;
-    let dir = directory(ws, args.str("directory")?)?;
+    let dirs = directories(ws, args.str("directory")?)?;
+    let shown = if dirs.len() > 1 {
+        RelPath::root()
+    } else {
+        dirs[0].rel.clone()
+    };
     let offset = args.u64("offset")?.unwrap_or(0) as usize;
     let budget = ctx.result_budget();
     let mut find = Find {
         glob: &glob,
-        base: &dir.rel,
+        base: RelPath::root(),
         page: Page::new(offset, MAX_GLOB_RESULTS, budget),
         ticker: Ticker { ctx },
     };
     // Start below the pattern's literal leading directories: `src/**/*.rs` walks `src` only.
     let prefix = glob.literal_prefix().join("/");
-    let start = if prefix.is_empty() {
-        Some(dir.clone())
-    } else {
-        match RelPath::parse(dir.rel.join_rel(&prefix).as_str())
-            .and_then(|p| ws.sandbox.resolve(&p))
-        {
-            Ok(start) if start.meta.is_dir() => Some(start),
-            // Nothing there: no matches, not an error.
-            Ok(_) | Err(PathError::NotFound(_) | PathError::NotADirectory(_)) => None,
-            Err(e) => return Err(e.into()),
+    let mut summary = Summary::default();
+    for dir in &dirs {
+        let start = if prefix.is_empty() {
+            dir.clone()
+        } else {
+            let local = dir.rel.strip_prefix(dir.sandbox.label()).unwrap_or("");
+            match RelPath::parse(local)
+                .map(|local| local.join_rel(&prefix))
+                .and_then(|p| dir.sandbox.resolve(&p))
+            {
+                Ok(start) if start.meta.is_dir() => start,
+                // Nothing there: no matches, not an error.
+                Ok(_) | Err(PathError::NotFound(_) | PathError::NotADirectory(_)) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        };
+        find.base = dir.rel.clone();
+        summary.absorb(walk(&dir.sandbox, &start, &ws.bounds, &mut find));
+        if summary.stopped.is_some() {
+            break;
         }
-    };
-    let summary = match &start {
-        Some(start) => walk(&ws.sandbox, start, &ws.bounds, &mut find),
-        None => Summary::default(),
-    };
+    }
     if summary.stopped == Some(Stopped::Cancelled) {
         return Ok(cancelled());
     }
@@ -229,14 +253,14 @@ fn search_files(
         let what = if offset > 0 && total > 0 {
             format!("`offset` {offset} is past the last of {total} matches.")
         } else {
-            format!("No paths match `{pattern}` in `{}`.", dir.rel)
+            format!("No paths match `{pattern}` in `{shown}`.")
         };
         text_block(vec![what], &notes)
     } else {
         text_block(page.lines, &notes)
     };
     let mut structured = json!({
-        "pattern": pattern, "directory": dir.rel.to_string(), "matches": page.items, "total": total,
+        "pattern": pattern, "directory": shown.to_string(), "matches": page.items, "total": total,
         "truncated": next.is_some(), "complete": summary.complete(), "notes": notes,
     });
     if let Some(next) = next {
@@ -248,7 +272,7 @@ fn search_files(
 // ---- list_directory -----------------------------------------------------------------------
 
 struct List<'a, 'c> {
-    base: &'a RelPath,
+    base: RelPath,
     page: Page,
     ticker: Ticker<'a, 'c>,
 }
@@ -295,7 +319,7 @@ fn describe(entry: &Entry, base: &RelPath) -> (String, Value) {
 
 impl Visitor for List<'_, '_> {
     fn visit(&mut self, entry: &Entry) -> Flow {
-        let base = self.base;
+        let base = &self.base;
         self.page.offer(|| describe(entry, base));
         Flow::Continue
     }
@@ -311,20 +335,54 @@ fn list_directory(
     args: &Arguments,
     ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
-    let dir = directory(ws, args.str("path")?)?;
+    let dirs = directories(ws, args.str("path")?)?;
     let depth = args.u64("depth")?.unwrap_or(1).clamp(1, MAX_LIST_DEPTH) as usize;
     let offset = args.u64("offset")?.unwrap_or(0) as usize;
+    let budget = ctx.result_budget();
+    let mut list = List {
+        base: RelPath::root(),
+        page: Page::new(offset, MAX_LIST_ENTRIES, budget),
+        ticker: Ticker { ctx },
+    };
+    let mut summary = Summary::default();
+    let several = dirs.len() > 1;
+    let dir_shown = if several {
+        RelPath::root()
+    } else {
+        dirs[0].rel.clone()
+    };
+    for dir in &dirs {
+        // Several roots: `.` lists each root as a directory, and its entries below it.
+        let below = if several {
+            let root = Entry {
+                rel: dir.rel.clone(),
+                real: dir.real.clone(),
+                kind: Kind::Dir,
+                symlink: false,
+                depth: 1,
+            };
+            list.page.offer(|| describe(&root, &RelPath::root()));
+            depth - 1
+        } else {
+            list.base = dir.rel.clone();
+            depth
+        };
+        if below == 0 {
+            continue;
+        }
+        let bounds = Bounds {
+            max_depth: below.min(ws.bounds.max_depth),
+            ..ws.bounds
+        };
+        summary.absorb(walk(&dir.sandbox, dir, &bounds, &mut list));
+        if summary.stopped.is_some() {
+            break;
+        }
+    }
     let bounds = Bounds {
         max_depth: depth.min(ws.bounds.max_depth),
         ..ws.bounds
     };
-    let budget = ctx.result_budget();
-    let mut list = List {
-        base: &dir.rel,
-        page: Page::new(offset, MAX_LIST_ENTRIES, budget),
-        ticker: Ticker { ctx },
-    };
-    let mut summary = walk(&ws.sandbox, &dir, &bounds, &mut list);
     if summary.stopped == Some(Stopped::Cancelled) {
         return Ok(cancelled());
     }
@@ -338,18 +396,17 @@ fn list_directory(
         notes.insert(0, format!("Showing entries {}-{next} of {total}; call list_directory again with offset={next} for more, or list a subdirectory.", page.offset() + 1));
     }
     let mut lines = vec![format!(
-        "`{}` ({total} entries; paths below are relative to it):",
-        dir.rel
+        "`{dir_shown}` ({total} entries; paths below are relative to it):"
     )];
     if total == 0 {
-        lines = vec![format!("`{}` is empty.", dir.rel)];
+        lines = vec![format!("`{dir_shown}` is empty.")];
     } else if page.items.is_empty() {
         lines.push(format!("`offset` {offset} is past the last entry."));
     }
     lines.extend(page.lines);
     let text = text_block(lines, &notes);
     let mut structured = json!({
-        "path": dir.rel.to_string(), "entries": page.items, "total": total,
+        "path": dir_shown.to_string(), "entries": page.items, "total": total,
         "truncated": next.is_some(), "complete": summary.complete(), "notes": notes,
     });
     if let Some(next) = next {

@@ -261,7 +261,10 @@ fn read_file_returns_binary_as_a_resource_or_refuses_it() {
     assert_eq!(out.structured.as_ref().expect("s")["kind"], "binary");
     match &out.content[1] {
         Content::Resource { resource } => {
-            assert_eq!(resource.uri, "file:///logo.png");
+            assert_eq!(
+                resource.uri,
+                format!("file://{}/logo.png", tree.path.display())
+            );
             assert_eq!(resource.mime_type.as_deref(), Some("image/png"));
         }
         other => panic!("expected a resource, got {other:?}"),
