@@ -72,7 +72,7 @@ OPTIONS:
                               `/` or the home directory implicitly. Nothing outside
                               the roots is ever read; nothing is ever written.
     --deny GLOB               Hide and refuse matching files everywhere (.gitignore
-                              syntax); repeatable. Defaults: .env .env.* *.pem *.key
+                              syntax); repeatable. Defaults: .env .env.* *.env *.pem *.key
                               *.p12 *.pfx id_rsa* id_dsa* id_ecdsa* id_ed25519*.
                               `--deny none` clears the list (later --deny add again).
     --profile NAME            workspace (default): the read-only workspace tools.

@@ -5,6 +5,7 @@
 //! Every line the server writes is checked for the absolute root path: it must never reach
 //! the client, in errors or anywhere else.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -75,6 +76,8 @@ struct Client {
     secrets: Vec<String>,
     /// `file://` and the root: the URIs of workspace files start with it.
     root_uri: String,
+    /// What this client answers to `roots/list` (and whether it declares `roots`).
+    roots: Option<Vec<Value>>,
     notifications: Vec<Value>,
     next_id: u64,
 }
@@ -82,9 +85,32 @@ struct Client {
 impl Client {
     /// Spawns the server on `root` and completes the 2025-11-25 handshake.
     fn start(root: &Path) -> Client {
-        let mut child = Command::new(BIN)
-            .arg("--root")
-            .arg(root)
+        Client::launch(&[OsStr::new("--root"), root.as_os_str()], None, None, root)
+    }
+
+    /// Spawns the server with `args` in `cwd` (with `$HOME` set to `home`); when `roots` is
+    /// given, the client declares the `roots` capability and answers `roots/list` with them.
+    /// `root` is the directory whose absolute path must not leak.
+    fn launch(args: &[&OsStr], cwd: Option<&Path>, home: Option<&Path>, root: &Path) -> Client {
+        Client::launch_with_roots(args, cwd, home, root, None)
+    }
+
+    fn launch_with_roots(
+        args: &[&OsStr],
+        cwd: Option<&Path>,
+        home: Option<&Path>,
+        root: &Path,
+        roots: Option<Vec<Value>>,
+    ) -> Client {
+        let mut command = Command::new(BIN);
+        command.args(args);
+        if let Some(cwd) = cwd {
+            command.current_dir(cwd);
+        }
+        if let Some(home) = home {
+            command.env("HOME", home);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -104,16 +130,21 @@ impl Client {
         if let Ok(canonical) = root.canonicalize() {
             secrets.push(canonical.display().to_string());
         }
+        let capabilities = match roots {
+            Some(_) => json!({"roots": {"listChanged": true}}),
+            None => json!({}),
+        };
         let mut client = Client {
             stdin: child.stdin.take(),
             child,
             lines,
             secrets,
             root_uri: format!("file://{}", root.display()),
+            roots,
             notifications: Vec::new(),
             next_id: 1,
         };
-        let init = client.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}));
+        let init = client.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "it", "version": "1"}}));
         assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
         client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         client
@@ -160,8 +191,13 @@ impl Client {
             let message = self
                 .next_line(left)
                 .unwrap_or_else(|| panic!("no response to {id}"));
-            if message.get("id") == Some(&json!(id)) {
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
                 return message;
+            }
+            if message["method"] == "roots/list" {
+                let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": {"roots": self.roots.clone().unwrap_or_default()}});
+                self.send(&answer);
+                continue;
             }
             assert!(message.get("id").is_none(), "unexpected response {message}");
             self.notifications.push(message);
@@ -1318,4 +1354,267 @@ fn the_toolset_source_uses_no_writing_or_executing_api() {
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} files checked");
+}
+
+// ---- Roots: several, from the client, never / or $HOME implicitly (issue 7, points 1-2) ----
+
+fn uri_of(path: &Path) -> String {
+    let mut uri = String::from("file://");
+    for b in path.display().to_string().bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
+}
+
+#[test]
+fn roots_come_from_the_client_and_follow_its_changes() {
+    let base = TempDir::new("client-roots");
+    base.file("cwd/fallback.txt", "fallback")
+        .file("app/only-app.txt", "app")
+        .file("app/common.txt", "app common")
+        .file("lib é/common.txt", "lib common")
+        .file("lib é/src/x.rs", "fn x() {}\n");
+    let (app, lib) = (base.path().join("app"), base.path().join("lib é"));
+    let roots = vec![
+        json!({"uri": uri_of(&app), "name": "app"}),
+        json!({"uri": uri_of(&lib)}),
+    ];
+    let mut client = Client::launch_with_roots(
+        &[],
+        Some(&base.path().join("cwd")),
+        None,
+        base.path(),
+        Some(roots),
+    );
+    // The client names its own roots; the answers may use their absolute paths.
+    client.secrets.clear();
+    let top = client.call("list_directory", json!({}));
+    assert_eq!(listed(&top), ["app", "lib é"], "{top}");
+    let only = client.call("read_file", json!({"path": "only-app.txt"}));
+    assert_eq!(only["structuredContent"]["path"], "app/only-app.txt");
+    let labelled = client.call("read_file", json!({"path": "lib é/common.txt"}));
+    assert_eq!(labelled["structuredContent"]["content"], "lib common");
+    assert_refused(
+        &client.call("read_file", json!({"path": "common.txt"})),
+        "exists in several workspace roots; name the one you mean: app/common.txt, lib é/common.txt",
+    );
+    let absolute = client.call(
+        "read_file",
+        json!({"path": lib.join("src/x.rs").display().to_string()}),
+    );
+    assert_eq!(absolute["structuredContent"]["path"], "lib é/src/x.rs");
+    let found = client.call("search_files", json!({"pattern": "**/*.txt"}));
+    assert_eq!(
+        matches(&found),
+        ["app/common.txt", "app/only-app.txt", "lib é/common.txt"]
+    );
+    assert_refused(
+        &client.call("read_file", json!({"path": "fallback.txt"})),
+        "does not exist",
+    );
+    let listed_uris = client.request("resources/list", json!({}));
+    let first = &listed_uris["result"]["resources"][0];
+    assert_eq!(first["uri"], format!("{}/common.txt", uri_of(&app)));
+    assert_eq!(first["name"], "app/common.txt");
+    // The client drops a root: the next request asks again and paths are short again.
+    client.roots = Some(vec![json!({"uri": uri_of(&lib)})]);
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+    let after = client.call("list_directory", json!({}));
+    assert_eq!(listed(&after), ["common.txt", "src"], "{after}");
+    // No roots at all: the working directory, as without the capability.
+    client.roots = Some(Vec::new());
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+    let fallback = client.call("read_file", json!({"path": "fallback.txt"}));
+    assert_eq!(fallback["structuredContent"]["content"], "fallback");
+}
+
+#[test]
+fn several_roots_on_the_command_line() {
+    let base = TempDir::new("two-roots");
+    base.file("one/src/a.rs", "one").file("two/src/a.rs", "two");
+    let (one, two) = (base.path().join("one"), base.path().join("two"));
+    let mut client = Client::launch(
+        &[
+            OsStr::new("--root"),
+            one.as_os_str(),
+            OsStr::new("--root"),
+            two.as_os_str(),
+        ],
+        None,
+        None,
+        base.path(),
+    );
+    client.secrets.clear();
+    assert_eq!(
+        matches(&client.call("search_files", json!({"pattern": "**/a.rs"}))),
+        ["one/src/a.rs", "two/src/a.rs"]
+    );
+    let grep = client.call("search_text", json!({"query": "two"}));
+    assert_eq!(matches(&grep), ["two/src/a.rs"]);
+    let read = client.call(
+        "read_file",
+        json!({"path": two.join("src/a.rs").display().to_string()}),
+    );
+    assert_eq!(read["structuredContent"]["path"], "two/src/a.rs");
+    assert_refused(
+        &client.call("read_file", json!({"path": "src/a.rs"})),
+        "one/src/a.rs, two/src/a.rs",
+    );
+    let prompt_ref = json!({"type": "ref/prompt", "name": "explain_file"});
+    assert_eq!(complete(&mut client, prompt_ref, "path", "t"), ["two/"]);
+}
+
+#[test]
+fn a_bare_directory_argument_is_the_root() {
+    let root = TempDir::new("bare");
+    root.file("hello.txt", "hi");
+    let mut client = Client::launch(&[root.path().as_os_str()], None, None, root.path());
+    let read = client.call("read_file", json!({"path": "hello.txt"}));
+    assert_eq!(read["structuredContent"]["content"], "hi");
+}
+
+#[test]
+fn slash_and_home_are_never_served_implicitly() {
+    let home = TempDir::new("home-dir");
+    home.file(".ssh/config", "Host *")
+        .file("notes.txt", "private");
+    for cwd in [Path::new("/"), home.path()] {
+        let mut client = Client::launch(&[], Some(cwd), Some(home.path()), home.path());
+        for (tool, args) in [
+            ("read_file", json!({"path": "etc/passwd"})),
+            ("read_file", json!({"path": "/etc/passwd"})),
+            ("list_directory", json!({})),
+            ("search_files", json!({"pattern": "**"})),
+            ("search_text", json!({"query": "root"})),
+        ] {
+            let result = client.call(tool, args);
+            assert_refused(&result, "no workspace root is configured");
+            assert!(text(&result).contains("--root"), "{result}");
+        }
+        let resources = client.request("resources/list", json!({}));
+        assert_eq!(resources["result"]["resources"], json!([]), "{resources}");
+        let prompt = client.request(
+            "prompts/get",
+            json!({"name": "explain_file", "arguments": {"path": "notes.txt"}}),
+        );
+        assert_error(&prompt, "no workspace root is configured");
+    }
+    // Named explicitly, the home directory is served.
+    let mut client = Client::launch(
+        &[OsStr::new("--root"), OsStr::new("~")],
+        None,
+        Some(home.path()),
+        home.path(),
+    );
+    let notes = client.call("read_file", json!({"path": "notes.txt"}));
+    assert_eq!(notes["structuredContent"]["content"], "private");
+}
+
+// ---- Secrets: the deny list (issue 7, point 6) ------------------------------------------------
+
+#[cfg(unix)]
+#[test]
+fn denied_files_are_hidden_and_refused_everywhere() {
+    let root = TempDir::new("deny");
+    root.file(".env", "TOKEN=marker-1")
+        .file("config/.env.local", "TOKEN=marker-2")
+        .file("secret.env", "TOKEN=marker-3")
+        .file("keys/id_rsa", "marker-4")
+        .file("certs/server.pem", "marker-5")
+        .file("certs/server.key", "marker-6")
+        .file("src/main.rs", "fn main() {} // marker-0\n")
+        .file(".gitignore", "ignored.txt\n")
+        .file("ignored.txt", "gitignored but readable marker-7");
+    root.symlink(".env", "innocent.txt");
+    let mut client = Client::start(root.path());
+    for path in [
+        ".env",
+        "config/.env.local",
+        "secret.env",
+        "keys/id_rsa",
+        "certs/server.pem",
+        "certs/server.key",
+        "innocent.txt",
+    ] {
+        assert_refused(
+            &client.call("read_file", json!({"path": path})),
+            "deny list",
+        );
+        assert_refused(
+            &client.call("search_text", json!({"query": "marker", "path": path})),
+            "deny list",
+        );
+        assert_error(
+            &client.request("resources/read", json!({"uri": client.u(path)})),
+            "deny list",
+        );
+        assert_error(
+            &client.request(
+                "prompts/get",
+                json!({"name": "explain_file", "arguments": {"path": path}}),
+            ),
+            "deny list",
+        );
+    }
+    let all = client.call("list_directory", json!({"depth": 3}));
+    assert_eq!(
+        listed(&all),
+        [
+            ".gitignore",
+            "certs",
+            "config",
+            "keys",
+            "src",
+            "src/main.rs"
+        ],
+        "{all}"
+    );
+    assert!(
+        !text(&all).contains("env"),
+        "not even counted: {}",
+        text(&all)
+    );
+    let grep = client.call("search_text", json!({"query": "marker"}));
+    assert_eq!(matches(&grep), ["src/main.rs"]);
+    let found = client.call("search_files", json!({"pattern": "**/*"}));
+    assert!(matches(&found)
+        .iter()
+        .all(|m| !m.contains("env") && !m.contains("id_rsa")));
+    assert_eq!(resource_names(&mut client), [".gitignore", "src/main.rs"]);
+    let prompt_ref = json!({"type": "ref/prompt", "name": "explain_file"});
+    assert_eq!(
+        complete(&mut client, prompt_ref.clone(), "path", "."),
+        [".gitignore"]
+    );
+    assert!(complete(&mut client, prompt_ref, "path", "certs/").is_empty());
+    // .gitignore shapes listings and search, not reads.
+    let ignored = client.call("read_file", json!({"path": "ignored.txt"}));
+    assert_eq!(
+        ignored["structuredContent"]["content"],
+        "gitignored but readable marker-7"
+    );
+    // `--deny none` clears the defaults; `--deny` adds patterns.
+    let mut open = Client::launch(
+        &[
+            OsStr::new("--root"),
+            root.path().as_os_str(),
+            OsStr::new("--deny"),
+            OsStr::new("none"),
+            OsStr::new("--deny"),
+            OsStr::new("src/"),
+        ],
+        None,
+        None,
+        root.path(),
+    );
+    let env = open.call("read_file", json!({"path": ".env"}));
+    assert_eq!(env["structuredContent"]["content"], "TOKEN=marker-1");
+    assert_refused(
+        &open.call("read_file", json!({"path": "src/main.rs"})),
+        "deny list",
+    );
 }

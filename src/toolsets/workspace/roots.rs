@@ -14,6 +14,7 @@ use super::sandbox::{Resolved, Sandbox};
 pub const DEFAULT_DENY: &[&str] = &[
     ".env",
     ".env.*",
+    "*.env",
     "*.pem",
     "*.key",
     "*.p12",
