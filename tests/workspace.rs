@@ -1618,3 +1618,212 @@ fn denied_files_are_hidden_and_refused_everywhere() {
         "deny list",
     );
 }
+
+// ---- The result budget (issue 7, points 3-4) --------------------------------------------------
+
+/// The budget's measure of a tool result: the larger of its text and its structured part.
+fn result_size(result: &Value) -> usize {
+    let text: usize = result["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .map(str::len)
+                .sum()
+        })
+        .unwrap_or(0);
+    let structured = result
+        .get("structuredContent")
+        .map_or(0, |s| s.to_string().len());
+    text.max(structured)
+}
+
+/// Follows `next_offset` from `args` to the end; every page within the budget. Returns the
+/// items of every page (under `key`) and the largest page.
+fn page_all(client: &mut Client, tool: &str, args: Value, key: &str) -> (Vec<Value>, usize) {
+    let (mut items, mut largest, mut args) = (Vec::new(), 0, args);
+    loop {
+        let page = client.call(tool, args.clone());
+        assert_ne!(page["isError"], true, "{tool}: {}", text(&page));
+        largest = largest.max(result_size(&page));
+        items.extend(
+            page["structuredContent"][key]
+                .as_array()
+                .expect(key)
+                .iter()
+                .cloned(),
+        );
+        match page["structuredContent"].get("next_offset") {
+            Some(next) => args["offset"] = next.clone(),
+            None => return (items, largest),
+        }
+    }
+}
+
+#[test]
+fn every_default_result_fits_the_budget_on_a_hostile_tree() {
+    const BUDGET: usize = 80_000;
+    let root = TempDir::new("budget");
+    // A log far larger than 32 MiB: line n is "line n" and padding.
+    let huge_lines = 700_000u64;
+    {
+        let file = fs::File::create(root.path().join("huge.log")).expect("create");
+        let mut out = std::io::BufWriter::new(file);
+        for n in 1..=huge_lines {
+            writeln!(out, "line {n} {}", "x".repeat(40 + (n % 23) as usize)).expect("write");
+        }
+    }
+    assert!(
+        fs::metadata(root.path().join("huge.log"))
+            .expect("meta")
+            .len()
+            > 33 << 20
+    );
+    root.file("min.js", "a".repeat(2 << 20))
+        .file("control.txt", "\u{1}".repeat(200_000))
+        .file("quotes.txt", "\"\\".repeat(100_000) + "\n");
+    for i in 0..3000 {
+        root.file(&format!("wide/{i:05}-{}.txt", "n".repeat(60)), "");
+    }
+    for f in 0..60 {
+        let body: String = (0..100).map(|l| format!("needle {f} {l}\n")).collect();
+        root.file(&format!("hits/{f:03}.txt"), body);
+    }
+    let mut client = Client::start(root.path());
+    let mut largest = 0;
+    let mut measured = Vec::new();
+    for (tool, args) in [
+        ("read_file", json!({"path": "huge.log"})),
+        ("read_file", json!({"path": "min.js"})),
+        ("read_file", json!({"path": "control.txt"})),
+        ("read_file", json!({"path": "quotes.txt"})),
+        (
+            "read_file",
+            json!({"paths": ["huge.log", "min.js", "control.txt", "quotes.txt", "nope"]}),
+        ),
+        ("read_file", json!({"path": "huge.log", "tail": 10000})),
+        ("read_file", json!({"path": "huge.log", "limit": 10000})),
+        ("list_directory", json!({"path": "wide"})),
+        ("list_directory", json!({"depth": 10})),
+        ("search_files", json!({"pattern": "**"})),
+        ("search_text", json!({"query": "needle"})),
+    ] {
+        let result = client.call(tool, args.clone());
+        assert_ne!(result["isError"], true, "{tool} {args}: {}", text(&result));
+        let size = result_size(&result);
+        measured.push(format!("{tool} {args}: {size}"));
+        largest = largest.max(size);
+    }
+    eprintln!(
+        "budget: largest default result {largest} bytes\n{}",
+        measured.join("\n")
+    );
+    assert!(
+        largest <= BUDGET,
+        "{largest} > {BUDGET}:\n{}",
+        measured.join("\n")
+    );
+
+    // Paging reaches everything, each page within the budget; the count is the file system's.
+    let (entries, page_max) = page_all(
+        &mut client,
+        "list_directory",
+        json!({"path": "wide"}),
+        "entries",
+    );
+    let on_disk = fs::read_dir(root.path().join("wide")).expect("dir").count();
+    assert_eq!(entries.len(), on_disk);
+    assert!(page_max <= BUDGET);
+    let (found, page_max) = page_all(
+        &mut client,
+        "search_files",
+        json!({"pattern": "wide/*"}),
+        "matches",
+    );
+    assert_eq!(found.len(), on_disk);
+    assert!(page_max <= BUDGET);
+
+    // A line range deep in the huge file, read without reading it whole.
+    let deep = client.call(
+        "read_file",
+        json!({"path": "huge.log", "offset": 650_000, "limit": 2}),
+    );
+    let content = deep["structuredContent"]["content"]
+        .as_str()
+        .expect("content");
+    assert!(content.starts_with("line 650000 "), "{content}");
+    assert!(content.contains("\nline 650001 "), "{content}");
+    assert_eq!(deep["structuredContent"]["next_offset"], 650_002);
+    // The last lines, checked against coreutils `tail` when it is installed.
+    let tail = client.call("read_file", json!({"path": "huge.log", "tail": 3}));
+    let ours = tail["structuredContent"]["content"]
+        .as_str()
+        .expect("content")
+        .to_string();
+    if let Ok(out) = Command::new("tail")
+        .args(["-n", "3"])
+        .arg(root.path().join("huge.log"))
+        .output()
+    {
+        assert_eq!(
+            ours,
+            String::from_utf8_lossy(&out.stdout).trim_end_matches('\n')
+        );
+    } else {
+        eprintln!("budget: coreutils tail not found; tail checked by construction only");
+    }
+    assert!(ours.starts_with(&format!("line {} ", huge_lines - 2)));
+    // Continuing by byte offset through a single line longer than the budget.
+    let first = client.call("read_file", json!({"path": "min.js"}));
+    let next = first["structuredContent"]["next_byte_offset"]
+        .as_u64()
+        .expect("more");
+    let second = client.call("read_file", json!({"path": "min.js", "byte_offset": next}));
+    let rest = second["structuredContent"]["content"]
+        .as_str()
+        .expect("content");
+    assert!(!rest.is_empty() && rest.bytes().all(|b| b == b'a'));
+    let after = second["structuredContent"]["next_byte_offset"]
+        .as_u64()
+        .expect("more");
+    assert_eq!(
+        after,
+        next + rest.len() as u64,
+        "pages of one line join up exactly"
+    );
+}
+
+#[test]
+fn images_come_back_as_image_content() {
+    let root = TempDir::new("images");
+    let png = [&b"\x89PNG\r\n\x1a\n"[..], &[0, 0, 0, 13], b"IHDR"].concat();
+    root.file("a.png", &png)
+        .file("b.jpg", [0xFF, 0xD8, 0xFF, 0xE0, 0, 16])
+        .file("c.gif", b"GIF89a\x01\x00")
+        .file("d.webp", b"RIFF\x04\x00\x00\x00WEBPVP8 ");
+    let mut client = Client::start(root.path());
+    for (name, mime) in [
+        ("a.png", "image/png"),
+        ("b.jpg", "image/jpeg"),
+        ("c.gif", "image/gif"),
+        ("d.webp", "image/webp"),
+    ] {
+        let result = client.call("read_file", json!({"path": name}));
+        assert_eq!(result["content"][1]["type"], "image", "{result}");
+        assert_eq!(result["content"][1]["mimeType"], mime);
+        assert_eq!(result["structuredContent"]["kind"], "image");
+        assert!(
+            !result["structuredContent"].to_string().contains("data"),
+            "no base64 in structuredContent"
+        );
+    }
+    let several = client.call("read_file", json!({"paths": ["a.png", "missing.txt"]}));
+    let files = &several["structuredContent"]["files"];
+    assert_eq!(files[0]["kind"], "image");
+    assert!(files[1]["error"]
+        .as_str()
+        .expect("error")
+        .contains("does not exist"));
+    assert_eq!(several["content"][1]["type"], "image");
+}

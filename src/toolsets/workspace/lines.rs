@@ -50,15 +50,47 @@ impl Window {
 
 /// What one line costs in a result: the larger of its numbered text and its JSON string.
 fn cost(line: &str) -> usize {
-    let escaped: usize = line
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\n' | '\r' | '\t' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf8(),
-        })
-        .sum();
-    escaped.max(line.len() + 8) + 1
+    let escaped: usize = line.chars().map(escaped_len).sum();
+    escaped.max(line.len() + LINE_OVERHEAD - 1) + 1
+}
+
+/// What [`cost`] adds to a line's escaped length: the line number, a tab, a newline.
+const LINE_OVERHEAD: usize = 9;
+
+/// How many leading bytes of `raw` fit in `room` bytes of result, escaping and numbering
+/// included; counted conservatively (3 bytes for every non-ASCII byte) when `raw` is not
+/// UTF-8, since invalid bytes become U+FFFD.
+fn fit(raw: &[u8], room: usize) -> usize {
+    let room = room.saturating_sub(LINE_OVERHEAD);
+    let mut used = 0;
+    match std::str::from_utf8(raw) {
+        Ok(text) => {
+            for (i, c) in text.char_indices() {
+                used += escaped_len(c);
+                if used > room {
+                    return i;
+                }
+            }
+        }
+        Err(_) => {
+            for (i, &b) in raw.iter().enumerate() {
+                used += if b >= 0x80 { 3 } else { escaped_len(b as char) };
+                if used > room {
+                    return i;
+                }
+            }
+        }
+    }
+    raw.len()
+}
+
+/// Bytes of `c` in a JSON string.
+fn escaped_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' => 2,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
 }
 
 /// Bytes as text, and whether some were replaced; a character cut at the end by the
@@ -91,7 +123,7 @@ pub(crate) fn window<F: Read + Seek>(
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut out = Window::default();
     match from {
-        From::Tail(n) => return tail(reader, size, n, budget),
+        From::Tail(n) => return tail(reader.into_inner(), size, n, budget),
         From::Byte(at) => {
             let at = at.min(size);
             if size <= MAX_LINE_COUNT_BYTES {
@@ -127,14 +159,15 @@ pub(crate) fn window<F: Read + Seek>(
         } else {
             &line[..]
         };
-        let cut = !ended && at + read as u64 != size;
-        let (text, taken, lossy) = text_of(body, cut);
-        let line_cost = cost(&text);
-        if !out.lines.is_empty() && used + line_cost > budget {
+        // Whole when the line ended (or the file did) and its escaped form fits.
+        let fits = fit(body, room);
+        let cut = fits < body.len() || (!ended && at + read as u64 != size);
+        if cut && !out.lines.is_empty() {
             break;
         }
+        let (text, taken, lossy) = text_of(&body[..fits.max(1).min(body.len())], cut);
         out.lossy |= lossy;
-        used += line_cost;
+        used += cost(&text);
         at += if cut { taken as u64 } else { read as u64 };
         out.lines.push(text);
         if cut {
@@ -302,7 +335,12 @@ fn tail<R: Read + Seek>(mut reader: R, size: u64, n: u64, budget: usize) -> io::
     for piece in pieces.iter().rev() {
         let (text, _, replaced) = text_of(piece, false);
         let c = cost(&text);
-        if !kept.is_empty() && used + c > budget {
+        if kept.is_empty() && c > budget {
+            // The last line alone is over the budget: read it forwards, cut, from its start.
+            let start = size - u64::from(ends_with_newline) - piece.len() as u64;
+            return window(reader, size, From::Byte(start), 1, budget);
+        }
+        if used + c > budget {
             break;
         }
         used += c;
