@@ -1827,3 +1827,39 @@ fn images_come_back_as_image_content() {
         .contains("does not exist"));
     assert_eq!(several["content"][1]["type"], "image");
 }
+
+#[test]
+fn in_the_stateless_era_roots_come_with_input_required() {
+    let base = TempDir::new("mrtr-roots");
+    base.file("cwd/fallback.txt", "fallback")
+        .file("proj/a.txt", "from the client's root");
+    let proj = base.path().join("proj");
+    let mut client = Client::launch(&[], Some(&base.path().join("cwd")), None, base.path());
+    client.secrets.clear();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"roots": {}},
+    });
+    let first = client.request(
+        "tools/call",
+        json!({"name": "read_file", "arguments": {"path": "a.txt"}, "_meta": meta}),
+    );
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let (key, asked) = result["inputRequests"]
+        .as_object()
+        .and_then(|m| m.iter().next())
+        .expect("one input request");
+    assert_eq!(asked["method"], "roots/list");
+    let answer = json!({key.clone(): {"roots": [{"uri": uri_of(&proj)}]}});
+    let retry = client.request(
+        "tools/call",
+        json!({"name": "read_file", "arguments": {"path": "a.txt"}, "_meta": meta,
+               "inputResponses": answer, "requestState": result["requestState"]}),
+    );
+    assert_eq!(retry["result"]["resultType"], "complete", "{retry}");
+    assert_eq!(
+        retry["result"]["structuredContent"]["content"],
+        "from the client's root"
+    );
+}
