@@ -119,6 +119,9 @@ pub(crate) struct Workspace {
     fallback: Vec<Sandbox>,
     /// The client's `roots/list` answer the current roots were made from.
     client: RefCell<Option<Vec<Value>>>,
+    /// Set when the client did not answer `roots/list` in time: every later request would
+    /// wait as long again, so it is not asked any more (its other answers still count).
+    client_silent: std::cell::Cell<bool>,
     deny: Rc<Rules>,
     pub(crate) bounds: Bounds,
 }
@@ -168,6 +171,7 @@ impl Workspace {
             fixed: is_fixed,
             fallback,
             client: RefCell::new(None),
+            client_silent: std::cell::Cell::new(false),
             deny,
             bounds: Bounds::default(),
         })
@@ -178,10 +182,19 @@ impl Workspace {
     /// `notifications/roots/list_changed`; in 2026-07-28 with `input_required`). Errs when
     /// there is no root at all, with how to configure one.
     pub(crate) fn enter(&self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
-        if !self.fixed && ctx.client_capabilities().get("roots").is_some() {
+        if !self.fixed
+            && !self.client_silent.get()
+            && ctx.client_capabilities().get("roots").is_some()
+        {
             match ctx.roots() {
                 Ok(list) => self.use_client_roots(list),
                 Err(InputError::Pending) => return Err(InputError::Pending.into()),
+                Err(e @ InputError::TimedOut(_)) => {
+                    self.client_silent.set(true);
+                    log::warn(format_args!(
+                        "the client's roots could not be listed ({e}); not asking again"
+                    ));
+                }
                 Err(e) => log::warn(format_args!(
                     "the client's roots could not be listed ({e}); keeping the current roots"
                 )),
