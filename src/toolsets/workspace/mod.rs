@@ -1,21 +1,29 @@
-//! The workspace toolset: a read-only, sandboxed view of one directory as tools, resources,
-//! prompts and completions. It is what the `minimcp` binary serves by default.
+//! The workspace toolset: a read-only, sandboxed view of one or more directories (the roots)
+//! as tools, resources, prompts and completions. It is what the `minimcp` binary serves by
+//! default.
 //!
 //! - Tools: `search_files` (glob), `list_directory`, `read_file`, `search_text` (literal).
-//! - Resources: every file as `file:///<path relative to the root>`, a `file:///{+path}`
+//!   Results page within the result budget (`paging.rs`, `lines.rs`).
+//! - Resources: every file as the RFC 8089 URI of its absolute path, a `file:///{+path}`
 //!   template with path completion, subscriptions and `list_changed`.
 //! - Prompts: `code_review`, `explain_file`, `project_overview`.
 //!
+//! Roots come from [`Config`]: fixed (`--root`), else the client's `roots/list`, else a
+//! fallback directory unless it is `/` or the home directory (`roots.rs`). Every handler
+//! calls `Workspace::enter` first, which brings the roots up to date for the request.
+//!
 //! ## The sandbox
 //!
-//! Nothing outside the root is ever listed, followed or read, and nothing is ever written,
-//! created, deleted or executed. Client paths are checked lexically first (no `..`,
-//! absolute paths, `~`, NUL bytes, backslashes, `.git`, over-long paths), then resolved one
-//! component at a time from the canonicalized root; every symbolic link met on the way is
-//! canonicalized and must stay inside, compared by path components. Walks skip `.git`,
-//! honour `.gitignore` files and never list, follow or descend into a link that leaves the
-//! root. Errors name the problem and the client's relative path, never an absolute path.
-//! See `sandbox.rs` for the details and [`limits`] for every bound.
+//! Nothing outside the roots is ever listed, followed or read, and nothing is ever written,
+//! created, deleted or executed. Relative client paths are checked lexically first (no `..`,
+//! `~user`, NUL bytes, backslashes, `.git`, over-long paths); absolute ones (and `~/`) must
+//! lie inside a root and are made relative to it. Then they are resolved one component at a
+//! time from the canonicalized root; every symbolic link met on the way is canonicalized and
+//! must stay inside, compared by path components. The deny list (`--deny`) hides and refuses
+//! matching files in every resolution and walk. Walks skip `.git`, honour `.gitignore` files
+//! and never list, follow or descend into a link that leaves the root. Errors name the problem
+//! and the path as the client gave it. See `sandbox.rs` for the details and [`limits`] for
+//! every bound.
 //!
 //! ```no_run
 //! use minimcp::Server;

@@ -135,8 +135,10 @@ fn read_file(
             paths.len()
         )));
     }
-    // Each file gets an equal share; the text of each is also framed by a header line.
-    let share = (budget / paths.len()).max(256);
+    // Each file gets an equal share, less what frames it (its header line, its error or its
+    // structured fields: path, kind, sizes, offsets).
+    const FRAME_BYTES: usize = 512;
+    let share = (budget / paths.len()).saturating_sub(FRAME_BYTES).max(256);
     let mut media_left = MAX_IMAGE_BYTES;
     let mut content = Vec::new();
     let mut texts = Vec::new();
