@@ -266,7 +266,11 @@ fn text(file: &Resolved, size: u64, window: &Window) -> One {
                 window.end_byte
             ),
         };
-        out.push(format!("[{} more bytes; {hint}]", size - window.end_byte));
+        let left = match (window.total_lines, end_line.filter(|_| !window.cut)) {
+            (Some(total), Some(end)) => format!("{} more lines", total.saturating_sub(end)),
+            _ => format!("{} more bytes", size - window.end_byte),
+        };
+        out.push(format!("[{left}; {hint}]"));
     }
     if window.lossy {
         out.push("[the file is not valid UTF-8; invalid bytes are shown as U+FFFD]".into());
