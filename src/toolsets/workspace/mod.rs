@@ -357,3 +357,7 @@ impl From<PathError> for HandlerError {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "workspace_tests.rs"]
+mod tests;
