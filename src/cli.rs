@@ -30,6 +30,9 @@ pub(crate) enum Command {
 pub(crate) struct Options {
     pub(crate) root: Option<PathBuf>,
     pub(crate) profile: Profile,
+    /// The toolsets of the workspace profile (`--toolsets`), as names from
+    /// [`minimcp::toolsets::TOOLSETS`]; all of them by default.
+    pub(crate) toolsets: Vec<&'static str>,
     pub(crate) log_level: Level,
     pub(crate) limits: Limits,
 }
@@ -37,7 +40,7 @@ pub(crate) struct Options {
 /// Which toolset the binary serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Profile {
-    /// The read-only workspace toolset (default).
+    /// The toolsets of `--toolsets` for one workspace (default).
     Workspace,
     /// Fixtures for the official conformance suite and the benchmarks (`echo`).
     Conformance,
@@ -63,11 +66,16 @@ OPTIONS:
     --root DIR                The workspace the tools may read (default: the current
                               directory). Nothing outside it is ever read; nothing is
                               ever written.
-    --profile NAME            workspace (default): the read-only workspace tools.
+    --profile NAME            workspace (default): the toolsets of --toolsets for the
+                              workspace at --root.
                               conformance: fixtures for the official conformance suite
                               and benchmarks (includes an `echo` tool).
                               transcripts: conformance plus the fixtures of the
                               transcript corpus in conformance/.
+    --toolsets LIST           Comma-separated toolsets of the workspace profile
+                              (default: all): workspace (files, search, prompts),
+                              templates (project file templates and scaffolding).
+                              A model works better with only the tools it needs.
     --log-level LEVEL         What to write to stderr: off, error, warn (default), info,
                               debug. stdout carries protocol messages only.
     --max-message-bytes N     Longest accepted request line (default 1048576). Longer
@@ -98,12 +106,14 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
     let mut options = Options {
         root: None,
         profile: Profile::Workspace,
+        toolsets: all_toolsets(),
         log_level: Level::Warn,
         limits: Limits::default(),
     };
     let mut positional = Vec::new();
     let mut version = Version::LATEST_HANDSHAKE;
     let mut version_given = false;
+    let mut toolsets_given = false;
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => {
@@ -132,6 +142,10 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                         ))
                     }
                 }
+            }
+            "--toolsets" => {
+                options.toolsets = toolsets(&value("--toolsets")?)?;
+                toolsets_given = true;
             }
             "--log-level" => {
                 let level = value("--log-level")?;
@@ -184,6 +198,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
             _ => positional.push(arg),
         }
     }
+    if toolsets_given && options.profile != Profile::Workspace {
+        return Err("--toolsets applies to the workspace profile only".into());
+    }
     let mut positional = positional.into_iter();
     match positional.next().as_deref() {
         None | Some("serve") => {
@@ -224,6 +241,31 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
     }
 }
 
+fn all_toolsets() -> Vec<&'static str> {
+    minimcp::toolsets::TOOLSETS
+        .iter()
+        .map(|(name, _)| *name)
+        .collect()
+}
+
+/// `workspace,templates` → the names, each checked against the known toolsets.
+fn toolsets(list: &str) -> Result<Vec<&'static str>, String> {
+    let known = all_toolsets();
+    let mut chosen = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let Some(found) = known.iter().find(|k| **k == name) else {
+            return Err(format!(
+                "unknown toolset {name:?} in --toolsets; use a comma-separated list of {}",
+                known.join(", ")
+            ));
+        };
+        if !chosen.contains(found) {
+            chosen.push(*found);
+        }
+    }
+    Ok(chosen)
+}
+
 fn number(text: &str, flag: &str, minimum: usize) -> Result<usize, String> {
     text.parse::<usize>()
         .ok()
@@ -245,6 +287,8 @@ mod tests {
             panic!("expected serve");
         };
         assert_eq!(options.profile, Profile::Workspace);
+        assert_eq!(options.toolsets, all_toolsets());
+        assert!(options.toolsets.contains(&"templates"));
         assert_eq!(options.limits, Limits::default());
         assert_eq!(
             parse_str("serve").map(|c| matches!(c, Command::Serve(_))),
@@ -266,6 +310,14 @@ mod tests {
         assert_eq!(o.limits.rate_limit, Some(50.0));
         assert_eq!(o.limits.request_timeout, Duration::from_secs(5));
         assert_eq!(o.limits.page_size, 2);
+    }
+
+    #[test]
+    fn toolsets_are_a_deduplicated_list() {
+        let Ok(Command::Serve(o)) = parse_str("--toolsets templates,workspace,templates") else {
+            panic!("expected serve");
+        };
+        assert_eq!(o.toolsets, ["templates", "workspace"]);
     }
 
     #[test]
@@ -303,6 +355,13 @@ mod tests {
             ("--bogus", "unknown option --bogus"),
             ("--root", "--root needs a value"),
             ("--profile x", "unknown profile"),
+            ("--toolsets workspace,bogus", "unknown toolset \"bogus\""),
+            ("--toolsets ", "--toolsets needs a value"),
+            ("--toolsets=", "unknown toolset \"\""),
+            (
+                "--profile conformance --toolsets workspace",
+                "workspace profile only",
+            ),
             ("--log-level loud", "unknown log level"),
             ("--max-message-bytes 12", "at least 1024"),
             ("--rate-limit fast", "requests per second"),

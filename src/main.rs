@@ -89,9 +89,8 @@ fn build(options: &Options) -> Option<Server> {
                     }
                 },
             };
-            let builder = builder.instructions(minimcp::toolsets::workspace::INSTRUCTIONS);
-            match minimcp::toolsets::workspace::add(builder, &root) {
-                Ok(builder) => builder,
+            match minimcp::toolsets::Options::new(&root) {
+                Ok(shared) => minimcp::toolsets::add_named(builder, &options.toolsets, &shared),
                 Err(e) => {
                     eprintln!("minimcp: {e}; pass --root DIR with an existing directory");
                     return None;

@@ -79,8 +79,9 @@ struct Client {
 impl Client {
     /// Spawns the server on `root` and completes the 2025-11-25 handshake.
     fn start(root: &Path) -> Client {
+        // The workspace toolset alone: these tests count its tools and resources.
         let mut child = Command::new(BIN)
-            .arg("--root")
+            .args(["--toolsets", "workspace", "--root"])
             .arg(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
