@@ -57,11 +57,19 @@ fn tool_names(args: &[&str]) -> Vec<String> {
 #[test]
 fn toolsets_pick_the_default_profiles_tools() {
     let workspace = ["search_files", "list_directory", "read_file", "search_text"];
+    let templates = [
+        "list_templates",
+        "search_templates",
+        "validate_template",
+        "generate_template",
+        "scaffold_project",
+    ];
     let all = tool_names(&[]);
-    for name in &workspace {
+    for name in workspace.iter().chain(&templates) {
         assert!(all.iter().any(|n| n == name), "{name} missing: {all:?}");
     }
     assert_eq!(tool_names(&["--toolsets", "workspace"]), workspace);
+    assert_eq!(tool_names(&["--toolsets=templates"]), templates);
     // The order of the list does not change the listing.
     assert_eq!(
         tool_names(&["--toolsets", "templates,workspace"]),

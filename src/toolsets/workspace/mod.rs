@@ -43,7 +43,7 @@ mod read;
 mod resources;
 mod sandbox;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 mod text;
 mod tools;
 mod walk;
