@@ -77,15 +77,90 @@ fn all_uris() -> Vec<String> {
 
 /// The parameters every golden file is rendered with: the required ones only.
 fn required_only(uri: &str) -> Value {
-    if uri.contains("/gitignore/")
-        || uri.starts_with("template://gitignore")
-        || uri.starts_with("template://ci")
-    {
-        json!({})
-    } else if uri.contains("/python/") {
-        json!({"project_name": "example_app"})
-    } else {
-        json!({"project_name": "example-app"})
+    let category = uri.trim_start_matches("template://").split('/').next();
+    match category {
+        Some("gitignore" | "ci") => json!({}),
+        _ if uri.contains("/python/") => json!({"project_name": "example_app"}),
+        _ => json!({"project_name": "example-app"}),
+    }
+}
+
+/// Golden files of one category.
+fn goldens(category: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let base = golden_dir().join(category);
+    for toolchain in std::fs::read_dir(&base).expect("golden dir") {
+        for variant in std::fs::read_dir(toolchain.expect("entry").path()).expect("dir") {
+            out.push(variant.expect("entry").path());
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether `program args…` runs at all here; if not, say so on stderr (a visible skip).
+fn available(test: &str, program: &str, args: &[&str]) -> bool {
+    let ok = Command::new(program)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!(
+            "SKIPPED {test}: `{program} {}` does not run here",
+            args.join(" ")
+        );
+    }
+    ok
+}
+
+#[test]
+fn golden_makefiles_parse_with_gnu_make() {
+    if !available(
+        "golden_makefiles_parse_with_gnu_make",
+        "make",
+        &["--version"],
+    ) {
+        return;
+    }
+    let files = goldens("makefile");
+    assert_eq!(files.len(), 12);
+    for file in files {
+        // -n: print the commands of the default goal (check) and help without running them;
+        // a syntax error (a missing tab, an unclosed variable) fails here.
+        let out = Command::new("make")
+            .args(["-n", "-f"])
+            .arg(&file)
+            .args(["check", "help"])
+            .current_dir(std::env::temp_dir())
+            .output()
+            .expect("make runs");
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn golden_workflows_are_yaml() {
+    let probe = ["-c", "import yaml"];
+    if !available("golden_workflows_are_yaml", "python3", &probe) {
+        return;
+    }
+    for file in goldens("ci") {
+        let out = Command::new("python3")
+            .args(["-c", "import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); assert d['jobs'], 'no jobs'"])
+            .arg(&file)
+            .output()
+            .expect("python3 runs");
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 

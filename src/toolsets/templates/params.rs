@@ -12,6 +12,19 @@ use super::pattern::Pattern;
 pub(crate) const MAX_STRING_BYTES: usize = 1024;
 /// Most items in a list value.
 pub(crate) const MAX_LIST_ITEMS: usize = 64;
+/// Most problems reported at once (a hostile request could name thousands of unknown
+/// parameters); the last one says how many more there were.
+pub(crate) const MAX_PROBLEMS: usize = 32;
+/// Longest parameter name quoted back in a message.
+const MAX_QUOTED_NAME: usize = 64;
+
+/// `name` as it is quoted in messages: cut to [`MAX_QUOTED_NAME`] characters.
+fn quoted(name: &str) -> String {
+    match name.char_indices().nth(MAX_QUOTED_NAME) {
+        Some((cut, _)) => format!("{:?}…", &name[..cut]),
+        None => format!("{name:?}"),
+    }
+}
 
 /// One problem with one parameter.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,17 +72,18 @@ pub(crate) fn check(entry: &Entry, given: &Map<String, Value>, unknown: Unknown)
         for name in given.keys() {
             if !params.iter().any(|p| p.name == name) {
                 let accepted: Vec<&str> = params.iter().map(|p| p.name).collect();
+                let shown = quoted(name);
                 let message = if accepted.is_empty() {
-                    format!("{} takes no parameters: remove {name:?}", entry.name())
+                    format!("{} takes no parameters: remove {shown}", entry.name())
                 } else {
                     format!(
-                        "{} has no parameter {name:?}: remove it, or use one of {}",
+                        "{} has no parameter {shown}: remove it, or use one of {}",
                         entry.name(),
                         accepted.join(", ")
                     )
                 };
                 checked.errors.push(Problem {
-                    parameter: name.clone(),
+                    parameter: name.chars().take(MAX_QUOTED_NAME).collect(),
                     message,
                 });
             }
@@ -94,6 +108,14 @@ pub(crate) fn check(entry: &Entry, given: &Map<String, Value>, unknown: Unknown)
                 None => checked.missing_required.push(param.name.into()),
             },
         }
+    }
+    if checked.errors.len() > MAX_PROBLEMS {
+        let more = checked.errors.len() - (MAX_PROBLEMS - 1);
+        checked.errors.truncate(MAX_PROBLEMS - 1);
+        checked.errors.push(Problem {
+            parameter: "*".into(),
+            message: format!("… and {more} more problems: fix the ones above first"),
+        });
     }
     for name in BUILTINS {
         let value = match *name {
@@ -267,6 +289,27 @@ mod tests {
         }
         assert_eq!(messages.len(), 5);
         assert!(checked.missing_required.is_empty());
+    }
+
+    #[test]
+    fn hostile_parameter_lists_stay_small() {
+        let entry = find("gitignore", "rust", "default").expect("exists");
+        let mut many = Map::new();
+        for i in 0..10_000 {
+            many.insert(format!("{}{i}", "n".repeat(500)), json!(1));
+        }
+        let checked = check(&entry, &many, Unknown::Refuse);
+        assert_eq!(checked.errors.len(), MAX_PROBLEMS);
+        assert!(checked
+            .errors
+            .last()
+            .expect("summary")
+            .message
+            .contains("and 9969 more"));
+        assert!(
+            checked.errors.iter().all(|p| p.message.len() < 200),
+            "names are cut"
+        );
     }
 
     #[test]

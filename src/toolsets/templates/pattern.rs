@@ -19,7 +19,8 @@ enum Atom {
 impl Atom {
     fn matches(&self, c: char) -> bool {
         match self {
-            Atom::Any => c != '\n',
+            // ECMA-262: `.` matches anything but a line terminator.
+            Atom::Any => !matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}'),
             Atom::Char(x) => *x == c,
             Atom::Class(ranges) => ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi),
         }
@@ -179,6 +180,10 @@ mod tests {
         assert!(p.is_match("1.75") && p.is_match("1.75.0") && !p.is_match("1"));
         let p = Pattern::compile("^a.c[-x]?$").expect("valid");
         assert!(p.is_match("abc") && p.is_match("a c-") && !p.is_match("ac"));
+        assert!(
+            !p.is_match("a\rc") && !p.is_match("a\nc"),
+            "no line terminators"
+        );
     }
 
     #[test]

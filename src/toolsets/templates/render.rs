@@ -264,20 +264,20 @@ fn render_nodes(
     for node in nodes {
         match node {
             Node::Text(text) => out.push_str(text),
-            Node::Var { name, line } => {
-                match lookup(name, *line, values, this)? {
-                    Value::String(s) => out.push_str(s),
-                    Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-                    Value::Number(n) => out.push_str(&n.to_string()),
-                    Value::Null => {}
-                    _ => return Err(error(
+            Node::Var { name, line } => match lookup(name, *line, values, this)? {
+                Value::String(s) => out.push_str(s),
+                Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                Value::Number(n) => out.push_str(&n.to_string()),
+                Value::Null => {}
+                _ => {
+                    return Err(error(
                         *line,
                         format!(
                             "{name:?} is a list: repeat it with {{{{#each {name}}}}}…{{{{/each}}}}"
                         ),
-                    )),
+                    ))
                 }
-            }
+            },
             Node::If {
                 name,
                 line,
@@ -465,6 +465,14 @@ mod tests {
                 json!({"name": "app", "n": 3, "ok": true})
             ),
             Ok("name=app n=3 ok=true".into())
+        );
+    }
+
+    #[test]
+    fn values_are_inserted_literally_never_rendered_again() {
+        assert_eq!(
+            render("{{a}}", json!({"a": "{{b}} \\{{c}}", "b": "no"})),
+            Ok("{{b}} \\{{c}}".into())
         );
     }
 
