@@ -27,6 +27,7 @@ pub(crate) enum TemplateError {
     /// The parameters do not satisfy the template's declarations.
     #[error("the parameters of {uri} are not valid: {}", summary(.errors, .missing_required))]
     InvalidParameters {
+        /// The template URI, or what the parameters were for.
         uri: String,
         errors: Vec<Problem>,
         missing_required: Vec<String>,

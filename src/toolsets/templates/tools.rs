@@ -602,7 +602,7 @@ fn scaffold_project(args: &Arguments, ctx: &mut Context<'_>) -> Result<ToolOutpu
             .any(|e| e.params().iter().any(|p| p.name == name))
         {
             let e = TemplateError::InvalidParameters {
-                uri: format!("{}*/{toolchain}/*", super::SCHEME),
+                uri: "the chosen templates".into(),
                 errors: vec![params::Problem {
                     parameter: name.clone(),
                     message: format!("no chosen template has a parameter {name:?}: remove it or check its spelling"),
