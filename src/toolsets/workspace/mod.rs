@@ -43,7 +43,7 @@ mod read;
 mod resources;
 mod sandbox;
 #[cfg(test)]
-pub(crate) mod testutil;
+mod testutil;
 mod text;
 mod tools;
 mod walk;
