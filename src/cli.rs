@@ -48,7 +48,7 @@ pub(crate) enum Profile {
     Transcripts,
 }
 
-pub(crate) const HELP: &str = "\
+const HELP: &str = "\
 minimcp — a small, read-only Model Context Protocol server over stdio
 
 USAGE:
@@ -73,9 +73,9 @@ OPTIONS:
                               transcripts: conformance plus the fixtures of the
                               transcript corpus in conformance/.
     --toolsets LIST           Comma-separated toolsets of the workspace profile
-                              (default: all): workspace (files, search, prompts),
-                              templates (project file templates and scaffolding).
-                              A model works better with only the tools it needs.
+                              (default: all). A model works better with only the
+                              tools it needs:
+{toolsets}
     --log-level LEVEL         What to write to stderr: off, error, warn (default), info,
                               debug. stdout carries protocol messages only.
     --max-message-bytes N     Longest accepted request line (default 1048576). Longer
@@ -99,6 +99,15 @@ OPTIONS:
     -h, --help                Print this help.
     -V, --version             Print the version.
 ";
+
+/// The help text, with one line per toolset of [`minimcp::toolsets::TOOLSETS`].
+pub(crate) fn help() -> String {
+    let lines: Vec<String> = minimcp::toolsets::TOOLSETS
+        .iter()
+        .map(|t| format!("{:30}{}: {}\n", "", t.name, t.summary))
+        .collect();
+    HELP.replace("{toolsets}\n", &lines.concat())
+}
 
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
@@ -242,10 +251,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
 }
 
 fn all_toolsets() -> Vec<&'static str> {
-    minimcp::toolsets::TOOLSETS
-        .iter()
-        .map(|(name, _)| *name)
-        .collect()
+    minimcp::toolsets::TOOLSETS.iter().map(|t| t.name).collect()
 }
 
 /// `workspace,templates` → the names, each checked against the known toolsets.
@@ -310,6 +316,15 @@ mod tests {
         assert_eq!(o.limits.rate_limit, Some(50.0));
         assert_eq!(o.limits.request_timeout, Duration::from_secs(5));
         assert_eq!(o.limits.page_size, 2);
+    }
+
+    #[test]
+    fn help_lists_every_toolset() {
+        let help = help();
+        assert!(!help.contains("{toolsets}"));
+        for toolset in minimcp::toolsets::TOOLSETS {
+            assert!(help.contains(&format!("{}: ", toolset.name)), "{help}");
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ fn main() -> ExitCode {
         }
     };
     match command {
-        Command::Help => print(cli::HELP),
+        Command::Help => print(&cli::help()),
         Command::Version => print(&format!("minimcp {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Serve(options) => {
             let Some(server) = build(&options) else {

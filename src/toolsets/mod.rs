@@ -2,7 +2,7 @@
 //!
 //! The default profile serves the toolsets named in [`TOOLSETS`] (all of them unless
 //! `--toolsets` picks some: a model works better with only the tools it needs). Each entry
-//! is one function `fn(Builder, &Options) -> Builder`; a new toolset is one more line there.
+//! names one function `fn(Builder, &Options) -> Builder`; a new toolset is one more entry.
 
 pub mod conformance;
 pub mod templates;
@@ -33,19 +33,37 @@ impl Options {
 /// Adds one toolset to a builder.
 pub type AddFn = fn(Builder, &Options) -> Builder;
 
-/// Every toolset of the default profile, by the name `--toolsets` takes, in the order they
-/// are registered (and so listed).
-pub const TOOLSETS: &[(&str, AddFn)] = &[
-    ("workspace", workspace::add_toolset),
-    ("templates", templates::add),
+/// A toolset of the default profile.
+pub struct Toolset {
+    /// The name `--toolsets` takes.
+    pub name: &'static str,
+    /// What it serves, for `--help`.
+    pub summary: &'static str,
+    /// Adds it.
+    pub add: AddFn,
+}
+
+/// Every toolset of the default profile, in the order they are registered (and so listed).
+/// A new toolset is one more entry here.
+pub const TOOLSETS: &[Toolset] = &[
+    Toolset {
+        name: "workspace",
+        summary: "files as tools, resources and prompts",
+        add: workspace::add_toolset,
+    },
+    Toolset {
+        name: "templates",
+        summary: "project file templates and scaffolding",
+        add: templates::add,
+    },
 ];
 
 /// Adds the toolsets named in `names` (each must be in [`TOOLSETS`]), in [`TOOLSETS`] order
 /// whatever the order of `names`, so listings do not depend on how the flag was spelled.
 pub fn add_named(mut builder: Builder, names: &[&str], options: &Options) -> Builder {
-    for (name, add) in TOOLSETS {
-        if names.contains(name) {
-            builder = add(builder, options);
+    for toolset in TOOLSETS {
+        if names.contains(&toolset.name) {
+            builder = (toolset.add)(builder, options);
         }
     }
     builder
