@@ -12,7 +12,7 @@
 use serde_json::{json, Value};
 use thiserror::Error;
 
-use super::params::Problem;
+use super::validate::Problem;
 use crate::{Content, ToolOutput};
 
 /// A templates-specification error, reported as a tool error.

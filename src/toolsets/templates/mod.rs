@@ -9,19 +9,26 @@
 //!   `generate_template`, `scaffold_project`. Nothing is written to disk: generated files
 //!   are returned.
 //!
-//! `catalog.rs` is the manifest (what exists and its parameters), `render.rs` the template
-//! language, `params.rs` checks parameters, `error.rs` maps the original specification's
-//! error codes.
+//! `catalog.rs` is the manifest (what exists), `declarations.rs` the parameters templates
+//! declare, `validate.rs` checks a client's values against them, `render.rs` is the
+//! template language, `error.rs` maps the original specification's error codes,
+//! `tools.rs` defines the tools whose handlers are in `listing.rs`, `generate.rs` and
+//! `scaffold.rs`; `resources.rs` serves the templates as resources.
 
 mod catalog;
+mod declarations;
 mod error;
-mod params;
+mod generate;
+mod listing;
 mod pattern;
 mod render;
 mod resources;
+mod scaffold;
 mod search;
 mod sha256;
+mod tokens;
 mod tools;
+mod validate;
 
 use crate::Builder;
 use catalog::Entry;

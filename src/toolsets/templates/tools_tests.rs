@@ -1,5 +1,7 @@
+use super::super::sha256;
 use super::*;
-use crate::Content;
+use crate::{Content, ToolOutput};
+use serde_json::json;
 
 /// A client that never answers and never cancels: these tools ask nothing of it.
 struct Silent;

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::catalog::{Entry, Kind, Param, BUILTINS};
+use super::catalog::{Entry, BUILTINS};
+use super::declarations::{Kind, Param};
 use super::pattern::Pattern;
 
 /// Longest string value, in bytes (patterns are narrower; this bounds the work before them).
