@@ -321,9 +321,11 @@ fn the_default_profile_serves_files_and_templates_together() {
         .map(|r| r["uri"].as_str().expect("uri"))
         .collect();
     assert!(
-        uris.contains(&"file:///a.txt") && uris.contains(&"template://readme/go/lib"),
+        uris.iter()
+            .any(|u| u.starts_with("file:///") && u.ends_with("/a.txt")),
         "{uris:?}"
     );
+    assert!(uris.contains(&"template://readme/go/lib"), "{uris:?}");
     let _ = std::fs::remove_dir_all(&root);
 }
 

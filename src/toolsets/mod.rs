@@ -9,7 +9,6 @@ pub mod templates;
 pub mod transcript;
 pub mod workspace;
 
-use std::path::Path;
 use std::rc::Rc;
 
 use crate::{Builder, ConfigError};
@@ -22,10 +21,11 @@ pub struct Options {
 }
 
 impl Options {
-    /// Opens the workspace at `root`, which must be an existing, readable directory.
-    pub fn new(root: &Path) -> Result<Options, ConfigError> {
+    /// Opens the workspace `config` describes (its roots must be existing, readable
+    /// directories).
+    pub fn new(config: &workspace::Config) -> Result<Options, ConfigError> {
         Ok(Options {
-            workspace: Rc::new(Workspace::open(root).map_err(ConfigError)?),
+            workspace: Rc::new(Workspace::configure(config).map_err(ConfigError)?),
         })
     }
 }
