@@ -45,7 +45,7 @@ pub(crate) struct Options {
 /// Which toolset the binary serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Profile {
-    /// The toolsets of `--toolsets` for one workspace (default).
+    /// The toolsets of `--toolsets` for the workspace (default).
     Workspace,
     /// Fixtures for the official conformance suite and the benchmarks (`echo`).
     Conformance,
