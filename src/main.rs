@@ -90,7 +90,10 @@ fn build(options: &Options) -> Option<Server> {
                 },
             };
             let builder = builder.instructions(minimcp::toolsets::workspace::INSTRUCTIONS);
-            match minimcp::toolsets::workspace::add(builder, &root) {
+            // The analysis tools share the workspace's root and sandbox.
+            let added = minimcp::toolsets::workspace::add(builder, &root)
+                .and_then(|b| minimcp::toolsets::analysis::add(b, &root));
+            match added {
                 Ok(builder) => builder,
                 Err(e) => {
                     eprintln!("minimcp: {e}; pass --root DIR with an existing directory");

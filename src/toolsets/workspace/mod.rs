@@ -41,12 +41,12 @@ mod platform;
 mod prompts;
 mod read;
 mod resources;
-mod sandbox;
+pub(crate) mod sandbox;
 #[cfg(test)]
 mod testutil;
 mod text;
-mod tools;
-mod walk;
+pub(crate) mod tools;
+pub(crate) mod walk;
 
 use std::path::Path;
 use std::rc::Rc;
