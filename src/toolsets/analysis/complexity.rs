@@ -245,10 +245,10 @@ fn analyze(
             let shown: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
             // A SARIF result is about three times the size of a violation row; the log is
             // both the text and `structuredContent.sarif`.
-            let (rows, _) = fit(&shown, offset, room / 4);
+            let (rows, _) = fit(&shown, offset, room / 5);
             let next = offset + rows.len();
             let log = report::sarif(&violations[offset.min(violations.len())..next]);
-            let text = serde_json::to_string_pretty(&log).unwrap_or_default();
+            let text = log.to_string();
             page["sarif"] = log;
             if next < violations.len() {
                 page["next_offset"] = json!(next);

@@ -58,6 +58,9 @@ pub(crate) fn count(tokens: &[Token<'_>], lang: Lang, owner: &[u32], counts: &mu
                     (Kind::Keyword, "if" | "for" | "case") | (Kind::Op, "&&" | "||")
                 )
             }
+            // lizard reads a template literal as one string: decisions inside `${…}` are
+            // not counted (a difference from reading the code, kept for comparability).
+            Lang::JavaScript | Lang::TypeScript if t.templated => false,
             Lang::JavaScript | Lang::TypeScript => match (t.kind, t.text) {
                 (Kind::Keyword, "if" | "for" | "while" | "catch" | "case") => true,
                 (Kind::Op, "&&" | "||" | "??" | "&&=" | "||=" | "??=") => true,

@@ -38,6 +38,8 @@ pub(crate) struct Token<'s> {
     pub(crate) indent: Option<u32>,
     /// True when whitespace (or a comment) separates this token from the previous one.
     pub(crate) spaced: bool,
+    /// JavaScript/TypeScript: true inside a template literal's `${…}`.
+    pub(crate) templated: bool,
 }
 
 impl Token<'_> {
@@ -140,6 +142,7 @@ impl<'s> Lexer<'s> {
             line,
             indent,
             spaced: self.spaced,
+            templated: !self.templates.is_empty(),
         });
         self.spaced = false;
     }
