@@ -375,9 +375,10 @@ fn expression_end(tokens: &[Token<'_>], from: usize) -> usize {
     let mut i = from;
     while i < tokens.len() {
         let t = &tokens[i];
-        if i > from && t.line > tokens[i - 1].line && !continues(&tokens[i - 1], t) {
-            // Automatic semicolon insertion: a new line that cannot continue the expression.
-            return i - 1;
+        if t.line > tokens[i - 1].line {
+            // lizard ends an expression body with its line (brackets aside); an arrow
+            // whose body starts on the next line is empty to it. Kept for comparability.
+            return (i - 1).max(from.min(i - 1));
         }
         if t.kind == Kind::Op {
             match t.text {
@@ -392,41 +393,6 @@ fn expression_end(tokens: &[Token<'_>], from: usize) -> usize {
         i += 1;
     }
     tokens.len().saturating_sub(1)
-}
-
-/// True when an expression ending a line with `prev` goes on with `next` on the next line.
-fn continues(prev: &Token<'_>, next: &Token<'_>) -> bool {
-    let open = prev.kind == Kind::Op && !matches!(prev.text, ")" | "]" | "}" | "++" | "--");
-    let joins = next.kind == Kind::Op
-        && matches!(
-            next.text,
-            "." | "?."
-                | "?"
-                | ":"
-                | "&&"
-                | "||"
-                | "??"
-                | "+"
-                | "-"
-                | "*"
-                | "/"
-                | "%"
-                | "==="
-                | "!=="
-                | "=="
-                | "!="
-                | "<"
-                | ">"
-                | "<="
-                | ">="
-                | "=>"
-                | "|"
-                | "&"
-                | ","
-                | "("
-                | "["
-        );
-    open || joins || matches!(next.text, "instanceof" | "in")
 }
 
 // ---- Python -------------------------------------------------------------------------------

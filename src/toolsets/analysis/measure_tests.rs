@@ -245,7 +245,9 @@ fn strings_do_not_open_blocks() {
     assert_eq!(summary(src, Lang::Rust).len(), 2);
     let src = "function f() { return `${a ? '}' : b}`; }\nfunction g() {}";
     let all = summary(src, Lang::JavaScript);
-    assert_eq!((all.len(), all[0].3), (2, 2));
+    // The `}` in the template's string part closes nothing; the `?` inside `${…}` is not
+    // counted for cyclomatic (lizard's reading) but is for cognitive.
+    assert_eq!((all.len(), all[0].3, all[0].4), (2, 1, 1));
 }
 
 #[test]
