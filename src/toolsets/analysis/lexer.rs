@@ -155,7 +155,7 @@ impl<'s> Lexer<'s> {
     }
 
     /// Moves `i` forward to a char boundary (after consuming part of a multi-byte char).
-    fn to_boundary(&mut self) {
+    fn skip_to_char_boundary(&mut self) {
         while self.i < self.b.len() && !self.src.is_char_boundary(self.i) {
             self.i += 1;
         }
@@ -241,7 +241,7 @@ impl<'s> Lexer<'s> {
         while self.i < self.b.len() && is_ident(self.b[self.i]) {
             self.i += 1;
         }
-        self.to_boundary();
+        self.skip_to_char_boundary();
     }
 
     fn number(&mut self) {
@@ -258,7 +258,7 @@ impl<'s> Lexer<'s> {
                 break;
             }
         }
-        self.to_boundary();
+        self.skip_to_char_boundary();
         self.push(Kind::Number, start, self.line);
     }
 
@@ -327,7 +327,7 @@ impl<'s> Lexer<'s> {
             }
             self.i += 1;
         }
-        self.to_boundary();
+        self.skip_to_char_boundary();
         self.push(Kind::Str, start, line);
         true
     }
@@ -410,7 +410,7 @@ impl<'s> Lexer<'s> {
             self.i += 1;
         }
         self.i = self.i.min(self.b.len());
-        self.to_boundary();
+        self.skip_to_char_boundary();
         self.push(Kind::Str, start, line);
     }
 
@@ -443,7 +443,7 @@ impl<'s> Lexer<'s> {
             }
         }
         self.i = self.i.min(self.b.len());
-        self.to_boundary();
+        self.skip_to_char_boundary();
         self.push(Kind::Str, start, line);
     }
 
