@@ -2,9 +2,9 @@
 //! TypeScript and Go (`analyze_complexity`) and change history from git
 //! (`analyze_code_churn`), inside the workspace only.
 //!
-//! The pipeline for one file: [`lexer`] (comments and every string form dropped or kept
-//! whole) → [`functions`] (where each function starts and ends, which tokens it owns) →
-//! [`cyclomatic`], [`cognitive`]/[`cognitive_py`], [`halstead`] → [`measure`].
+//! The pipeline for one file: `lexer` (comments and every string form dropped or kept
+//! whole) → `functions` (where each function starts and ends, which tokens it owns) →
+//! `cyclomatic`, `cognitive`/`cognitive_py`, `halstead` → `measure`.
 
 mod cognitive;
 mod cognitive_py;
