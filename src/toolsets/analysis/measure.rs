@@ -44,13 +44,26 @@ pub(crate) fn file(src: &str, lang: Lang) -> Vec<Measured> {
             name: f.name.clone(),
             start_line: f.start_line,
             end_line: f.end_line.max(f.start_line),
-            cyclomatic: 1 + decisions[index],
+            cyclomatic: 1 + decisions[index] + default_parameters(&tokens, lang, f),
             cognitive,
             max_nesting,
             halstead: halstead::measure(own),
         });
     }
     out
+}
+
+/// JavaScript/TypeScript: each parameter default (`p = 1`) is a branch (taken when the
+/// argument is `undefined`), and lizard counts it.
+fn default_parameters(tokens: &[lexer::Token<'_>], lang: Lang, f: &functions::Found) -> u32 {
+    if !lang.is_js() {
+        return 0;
+    }
+    let Some(open) = (f.first..f.body).find(|&i| tokens[i].is("(")) else {
+        return 0;
+    };
+    let close = functions::matching(tokens, open).min(f.body);
+    tokens[open..close].iter().filter(|t| t.is("=")).count() as u32
 }
 
 #[cfg(test)]

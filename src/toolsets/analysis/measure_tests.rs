@@ -256,3 +256,11 @@ fn nesting_and_halstead_are_reported() {
     assert_eq!(all[0].max_nesting, 2);
     assert!(all[0].halstead.volume > 0.0);
 }
+
+#[test]
+fn javascript_default_parameters_are_branches() {
+    // lizard: a 2, b 3 (each default is taken or not).
+    let src = "function a(p = 1) { return p }\nfunction b(p = 1, q = 2) { return p }";
+    let all = summary(src, Lang::JavaScript);
+    assert_eq!((all[0].3, all[1].3), (2, 3));
+}
