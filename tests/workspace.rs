@@ -882,7 +882,14 @@ fn tools_are_listed_read_only_with_strict_schemas() {
         .collect();
     assert_eq!(
         names,
-        ["search_files", "list_directory", "read_file", "search_text"]
+        [
+            "search_files",
+            "list_directory",
+            "read_file",
+            "search_text",
+            "analyze_complexity",
+            "analyze_code_churn"
+        ]
     );
     for tool in &tools {
         let name = &tool["name"];

@@ -122,6 +122,23 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
         move |args: &Arguments, ctx: &mut Context<'_>| churn(&ws, args, ctx),
     )
     .title("Analyze code churn")
+    .output_schema(json!({
+        "type": "object",
+        "properties": {
+            "project_path": {"type": "string"},
+            "period_days": {"type": "integer"},
+            "format": {"enum": ["json", "markdown", "csv"]},
+            "total_commits": {"type": "integer", "minimum": 0},
+            "total_authors": {"type": "integer", "minimum": 0},
+            "total_files": {"type": "integer", "minimum": 0},
+            "files": {"type": "array", "items": {"type": "object"}},
+            "hotspots": {"type": "array", "items": {"type": "object"}},
+            "offset": {"type": "integer", "minimum": 0},
+            "next_offset": {"type": "integer", "minimum": 0},
+            "notes": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["project_path", "period_days", "format", "total_commits", "total_authors", "total_files", "files", "hotspots", "offset", "notes"],
+    }))
     .annotations(json!({"readOnlyHint": true, "openWorldHint": false}))
 }
 

@@ -41,6 +41,26 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
         move |args: &Arguments, ctx: &mut Context<'_>| analyze(&ws, args, ctx),
     )
     .title("Analyze code complexity")
+    .output_schema(json!({
+        "type": "object",
+        "properties": {
+            "project_path": {"type": "string"},
+            "format": {"enum": ["json", "markdown", "sarif"]},
+            "summary": {"type": "object", "description": "files, functions, languages, and median/p90/max of each metric"},
+            "thresholds": {"type": "object"},
+            "violation_count": {"type": "integer", "minimum": 0},
+            "violations": {"type": "array", "items": {"type": "object"}},
+            "top_files": {"type": "array", "items": {"type": "object"}},
+            "functions": {"type": "array", "items": {"type": "object"}},
+            "total_functions": {"type": "integer", "minimum": 0},
+            "sarif": {"type": "object", "description": "A SARIF 2.1.0 log of this page's violations"},
+            "offset": {"type": "integer", "minimum": 0},
+            "next_offset": {"type": "integer", "minimum": 0, "description": "Pass as offset for the next page; absent on the last page."},
+            "complete": {"type": "boolean", "description": "False when the walk stopped early at a limit; see notes."},
+            "notes": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["project_path", "format", "summary", "thresholds", "violation_count", "top_files", "offset", "complete", "notes"],
+    }))
     .annotations(json!({"readOnlyHint": true, "openWorldHint": false}))
 }
 
