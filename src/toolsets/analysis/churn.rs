@@ -105,7 +105,6 @@ pub(crate) fn iso8601(secs: i64) -> String {
 }
 
 pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
-    let ws = Rc::clone(ws);
     Tool::new(
         "analyze_code_churn",
         "Summarize how files under a workspace directory changed in the last period_days, from git history: per file the commits, lines added and deleted, authors, and first and last change; distinct commit and author totals; and hotspots (churn × cyclomatic complexity) for source files. Needs git and a directory inside a repository. format json pages the file list (pass next_offset back as offset); markdown and csv give tables.",
@@ -119,7 +118,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
             },
             "additionalProperties": false
         }),
-        move |args: &Arguments, ctx: &mut Context<'_>| churn(&ws, args, ctx),
+        super::with_roots(ws, churn),
     )
     .title("Analyze code churn")
     .output_schema(json!({

@@ -12,6 +12,7 @@ use super::limits::{
 };
 use super::measure;
 use super::report::{self, FileReport, Thresholds};
+use crate::toolsets::workspace::sandbox::Sandbox;
 use crate::toolsets::workspace::tools::{cancelled, directory, Ticker};
 use crate::toolsets::workspace::walk::{walk, Entry, Flow, Kind, Stopped, Visitor};
 use crate::toolsets::workspace::Workspace;
@@ -21,7 +22,6 @@ use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 const PAGE_MARGIN: usize = 2048;
 
 pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
-    let ws = Rc::clone(ws);
     Tool::new(
         "analyze_complexity",
         "Measure every function of the Rust, Python, JavaScript, TypeScript and Go files under a workspace directory: cyclomatic complexity (McCabe, counted as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, maximum nesting and lines. Returns a summary (median/p90/max), the functions above max_cyclomatic/max_cognitive, and a ranking of the top files. format json lists every function (paged: pass next_offset back as offset); markdown gives a readable report; sarif a SARIF 2.1.0 log of the violations.",
@@ -38,7 +38,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
             },
             "additionalProperties": false
         }),
-        move |args: &Arguments, ctx: &mut Context<'_>| analyze(&ws, args, ctx),
+        super::with_roots(ws, analyze),
     )
     .title("Analyze code complexity")
     .output_schema(json!({
@@ -65,7 +65,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
 }
 
 struct Collect<'a, 'c> {
-    ws: &'a Workspace,
+    sandbox: &'a Sandbox,
     only: Option<Lang>,
     files: Vec<FileReport>,
     too_large: usize,
@@ -88,11 +88,7 @@ impl Visitor for Collect<'_, '_> {
             self.too_large += 1;
             return Flow::Continue;
         }
-        let Some(bytes) = self
-            .ws
-            .sandbox
-            .read_entry(&entry.real, MAX_ANALYZE_FILE_BYTES)
-        else {
+        let Some(bytes) = self.sandbox.read_entry(&entry.real, MAX_ANALYZE_FILE_BYTES) else {
             self.too_large += 1;
             return Flow::Continue;
         };
@@ -134,14 +130,14 @@ pub(crate) fn collect(
     ctx: &mut Context<'_>,
 ) -> Result<(Vec<FileReport>, Vec<String>, bool), ToolOutput> {
     let mut collect = Collect {
-        ws,
+        sandbox: &dir.sandbox,
         only,
         files: Vec::new(),
         too_large: 0,
         not_text: 0,
         ticker: Ticker { ctx },
     };
-    let summary = walk(&ws.sandbox, dir, &ws.bounds, &mut collect);
+    let summary = walk(&dir.sandbox, dir, &ws.bounds, &mut collect);
     if summary.stopped == Some(Stopped::Cancelled) {
         return Err(cancelled());
     }

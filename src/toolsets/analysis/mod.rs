@@ -25,12 +25,39 @@ mod report;
 use std::path::Path;
 use std::rc::Rc;
 
-use crate::toolsets::workspace::Workspace;
-use crate::{Builder, ConfigError};
+use crate::toolsets::workspace::{Config, Workspace};
+use crate::{Arguments, Builder, ConfigError, Context, HandlerError, ToolOutput};
 
 /// Adds `analyze_complexity` and `analyze_code_churn` for the workspace at `root` (an
-/// existing, readable directory, canonicalized here).
+/// existing, readable directory, canonicalized here), with the default deny list.
 pub fn add(builder: Builder, root: &Path) -> Result<Builder, ConfigError> {
-    let ws = Rc::new(Workspace::open(root).map_err(ConfigError)?);
+    add_with(
+        builder,
+        &Config {
+            roots: vec![root.to_path_buf()],
+            ..Config::default()
+        },
+    )
+}
+
+/// Adds the analysis tools for the workspace `config` describes (the same roots, client
+/// roots and deny list as the workspace toolset).
+pub fn add_with(builder: Builder, config: &Config) -> Result<Builder, ConfigError> {
+    let ws = Rc::new(Workspace::configure(config).map_err(ConfigError)?);
     Ok(builder.tool(complexity::tool(&ws)).tool(churn::tool(&ws)))
+}
+
+/// A tool handler that needs the workspace.
+type Handler = fn(&Workspace, &Arguments, &mut Context<'_>) -> Result<ToolOutput, HandlerError>;
+
+/// Wraps `handler` so that the workspace's roots are brought up to date first.
+fn with_roots(
+    ws: &Rc<Workspace>,
+    handler: Handler,
+) -> impl Fn(&Arguments, &mut Context<'_>) -> Result<ToolOutput, HandlerError> + 'static {
+    let ws = Rc::clone(ws);
+    move |args: &Arguments, ctx: &mut Context<'_>| {
+        ws.enter(ctx)?;
+        handler(&ws, args, ctx)
+    }
 }
