@@ -379,6 +379,10 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                     hub.borrow_mut().open(origin, reply, None, true);
                     serve(&mut stateless, unit, origin);
                 }
+                // GET opens the session's standalone event stream rather than answering 405:
+                // `resources/updated` and `list_changed` notifications belong to no request,
+                // and the SDK clients open this stream to receive them (one per session; a
+                // new one replaces the old).
                 Kind::Get { session } => {
                     if let Some(entry) = sessions.get_mut(&session) {
                         entry.last_used = Instant::now();
