@@ -16,6 +16,8 @@ use serde_json::{json, Value};
 use super::wire::{self, Bounds, ReadError, Request};
 use super::HttpConfig;
 use crate::encoding::constant_time_eq;
+use crate::error::code;
+use crate::jsonrpc::code as rpc;
 use crate::log;
 use crate::protocol::{self, Version};
 use crate::session::port::{self, Origin, Unit};
@@ -111,7 +113,7 @@ pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
             let _ = refuse(
                 &mut stream,
                 503,
-                -32603,
+                rpc::INTERNAL_ERROR,
                 "too many connections; retry shortly",
                 true,
             );
@@ -175,7 +177,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
                 let _ = refuse(
                     &mut stream,
                     408,
-                    -32600,
+                    rpc::INVALID_REQUEST,
                     "request not received in time",
                     true,
                 );
@@ -183,7 +185,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
             }
             Err(ReadError::Bad(status, why)) => {
                 log::access("-", "-", status, Duration::ZERO);
-                let _ = refuse(&mut stream, status, -32600, why, true);
+                let _ = refuse(&mut stream, status, rpc::INVALID_REQUEST, why, true);
                 return;
             }
         };
@@ -211,7 +213,7 @@ fn exchange(
 ) -> io::Result<(u16, bool)> {
     let config = &shared.config;
     if let Some((status, why)) = check_access(request, config, shared.local) {
-        refuse(stream, status, -32600, why, false)?;
+        refuse(stream, status, rpc::INVALID_REQUEST, why, false)?;
         return Ok((status, true));
     }
     if request.path == "/healthz" && request.method == "GET" {
@@ -219,7 +221,13 @@ fn exchange(
         return Ok((200, true));
     }
     if request.path != config.path {
-        refuse(stream, 404, -32600, "no MCP endpoint here", false)?;
+        refuse(
+            stream,
+            404,
+            rpc::INVALID_REQUEST,
+            "no MCP endpoint here",
+            false,
+        )?;
         return Ok((404, true));
     }
     let session = request.header("mcp-session-id").map(str::to_string);
@@ -248,7 +256,7 @@ fn exchange(
                 refuse(
                     stream,
                     406,
-                    -32600,
+                    rpc::INVALID_REQUEST,
                     "GET opens an event stream: Accept must include text/event-stream",
                     false,
                 )?;
@@ -258,7 +266,7 @@ fn exchange(
                 refuse(
                     stream,
                     400,
-                    -32600,
+                    rpc::INVALID_REQUEST,
                     "Mcp-Session-Id header is required",
                     false,
                 )?;
@@ -290,7 +298,13 @@ fn exchange(
         reply: tx,
     };
     if shared.inbound.send(inbound).is_err() {
-        refuse(stream, 503, -32603, "the server is shutting down", true)?;
+        refuse(
+            stream,
+            503,
+            rpc::INTERNAL_ERROR,
+            "the server is shutting down",
+            true,
+        )?;
         return Ok((503, false));
     }
     relay(stream, shared, origin, &rx)
@@ -348,7 +362,13 @@ fn relay(
                     wire::write_stream_end(stream)?;
                     return Ok((200, true));
                 }
-                refuse(stream, 503, -32603, "the request was dropped", true)?;
+                refuse(
+                    stream,
+                    503,
+                    rpc::INTERNAL_ERROR,
+                    "the request was dropped",
+                    true,
+                )?;
                 return Ok((503, false));
             }
         };
@@ -367,9 +387,6 @@ fn relay(
 
 type Refusal = (u16, i64, String, Option<Value>);
 
-/// 2026-07-28: the routing headers disagree with the body (HTTP 400).
-const HEADER_MISMATCH: i64 = -32020;
-
 /// Checks a POST and works out where it goes.
 fn post(
     request: &Request,
@@ -377,7 +394,7 @@ fn post(
     mcp_method: &mut String,
     shared: &Shared,
 ) -> Result<Kind, Refusal> {
-    let refuse = |status, why: &str| Err((status, -32600, why.to_string(), None));
+    let refuse = |status, why: &str| Err((status, rpc::INVALID_REQUEST, why.to_string(), None));
     if !(accepts(request, "application/json") && accepts(request, "text/event-stream")) {
         return refuse(
             406,
@@ -395,7 +412,7 @@ fn post(
     let unit = port::parse(&request.body);
     let value = match &unit {
         Ok(value) => value,
-        Err((error, _)) => return Err((400, -32700, error.to_string(), None)),
+        Err((error, _)) => return Err((400, rpc::PARSE_ERROR, error.to_string(), None)),
     };
     let method = value.get("method").and_then(Value::as_str);
     mcp_method.push_str(method.unwrap_or_default());
@@ -417,7 +434,7 @@ fn post(
             body_version,
             &shared.param_headers,
         ) {
-            return Err((400, HEADER_MISMATCH, why, id()));
+            return Err((400, code::HEADER_MISMATCH, why, id()));
         }
         let meta = protocol::request_meta(params);
         let complete = meta.is_some_and(|m| {
@@ -431,7 +448,7 @@ fn post(
         {
             return Err((
                 400,
-                -32602,
+                rpc::INVALID_PARAMS,
                 "invalid params: a 2026-07-28 request needs params._meta with \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"".into(),
                 id(),
             ));
@@ -439,7 +456,7 @@ fn post(
         if method == Some("initialize") {
             return Err((
                 404,
-                -32601,
+                rpc::METHOD_NOT_FOUND,
                 "method not found: 2026-07-28 has no initialize; call server/discover".into(),
                 id(),
             ));
@@ -453,7 +470,7 @@ fn post(
         if Version::parse(version).is_none() {
             return Err((
                 400,
-                -32600,
+                rpc::INVALID_REQUEST,
                 "unsupported MCP-Protocol-Version header".into(),
                 id(),
             ));
@@ -466,7 +483,7 @@ fn post(
     } else if method.is_some() && value.get("id").is_some() {
         return Err((
             400,
-            -32600,
+            rpc::INVALID_REQUEST,
             "Mcp-Session-Id header is required: send initialize first".into(),
             id(),
         ));

@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 
 use super::conn::{error_body, Inbound, Kind, Out, Route};
 use super::HttpConfig;
+use crate::error::code;
 use crate::error::Error;
+use crate::jsonrpc::code as rpc;
 use crate::log;
 use crate::server::Server;
 use crate::session::port::{self, Take};
@@ -117,7 +119,7 @@ impl Hub {
         let _ = item.reply.send(Out::Reply {
             status: 503,
             body: Some(error_body(
-                -32003,
+                code::OVERLOADED,
                 "server busy: too many requests waiting; retry",
                 None,
             )),
@@ -274,8 +276,8 @@ fn stateless_status(body: &[u8]) -> u16 {
         .ok()
         .and_then(|v| v["error"]["code"].as_i64());
     match code {
-        Some(-32601) => 404,
-        Some(-32022..=-32020) => 400,
+        Some(rpc::METHOD_NOT_FOUND) => 404,
+        Some(code::UNSUPPORTED_PROTOCOL_VERSION..=code::HEADER_MISMATCH) => 400,
         _ => 200,
     }
 }
@@ -328,7 +330,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
             let refuse = |status: u16, why: &str| {
                 let _ = reply.send(Out::Reply {
                     status,
-                    body: Some(error_body(-32600, why, None)),
+                    body: Some(error_body(rpc::INVALID_REQUEST, why, None)),
                     session: None,
                 });
             };
@@ -351,7 +353,11 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                     if sessions.len() >= config.max_sessions {
                         let _ = reply.send(Out::Reply {
                             status: 503,
-                            body: Some(error_body(-32003, "too many sessions; retry later", None)),
+                            body: Some(error_body(
+                                code::OVERLOADED,
+                                "too many sessions; retry later",
+                                None,
+                            )),
                             session: None,
                         });
                         continue;
