@@ -25,6 +25,8 @@ use crate::session::port::{self, Origin, Unit};
 /// I/O threads need little stack: they copy bytes and parse JSON (serde_json's recursion
 /// limit of 128 bounds its depth).
 const STACK: usize = 256 * 1024;
+/// How often a connection waiting for a slow reply is checked for a client that left.
+const PROBE: Duration = Duration::from_secs(1);
 /// An I/O thread with no connection to serve ends after this long.
 const IDLE_THREAD: Duration = Duration::from_secs(10);
 /// An open event stream gets a comment this often, so proxies keep it and a vanished
@@ -319,7 +321,8 @@ fn relay(
 ) -> io::Result<(u16, bool)> {
     let mut streaming = false;
     loop {
-        let written = match rx.recv_timeout(KEEP_ALIVE) {
+        let wait = if streaming { KEEP_ALIVE } else { PROBE };
+        let written = match rx.recv_timeout(wait) {
             Ok(Out::Reply {
                 status,
                 body,
@@ -356,7 +359,7 @@ fn relay(
                 return Ok((200, true));
             }
             Err(RecvTimeoutError::Timeout) if streaming => wire::write_event(stream, None, None),
-            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Timeout) => client_left(stream),
             Err(RecvTimeoutError::Disconnected) => {
                 if streaming {
                     wire::write_stream_end(stream)?;
@@ -382,6 +385,19 @@ fn relay(
             });
             return Err(e);
         }
+    }
+}
+
+/// While a reply is slow to come, whether the client closed its end: `Err` if so.
+fn client_left(stream: &TcpStream) -> io::Result<()> {
+    stream.set_nonblocking(true)?;
+    let peeked = stream.peek(&mut [0u8; 1]);
+    stream.set_nonblocking(false)?;
+    match peeked {
+        Ok(0) => Err(io::ErrorKind::ConnectionAborted.into()),
+        Ok(_) => Ok(()), // the next pipelined request is waiting: still there
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(()),
+        Err(e) => Err(e),
     }
 }
 

@@ -127,6 +127,22 @@ impl Hub {
         });
     }
 
+    /// Takes in one message while a handler runs: into the backlog (bounded), except that a
+    /// closed stream closes its exchange at once. Returns the origin when that cancels a
+    /// 2026-07-28 request (a legacy disconnection is not a cancellation).
+    fn arrive(&mut self, item: Inbound) -> Option<Origin> {
+        if !matches!(item.kind, Kind::Gone) {
+            self.defer(item);
+            return None;
+        }
+        let origin = item.origin;
+        let cancels = self.exchanges.get(&origin).is_some_and(|e| e.stateless);
+        self.gone(origin);
+        // The sessions learn of it after the handler (listen streams it held).
+        self.backlog.push_back(item);
+        cancels.then_some(origin)
+    }
+
     /// The client of `origin` went away.
     fn gone(&mut self, origin: Origin) {
         self.exchanges.remove(&origin);
@@ -169,41 +185,49 @@ impl Port for HttpPort {
     ) -> Result<Received, Error> {
         let mut hub = self.hub.borrow_mut();
         loop {
-            let item = match hub.backlog.iter().position(|i| belongs(i, &self.key)) {
-                Some(at) => hub.backlog.remove(at),
-                None => match hub.recv(deadline) {
-                    Ok(Some(item)) => Some(item),
-                    Ok(None) => return Ok(Received::Idle),
-                    Err(()) => return Ok(Received::Closed),
-                },
-            };
-            let Some(item) = item else { continue };
-            if matches!(item.kind, Kind::Gone) {
-                // Its exchange closes now; the sessions learn of it after the handler.
-                hub.gone(item.origin);
-                hub.backlog.push_back(item);
-                continue;
-            }
-            if !belongs(&item, &self.key) {
-                hub.defer(item);
-                continue;
-            }
-            let Kind::Post { unit, route } = item.kind else {
-                continue;
-            };
-            if let (Some(take), Ok(value)) = (take, &unit) {
-                if !take(value) {
-                    // Not needed now: it keeps its place, ahead of anything later.
-                    hub.backlog.push_front(Inbound {
-                        origin: item.origin,
-                        kind: Kind::Post { route, unit },
-                        reply: item.reply,
-                    });
-                    return Ok(Received::Left);
+            // Everything already arrived joins the backlog in order, so a closed stream is
+            // seen even behind a request this wait leaves unread.
+            while let Ok(item) = hub.rx.try_recv() {
+                if let Some(origin) = hub.arrive(item) {
+                    return Ok(Received::Gone(origin));
                 }
             }
-            hub.open(item.origin, item.reply, None, self.key.is_none());
-            return Ok(Received::Unit(unit, item.origin));
+            if let Some(at) = hub.backlog.iter().position(|i| belongs(i, &self.key)) {
+                let Some(Inbound {
+                    origin,
+                    kind: Kind::Post { route, unit },
+                    reply,
+                }) = hub.backlog.remove(at)
+                else {
+                    continue;
+                };
+                if let (Some(take), Ok(value)) = (take, &unit) {
+                    if !take(value) {
+                        // Not needed now: it keeps its place, ahead of anything later.
+                        let kind = Kind::Post { route, unit };
+                        hub.backlog.insert(
+                            at,
+                            Inbound {
+                                origin,
+                                kind,
+                                reply,
+                            },
+                        );
+                        return Ok(Received::Left);
+                    }
+                }
+                hub.open(origin, reply, None, self.key.is_none());
+                return Ok(Received::Unit(unit, origin));
+            }
+            match hub.recv(deadline) {
+                Ok(Some(item)) => {
+                    if let Some(origin) = hub.arrive(item) {
+                        return Ok(Received::Gone(origin));
+                    }
+                }
+                Ok(None) => return Ok(Received::Idle),
+                Err(()) => return Ok(Received::Closed),
+            }
         }
     }
 
