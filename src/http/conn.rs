@@ -2,12 +2,12 @@
 //! everything that needs no session, handing the message to the dispatch thread and writing
 //! what it sends back. Nothing here runs a handler.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -91,15 +91,20 @@ pub(crate) enum Out {
     End,
 }
 
+/// Connections accepted but not yet taken by an I/O thread, and how many threads wait.
+#[derive(Default)]
+struct Pool {
+    queue: VecDeque<TcpStream>,
+    idle: usize,
+}
+
 /// Accepts connections until the listener fails, at most `max_connections` open at once;
 /// past that, a connection is answered 503 and closed at once (the client may retry; nobody
 /// waits in a queue of unknown length). Each connection is served by an I/O thread: an idle
 /// one if there is one (threads are reused: spawning one per connection would cost more
 /// than a short request), else a new one, never more threads than `max_connections`.
 pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
-    // A rendezvous channel: a hand-off succeeds only while an idle thread waits for it.
-    let (handoff, waiting) = mpsc::sync_channel::<TcpStream>(0);
-    let waiting = Arc::new(Mutex::new(waiting));
+    let pool = Arc::new((Mutex::new(Pool::default()), Condvar::new()));
     let threads = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else { continue };
@@ -121,21 +126,22 @@ pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
             );
             continue;
         }
-        let stream = match handoff.try_send(stream) {
-            Ok(()) => continue,
-            Err(TrySendError::Full(stream)) => stream,
-            Err(TrySendError::Disconnected(_)) => return,
-        };
-        if threads.load(Ordering::Acquire) >= shared.config.max_connections {
-            // Every thread exists; one is finishing a connection and will take this one.
-            if handoff.send(stream).is_err() {
-                return;
+        {
+            let (lock, ready) = &*pool;
+            let Ok(mut waiting) = lock.lock() else { return };
+            // An idle thread takes it; so does one finishing a connection when every thread
+            // allowed exists already.
+            if waiting.idle > waiting.queue.len()
+                || threads.load(Ordering::Acquire) >= shared.config.max_connections
+            {
+                waiting.queue.push_back(stream);
+                ready.notify_one();
+                continue;
             }
-            continue;
         }
         threads.fetch_add(1, Ordering::AcqRel);
         let worker = Arc::clone(&shared);
-        let (waiting, count) = (Arc::clone(&waiting), Arc::clone(&threads));
+        let (pool, count) = (Arc::clone(&pool), Arc::clone(&threads));
         let spawned = thread::Builder::new()
             .name("minimcp-http".into())
             .stack_size(STACK)
@@ -144,11 +150,7 @@ pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
                 while let Some(stream) = next.take() {
                     serve_connection(stream, &worker);
                     worker.open.fetch_sub(1, Ordering::AcqRel);
-                    // Idle threads wait a while for another connection, then end.
-                    next = waiting
-                        .lock()
-                        .ok()
-                        .and_then(|rx| rx.recv_timeout(IDLE_THREAD).ok());
+                    next = next_connection(&pool);
                 }
                 count.fetch_sub(1, Ordering::AcqRel);
             });
@@ -158,6 +160,29 @@ pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
             log::warn(format_args!("cannot start a connection thread: {e}"));
         }
     }
+}
+
+/// Waits for another connection to serve; `None` after [`IDLE_THREAD`] without one.
+fn next_connection(pool: &(Mutex<Pool>, Condvar)) -> Option<TcpStream> {
+    let (lock, ready) = pool;
+    let mut waiting = lock.lock().ok()?;
+    waiting.idle += 1;
+    let deadline = Instant::now() + IDLE_THREAD;
+    let stream = loop {
+        if let Some(stream) = waiting.queue.pop_front() {
+            break Some(stream);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break None;
+        }
+        waiting = match ready.wait_timeout(waiting, left) {
+            Ok((guard, _)) => guard,
+            Err(_) => return None,
+        };
+    };
+    waiting.idle -= 1;
+    stream
 }
 
 /// Serves requests on one connection until it closes, times out, or misbehaves.
