@@ -1864,4 +1864,7 @@ fn in_the_stateless_era_roots_come_with_input_required() {
         retry["result"]["structuredContent"]["content"],
         "from the client's root"
     );
+    // Listings cannot answer input_required: they use the roots as they are.
+    let listed = client.request("resources/list", json!({"_meta": meta}));
+    assert_eq!(listed["result"]["resultType"], "complete", "{listed}");
 }
