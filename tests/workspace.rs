@@ -103,6 +103,8 @@ impl Client {
         roots: Option<Vec<Value>>,
     ) -> Client {
         let mut command = Command::new(BIN);
+        // The workspace toolset alone: these tests count its tools and resources.
+        command.args(["--toolsets", "workspace"]);
         command.args(args);
         if let Some(cwd) = cwd {
             command.current_dir(cwd);

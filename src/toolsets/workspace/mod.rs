@@ -53,12 +53,12 @@ mod prompts;
 mod read;
 mod resources;
 mod roots;
-mod sandbox;
+pub(crate) mod sandbox;
 #[cfg(test)]
 mod testutil;
 mod text;
-mod tools;
-mod walk;
+pub(crate) mod tools;
+pub(crate) mod walk;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -107,14 +107,23 @@ pub fn add(builder: Builder, root: &Path) -> Result<Builder, ConfigError> {
 /// Adds the workspace toolset as `config` describes.
 pub fn add_with(builder: Builder, config: &Config) -> Result<Builder, ConfigError> {
     let ws = Rc::new(Workspace::configure(config).map_err(ConfigError)?);
-    let mut builder = builder;
-    for tool in tools::tools(&ws) {
+    Ok(add_to(builder, &ws))
+}
+
+/// Adds the workspace toolset for the workspace `options` opened, with its instructions:
+/// the entry of [`super::TOOLSETS`].
+pub fn add_toolset(builder: Builder, options: &super::Options) -> Builder {
+    add_to(builder.add_instructions(INSTRUCTIONS), &options.workspace)
+}
+
+fn add_to(mut builder: Builder, ws: &Rc<Workspace>) -> Builder {
+    for tool in tools::tools(ws) {
         builder = builder.tool(tool);
     }
-    for prompt in prompts::prompts(&ws) {
+    for prompt in prompts::prompts(ws) {
         builder = builder.prompt(prompt);
     }
-    Ok(builder.resource_source(resources::Files::new(ws)))
+    builder.resource_source(resources::Files::new(Rc::clone(ws)))
 }
 
 /// What every tool, prompt and resource of the toolset shares.
