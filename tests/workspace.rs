@@ -1554,6 +1554,13 @@ fn denied_files_are_hidden_and_refused_everywhere() {
             &client.request("resources/read", json!({"uri": client.u(path)})),
             "deny list",
         );
+        assert!(
+            client
+                .request("resources/subscribe", json!({"uri": client.u(path)}))
+                .get("error")
+                .is_some(),
+            "{path}: subscribed"
+        );
         assert_error(
             &client.request(
                 "prompts/get",
