@@ -1468,6 +1468,17 @@ fn several_roots_on_the_command_line() {
     );
     let prompt_ref = json!({"type": "ref/prompt", "name": "explain_file"});
     assert_eq!(complete(&mut client, prompt_ref, "path", "t"), ["two/"]);
+    let overview = client.request(
+        "prompts/get",
+        json!({"name": "project_overview", "arguments": {}}),
+    );
+    let layout = overview["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{overview}"));
+    assert!(
+        layout.contains("one/\n  src/\n    a.rs\ntwo/\n  src/"),
+        "{layout}"
+    );
 }
 
 #[test]
