@@ -55,6 +55,28 @@ pub(crate) fn base64url_decode(text: &str) -> Option<Vec<u8>> {
     (base64url(&out) == text).then_some(out)
 }
 
+/// Decodes standard, padded base64 strictly: wrong padding or a stray character is `None`.
+pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let unpadded = text.trim_end_matches('=');
+    if text.len() - unpadded.len() > 2 {
+        return None;
+    }
+    let url: String = unpadded
+        .chars()
+        .map(|c| match c {
+            '+' => '-',
+            '/' => '_',
+            '-' | '_' => '!',
+            c => c,
+        })
+        .collect();
+    let out = base64url_decode(&url)?;
+    (base64(&out) == text).then_some(out)
+}
+
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,

@@ -70,6 +70,14 @@ fn write(level: Level, message: Arguments<'_>) {
     }
 }
 
+/// Logs a fact the operator needs whatever the level (unless `off`): where the server
+/// listens.
+pub fn notice(message: Arguments<'_>) {
+    if enabled(Level::Error) {
+        let _ = writeln!(std::io::stderr().lock(), "minimcp: {message}");
+    }
+}
+
 /// Logs a failure that ends the session.
 pub fn error(message: Arguments<'_>) {
     write(Level::Error, message);
@@ -88,4 +96,16 @@ pub fn info(message: Arguments<'_>) {
 /// Logs per-message detail.
 pub fn debug(message: Arguments<'_>) {
     write(Level::Debug, message);
+}
+
+/// One line per HTTP request (at `info`): method, MCP method, status, duration. Never
+/// arguments, bodies or tokens.
+pub(crate) fn access(method: &str, mcp_method: &str, status: u16, took: std::time::Duration) {
+    write(
+        Level::Info,
+        format_args!(
+            "access: {method} {mcp_method} {status} {:.3}ms",
+            took.as_secs_f64() * 1000.0
+        ),
+    );
 }

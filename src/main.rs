@@ -27,6 +27,9 @@ fn main() -> ExitCode {
             let Some(server) = build(&options) else {
                 return ExitCode::from(2);
             };
+            if let Some(http) = &options.http {
+                return serve_http(&server, http);
+            }
             log::info(format_args!("serving on stdio"));
             match minimcp::run_stdio(&server) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -53,6 +56,43 @@ fn main() -> ExitCode {
     }
 }
 
+/// Serves Streamable HTTP until the process is stopped.
+fn serve_http(server: &Server, http: &cli::Http) -> ExitCode {
+    let token = match &http.token_file {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => Some(text.lines().next().unwrap_or_default().trim().to_string()),
+            Err(e) => {
+                eprintln!(
+                    "minimcp: cannot read the token file {}: {e}",
+                    path.display()
+                );
+                return ExitCode::from(2);
+            }
+        },
+        None => std::env::var("MINIMCP_TOKEN").ok(),
+    };
+    if token.as_deref() == Some("") {
+        eprintln!("minimcp: the bearer token is empty");
+        return ExitCode::from(2);
+    }
+    let mut config = minimcp::http::HttpConfig::new(http.addr);
+    config.path = http.path.clone();
+    config.allow_remote = http.allow_remote;
+    config.token = token;
+    config.allowed_origins = http.allowed_origins.clone();
+    config.read_timeout = http.timeout;
+    config.max_connections = http.max_connections;
+    config.max_sessions = http.max_sessions;
+    config.session_idle = http.session_idle;
+    match minimcp::http::serve(server, config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("minimcp: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// Writes text meant for the user to stdout (help, version, `call` results; never while
 /// serving, when stdout carries protocol messages only).
 fn print(text: &str) -> ExitCode {
@@ -68,9 +108,25 @@ fn print(text: &str) -> ExitCode {
 
 fn build(options: &Options) -> Option<Server> {
     log::set_level(options.log_level);
-    let builder = Server::builder("minimcp", env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder("minimcp", env!("CARGO_PKG_VERSION"))
         .title("minimcp")
         .limits(options.limits.clone());
+    if let Some(path) = &options.state_key_file {
+        match std::fs::read(path) {
+            Ok(secret) if secret.len() >= 32 => builder = builder.state_secret(&secret),
+            Ok(_) => {
+                eprintln!("minimcp: the state key file {} must hold at least 32 bytes (e.g. head -c 32 /dev/urandom > FILE)", path.display());
+                return None;
+            }
+            Err(e) => {
+                eprintln!(
+                    "minimcp: cannot read the state key file {}: {e}",
+                    path.display()
+                );
+                return None;
+            }
+        }
+    }
     let builder = match options.profile {
         Profile::Conformance => minimcp::toolsets::conformance::add(builder),
         // The transcript corpus (conformance/) needs a few fixtures of its own; they stay out

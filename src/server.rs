@@ -110,6 +110,7 @@ pub struct Builder {
     sources: Vec<Box<dyn ResourceSource>>,
     limits: Limits,
     errors: Vec<String>,
+    state_key: Option<[u8; 32]>,
 }
 
 impl Server {
@@ -127,6 +128,7 @@ impl Server {
             sources: Vec::new(),
             limits: Limits::default(),
             errors: Vec::new(),
+            state_key: None,
         }
     }
 
@@ -308,6 +310,14 @@ impl Builder {
         self
     }
 
+    /// Derives the key that seals 2026-07-28 `requestState` from `secret` (default: fresh
+    /// random bytes per process). Processes given the same secret accept each other's
+    /// states, so an `input_required` retry may reach any of them behind a load balancer.
+    pub fn state_secret(mut self, secret: &[u8]) -> Self {
+        self.state_key = Some(crate::encoding::sha256(secret));
+        self
+    }
+
     /// Replaces the limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -441,7 +451,7 @@ impl Builder {
             sources,
             limits: self.limits,
             list_changes,
-            state_key: random_key(),
+            state_key: self.state_key.unwrap_or_else(random_key),
         })
     }
 }
@@ -459,7 +469,7 @@ fn check_name(name: &str) -> Result<(), String> {
 
 /// 32 bytes from the OS; if that is impossible, from std's randomly seeded hasher, the
 /// clock and the process id (still unpredictable to a client that cannot see the machine).
-fn random_key() -> [u8; 32] {
+pub(crate) fn random_key() -> [u8; 32] {
     use std::hash::{BuildHasher, Hasher};
     use std::io::Read;
     let mut key = [0u8; 32];
