@@ -44,7 +44,7 @@ mod complete;
 mod gitignore;
 mod glob;
 mod grep;
-mod info;
+pub(crate) mod info;
 mod lines;
 mod mime;
 pub(crate) mod paging;
