@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 12, point 4: a client pipelines tool calls whose handler checks for cancellation
-# (the workspace `search_files` walk, about 0.3 ms here) as fast as the pipe takes them.
+# (the workspace `search_files` walk over 300 files, which checks for cancellation every 250
+# entries; about 0.3 ms) as fast as the pipe takes them.
 # Prints how many calls were answered and how many refused with -32003 ("overloaded").
 # A figure, not a test: nothing is asserted about time.
 #
@@ -14,7 +15,10 @@ CALLS="${2:-20000}"
 if [ "$BIN" = "$ROOT/target/release/minimcp" ]; then
   (cd "$ROOT" && cargo build --release --quiet)
 fi
-python3 - "$BIN" "$CALLS" "$ROOT/src" <<'EOF'
+TREE="$(mktemp -d)"
+trap 'rm -rf "$TREE"' EXIT
+for d in a b c; do mkdir -p "$TREE/$d"; for i in $(seq 100); do : > "$TREE/$d/f$i.rs"; done; done
+python3 - "$BIN" "$CALLS" "$TREE" <<'EOF'
 import json, subprocess, sys, threading, time
 bin_, calls, root = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 def start():
@@ -25,7 +29,7 @@ init = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocol
         {"jsonrpc": "2.0", "method": "notifications/initialized"}]
 def call(i):
     return {"jsonrpc": "2.0", "id": i, "method": "tools/call",
-            "params": {"name": "search_files", "arguments": {"pattern": "**/*.rs"}}}
+            "params": {"name": "search_files", "arguments": {"pattern": "**/*.md"}}}
 def lines(msgs):
     return b"".join(json.dumps(m).encode() + b"\n" for m in msgs)
 

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use minimcp::log::Level;
+use minimcp::toolsets::workspace::{expand_home, DEFAULT_DENY};
 use minimcp::{Limits, Version};
 
 /// What the command line asks for.
@@ -29,7 +30,11 @@ pub(crate) enum Command {
 /// Options shared by `serve` and `call`.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Options {
-    pub(crate) root: Option<PathBuf>,
+    /// `--root` and bare directories, `~` expanded; empty: the client's roots or the
+    /// working directory.
+    pub(crate) roots: Vec<PathBuf>,
+    /// The deny list: the defaults, plus `--deny` patterns, cleared by `--deny none`.
+    pub(crate) deny: Vec<String>,
     /// `--http`: serve Streamable HTTP instead of stdio.
     pub(crate) http: Option<Http>,
     /// `--state-key-file`: the secret sealing 2026-07-28 `requestState`.
@@ -71,7 +76,8 @@ pub(crate) const HELP: &str = "\
 minimcp — a small, read-only Model Context Protocol server over stdio
 
 USAGE:
-    minimcp [serve] [OPTIONS]                 serve one MCP session on stdin/stdout
+    minimcp [serve] [OPTIONS] [DIR...]        serve one MCP session on stdin/stdout; each
+                                              DIR is a workspace root, like --root DIR
     minimcp serve --http ADDR:PORT [OPTIONS]  serve Streamable HTTP (POST/GET/DELETE on
                                               --http-path), loopback unless --allow-remote
     minimcp call <TOOL|METHOD> [JSON] [OPTIONS]
@@ -84,9 +90,15 @@ USAGE:
           as its params. Exit status 0 on success, 1 on an error or an isError result.
 
 OPTIONS:
-    --root DIR                The workspace the tools may read (default: the current
-                              directory). Nothing outside it is ever read; nothing is
-                              ever written.
+    --root DIR                A workspace root the tools may read; repeat for several.
+                              `~` is expanded. Without one, the roots are the client's
+                              (roots/list), else the current directory -- but never
+                              `/` or the home directory implicitly. Nothing outside
+                              the roots is ever read; nothing is ever written.
+    --deny GLOB               Hide and refuse matching files everywhere (.gitignore
+                              syntax); repeatable. Defaults: .env .env.* *.env *.pem *.key
+                              *.p12 *.pfx id_rsa* id_dsa* id_ecdsa* id_ed25519*.
+                              `--deny none` clears the list (later --deny add again).
     --profile NAME            workspace (default): the read-only workspace tools.
                               conformance: fixtures for the official conformance suite
                               and benchmarks (includes an `echo` tool).
@@ -145,7 +157,8 @@ OPTIONS:
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut args = args.into_iter().peekable();
     let mut options = Options {
-        root: None,
+        roots: Vec::new(),
+        deny: DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
         http: None,
         state_key_file: None,
         profile: Profile::Workspace,
@@ -187,7 +200,12 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         match flag.as_str() {
             "-h" | "--help" => return Ok(Command::Help),
             "-V" | "--version" => return Ok(Command::Version),
-            "--root" => options.root = Some(PathBuf::from(value("--root")?)),
+            "--root" => options.roots.push(expand_home(&value("--root")?)),
+            "--deny" => match value("--deny")?.as_str() {
+                "none" => options.deny.clear(),
+                "" => return Err("--deny needs a pattern such as '*.pem', or none".into()),
+                pattern => options.deny.push(pattern.to_string()),
+            },
             "--profile" => {
                 options.profile = match value("--profile")?.as_str() {
                     "workspace" => Profile::Workspace,
@@ -322,26 +340,31 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         }
     }
     let mut positional = positional.into_iter();
-    match positional.next().as_deref() {
-        None | Some("serve") => {
-            if let Some(extra) = positional.next() {
-                return Err(format!("unexpected argument {extra:?}; see --help"));
-            }
-            if version_given {
-                return Err("--protocol applies to `call` only".into());
-            }
-            match http_addr {
-                Some(addr) => {
-                    http.addr = addr;
-                    options.http = Some(http);
-                }
-                None if http_flags => {
-                    return Err("the HTTP options need --http ADDR:PORT".into());
-                }
-                None => {}
-            }
-            Ok(Command::Serve(options))
+    let first = positional.next();
+    // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught).
+    let bare_dir = first
+        .as_deref()
+        .filter(|f| !matches!(*f, "serve" | "call" | "help"))
+        .filter(|f| expand_home(f).is_dir() || f.contains('/'));
+    if matches!(first.as_deref(), None | Some("serve")) || bare_dir.is_some() {
+        let dirs = bare_dir.map(str::to_string).into_iter().chain(positional);
+        options.roots.extend(dirs.map(|d| expand_home(&d)));
+        if version_given {
+            return Err("--protocol applies to `call` only".into());
         }
+        match http_addr {
+            Some(addr) => {
+                http.addr = addr;
+                options.http = Some(http);
+            }
+            None if http_flags => {
+                return Err("the HTTP options need --http ADDR:PORT".into());
+            }
+            None => {}
+        }
+        return Ok(Command::Serve(options));
+    }
+    match first.as_deref() {
         Some("call") => {
             let target = positional
                 .next()
@@ -367,7 +390,10 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
             })
         }
         Some("help") => Ok(Command::Help),
-        Some(other) => Err(format!("unknown command {other:?}; see --help")),
+        Some(other) => Err(format!(
+            "unknown command {other:?} (and not a directory); see --help"
+        )),
+        None => Ok(Command::Help),
     }
 }
 
@@ -406,13 +432,52 @@ mod tests {
         ) else {
             panic!("expected serve");
         };
-        assert_eq!(o.root, Some(PathBuf::from("/tmp")));
+        assert_eq!(o.roots, [PathBuf::from("/tmp")]);
         assert_eq!(o.profile, Profile::Conformance);
         assert_eq!(o.log_level, Level::Debug);
         assert_eq!(o.limits.max_message_bytes, 4096);
         assert_eq!(o.limits.rate_limit, Some(50.0));
         assert_eq!(o.limits.request_timeout, Duration::from_secs(5));
         assert_eq!(o.limits.page_size, 2);
+    }
+
+    #[test]
+    fn roots_repeat_expand_home_and_come_bare() {
+        let Ok(Command::Serve(o)) = parse_str("--root /tmp --root ~/proj serve /srv/a") else {
+            panic!("expected serve");
+        };
+        let home = std::env::var("HOME").unwrap_or_default();
+        let expected = [
+            PathBuf::from("/tmp"),
+            if home.starts_with('/') {
+                PathBuf::from(home).join("proj")
+            } else {
+                PathBuf::from("~/proj")
+            },
+            PathBuf::from("/srv/a"),
+        ];
+        assert_eq!(o.roots, expected);
+        let Ok(Command::Serve(bare)) = parse_str("/tmp") else {
+            panic!("`minimcp DIR` serves DIR");
+        };
+        assert_eq!(bare.roots, [PathBuf::from("/tmp")]);
+        assert!(
+            parse_str("nonsense").is_err(),
+            "not a directory, not a command"
+        );
+    }
+
+    #[test]
+    fn the_deny_list_has_defaults_that_none_clears() {
+        let Ok(Command::Serve(o)) = parse_str("--deny *.secret") else {
+            panic!("expected serve");
+        };
+        assert!(o.deny.contains(&".env".to_string()));
+        assert_eq!(o.deny.last().map(String::as_str), Some("*.secret"));
+        let Ok(Command::Serve(none)) = parse_str("--deny none --deny x") else {
+            panic!("expected serve");
+        };
+        assert_eq!(none.deny, ["x"]);
     }
 
     #[test]

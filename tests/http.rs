@@ -509,3 +509,200 @@ fn keep_alive_connections_serve_many_requests() {
         assert_eq!(reply.json()["id"], n);
     }
 }
+
+// ---- 2026-07-28 (stateless) ------------------------------------------------------------
+
+const MODERN: &str = "2026-07-28";
+
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": MODERN,
+           "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}})
+}
+
+/// A 2026-07-28 POST with its routing headers (`name`: the Mcp-Name value, if any).
+fn modern(
+    server: &Server,
+    id: u64,
+    method: &str,
+    mut params: Value,
+    name: Option<&str>,
+) -> Response {
+    params["_meta"] = meta();
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let version = format!("MCP-Protocol-Version: {MODERN}");
+    let method_header = format!("Mcp-Method: {method}");
+    let name_header = name.map(|n| format!("Mcp-Name: {n}"));
+    let mut extra = vec![version.as_str(), method_header.as_str()];
+    extra.extend(name_header.as_deref());
+    server.post(None, &body, &extra)
+}
+
+#[test]
+fn stateless_requests_are_checked_against_their_headers() {
+    let server = Server::start(&[]);
+    let listed = modern(&server, 1, "tools/list", json!({}), None);
+    assert_eq!(listed.status, 200, "{listed:?}");
+    assert_eq!(listed.json()["result"]["resultType"], "complete");
+
+    let body =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta()}});
+    let version = format!("MCP-Protocol-Version: {MODERN}");
+    let no_method = server.post(None, &body, &[&version]);
+    assert_eq!(no_method.status, 400);
+    assert_eq!(no_method.json()["error"]["code"], -32020);
+    assert_eq!(no_method.json()["id"], 2, "the id is echoed");
+    let wrong_method = server.post(None, &body, &[&version, "Mcp-Method: prompts/list"]);
+    assert_eq!(wrong_method.json()["error"]["code"], -32020);
+    let wrong_version = server.post(
+        None,
+        &body,
+        &["MCP-Protocol-Version: 2025-11-25", "Mcp-Method: tools/list"],
+    );
+    assert_eq!(wrong_version.status, 400);
+    assert_eq!(wrong_version.json()["error"]["code"], -32020);
+
+    let call = json!({"name": "test_simple_text", "arguments": {}});
+    assert_eq!(
+        modern(
+            &server,
+            3,
+            "tools/call",
+            call.clone(),
+            Some("test_simple_text")
+        )
+        .status,
+        200
+    );
+    assert_eq!(
+        modern(
+            &server,
+            4,
+            "tools/call",
+            call.clone(),
+            Some("=?base64?dGVzdF9zaW1wbGVfdGV4dA==?=")
+        )
+        .status,
+        200
+    );
+    assert_eq!(
+        modern(&server, 5, "tools/call", call.clone(), Some("other")).status,
+        400
+    );
+    assert_eq!(
+        modern(&server, 6, "tools/call", call, None).status,
+        400,
+        "Mcp-Name required"
+    );
+
+    let unknown = modern(&server, 7, "ping", json!({}), None);
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.json()["error"]["code"], -32601);
+    let initialize = modern(&server, 8, "initialize", json!({}), None);
+    assert_eq!(initialize.status, 404);
+
+    let no_meta = json!({"jsonrpc": "2.0", "id": 9, "method": "server/discover", "params": {}});
+    let refused = server.post(None, &no_meta, &[&version, "Mcp-Method: server/discover"]);
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.json()["error"]["code"], -32602);
+
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{version}\r\nConnection: close\r\n\r\n");
+    assert_eq!(server.raw(get.as_bytes()).status, 405);
+    let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "_meta": meta()}});
+    assert_eq!(
+        server
+            .post(
+                None,
+                &notification,
+                &[&version, "Mcp-Method: notifications/cancelled"]
+            )
+            .status,
+        202
+    );
+}
+
+#[test]
+fn a_listen_stream_is_acknowledged_first_and_never_buffered() {
+    let server = Server::start(&[]);
+    let mut stream = server.connect();
+    let mut params = json!({"notifications": {"resourcesListChanged": true}});
+    params["_meta"] = meta();
+    let body =
+        json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": params});
+    let version = format!("MCP-Protocol-Version: {MODERN}");
+    stream
+        .write_all(&post_bytes(
+            None,
+            &body.to_string(),
+            &[&version, "Mcp-Method: subscriptions/listen"],
+        ))
+        .expect("write");
+    let mut reader = BufReader::new(stream);
+    let mut head = String::new();
+    let ack = loop {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).expect("read") > 0,
+            "stream ended: {head}"
+        );
+        head.push_str(&line);
+        if let Some(data) = line.strip_prefix("data: ") {
+            break serde_json::from_str::<Value>(data.trim()).expect("json");
+        }
+    };
+    assert!(
+        head.contains("text/event-stream") && head.contains("X-Accel-Buffering: no"),
+        "{head}"
+    );
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub"
+    );
+}
+
+#[test]
+fn input_required_retries_may_reach_another_connection_or_a_process_sharing_the_key() {
+    let dir = std::env::temp_dir().join(format!("minimcp-http-key-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let key = dir.join("key");
+    std::fs::write(&key, [7u8; 32]).expect("key");
+    let key = key.to_str().expect("utf8");
+    let first = Server::start(&["--state-key-file", key]);
+    let second = Server::start(&["--state-key-file", key]);
+    let stranger = Server::start(&[]);
+    let ask = json!({"name": "test_elicitation", "arguments": {"message": "who?"}});
+    let round1 = modern(
+        &first,
+        1,
+        "tools/call",
+        ask.clone(),
+        Some("test_elicitation"),
+    )
+    .json();
+    let result = &round1["result"];
+    assert_eq!(result["resultType"], "input_required", "{round1}");
+    let (key_name, _) = result["inputRequests"]
+        .as_object()
+        .and_then(|m| m.iter().next())
+        .expect("one request");
+    let mut retry = ask;
+    retry["requestState"] = result["requestState"].clone();
+    retry["inputResponses"] = json!({ key_name.as_str(): {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}} });
+    for (server, what) in [(&first, "another connection"), (&second, "another process")] {
+        let done = modern(
+            server,
+            2,
+            "tools/call",
+            retry.clone(),
+            Some("test_elicitation"),
+        )
+        .json();
+        assert_eq!(done["result"]["resultType"], "complete", "{what}: {done}");
+    }
+    let refused = modern(&stranger, 2, "tools/call", retry, Some("test_elicitation")).json();
+    assert!(
+        refused.get("error").is_some(),
+        "a process with another key refuses the state: {refused}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -11,7 +11,7 @@ use super::read::read_whole;
 use super::sandbox::{read_capped, PathError, RelPath, Sandbox};
 use super::text::{clip, decode, is_binary, Matcher};
 use super::tools::{cancelled, human_size, text_block, Ticker};
-use super::walk::{plural, walk, Entry, Flow, Kind, Stopped, Visitor};
+use super::walk::{plural, walk, Entry, Flow, Kind, Stopped, Summary, Visitor};
 use super::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
@@ -38,7 +38,10 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
             "required": ["query"],
             "additionalProperties": false
         }),
-        move |args, ctx| search_text(&ws, args, ctx),
+        move |args, ctx| {
+            ws.enter(ctx)?;
+            search_text(&ws, args, ctx)
+        },
     )
     .title("Search text in files")
     .output_schema(json!({
@@ -182,9 +185,10 @@ fn search_text(
             }
         }
     };
-    let target = ws.resolve(args.str("path")?)?;
+    let targets = ws.starts(args.str("path")?)?;
+    let target = targets[0].clone();
     let mut search = Search {
-        sandbox: &ws.sandbox,
+        sandbox: &target.sandbox,
         matcher: Matcher::new(query, case_sensitive),
         filter,
         base: target.rel.clone(),
@@ -198,9 +202,18 @@ fn search_text(
         ticker: Ticker { ctx },
     };
     let summary = if target.meta.is_dir() {
-        walk(&ws.sandbox, &target, &ws.bounds, &mut search)
+        // With several roots, `.` is each root in turn.
+        let mut summary = Summary::default();
+        for start in &targets {
+            (search.sandbox, search.base) = (&start.sandbox, start.rel.clone());
+            summary.absorb(walk(&start.sandbox, start, &ws.bounds, &mut search));
+            if summary.stopped.is_some() {
+                break;
+            }
+        }
+        summary
     } else if target.meta.is_file() {
-        let bytes = read_whole(ws, &target, MAX_SEARCH_FILE_BYTES, "search_text")?;
+        let bytes = read_whole(&target, MAX_SEARCH_FILE_BYTES, "search_text")?;
         search.file(&target.rel, bytes);
         Default::default()
     } else {
