@@ -40,6 +40,9 @@ pub(crate) struct Options {
     /// `--state-key-file`: the secret sealing 2026-07-28 `requestState`.
     pub(crate) state_key_file: Option<PathBuf>,
     pub(crate) profile: Profile,
+    /// The toolsets of the workspace profile (`--toolsets`), as names from
+    /// [`minimcp::toolsets::TOOLSETS`]; all of them by default.
+    pub(crate) toolsets: Vec<&'static str>,
     pub(crate) log_level: Level,
     pub(crate) limits: Limits,
 }
@@ -64,7 +67,7 @@ pub(crate) struct Http {
 /// Which toolset the binary serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Profile {
-    /// The read-only workspace toolset (default).
+    /// The toolsets of `--toolsets` for the workspace (default).
     Workspace,
     /// Fixtures for the official conformance suite and the benchmarks (`echo`).
     Conformance,
@@ -72,7 +75,7 @@ pub(crate) enum Profile {
     Transcripts,
 }
 
-pub(crate) const HELP: &str = "\
+const HELP: &str = "\
 minimcp — a small, read-only Model Context Protocol server over stdio
 
 USAGE:
@@ -99,11 +102,16 @@ OPTIONS:
                               syntax); repeatable. Defaults: .env .env.* *.env *.pem *.key
                               *.p12 *.pfx id_rsa* id_dsa* id_ecdsa* id_ed25519*.
                               `--deny none` clears the list (later --deny add again).
-    --profile NAME            workspace (default): the read-only workspace tools.
+    --profile NAME            workspace (default): the toolsets of --toolsets for the
+                              workspace roots.
                               conformance: fixtures for the official conformance suite
                               and benchmarks (includes an `echo` tool).
                               transcripts: conformance plus the fixtures of the
                               transcript corpus in conformance/.
+    --toolsets LIST           Comma-separated toolsets of the workspace profile
+                              (default: all). A model works better with only the
+                              tools it needs:
+{toolsets}
     --log-level LEVEL         What to write to stderr: off, error, warn (default), info,
                               debug. stdout carries protocol messages only.
     --max-message-bytes N     Longest accepted request line (default 1048576). Longer
@@ -153,6 +161,15 @@ OPTIONS:
     -V, --version             Print the version.
 ";
 
+/// The help text, with one line per toolset of [`minimcp::toolsets::TOOLSETS`].
+pub(crate) fn help() -> String {
+    let lines: Vec<String> = minimcp::toolsets::TOOLSETS
+        .iter()
+        .map(|t| format!("{:30}{}: {}\n", "", t.name, t.summary))
+        .collect();
+    HELP.replace("{toolsets}\n", &lines.concat())
+}
+
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut args = args.into_iter().peekable();
@@ -162,6 +179,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         http: None,
         state_key_file: None,
         profile: Profile::Workspace,
+        toolsets: all_toolsets(),
         log_level: Level::Warn,
         limits: Limits::default(),
     };
@@ -184,6 +202,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
     let mut http_flags = false;
     let mut version = Version::LATEST_HANDSHAKE;
     let mut version_given = false;
+    let mut toolsets_given = false;
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => {
@@ -217,6 +236,10 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                         ))
                     }
                 }
+            }
+            "--toolsets" => {
+                options.toolsets = toolsets(&value("--toolsets")?)?;
+                toolsets_given = true;
             }
             "--log-level" => {
                 let level = value("--log-level")?;
@@ -339,6 +362,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
             _ => positional.push(arg),
         }
     }
+    if toolsets_given && options.profile != Profile::Workspace {
+        return Err("--toolsets applies to the workspace profile only".into());
+    }
     let mut positional = positional.into_iter();
     let first = positional.next();
     // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught).
@@ -397,6 +423,28 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
     }
 }
 
+fn all_toolsets() -> Vec<&'static str> {
+    minimcp::toolsets::TOOLSETS.iter().map(|t| t.name).collect()
+}
+
+/// `workspace,templates` → the names, each checked against the known toolsets.
+fn toolsets(list: &str) -> Result<Vec<&'static str>, String> {
+    let known = all_toolsets();
+    let mut chosen = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let Some(found) = known.iter().find(|k| **k == name) else {
+            return Err(format!(
+                "unknown toolset {name:?} in --toolsets; use a comma-separated list of {}",
+                known.join(", ")
+            ));
+        };
+        if !chosen.contains(found) {
+            chosen.push(*found);
+        }
+    }
+    Ok(chosen)
+}
+
 fn number(text: &str, flag: &str, minimum: usize) -> Result<usize, String> {
     text.parse::<usize>()
         .ok()
@@ -418,6 +466,8 @@ mod tests {
             panic!("expected serve");
         };
         assert_eq!(options.profile, Profile::Workspace);
+        assert_eq!(options.toolsets, all_toolsets());
+        assert!(options.toolsets.contains(&"templates"));
         assert_eq!(options.limits, Limits::default());
         assert_eq!(
             parse_str("serve").map(|c| matches!(c, Command::Serve(_))),
@@ -439,6 +489,23 @@ mod tests {
         assert_eq!(o.limits.rate_limit, Some(50.0));
         assert_eq!(o.limits.request_timeout, Duration::from_secs(5));
         assert_eq!(o.limits.page_size, 2);
+    }
+
+    #[test]
+    fn help_lists_every_toolset() {
+        let help = help();
+        assert!(!help.contains("{toolsets}"));
+        for toolset in minimcp::toolsets::TOOLSETS {
+            assert!(help.contains(&format!("{}: ", toolset.name)), "{help}");
+        }
+    }
+
+    #[test]
+    fn toolsets_are_a_deduplicated_list() {
+        let Ok(Command::Serve(o)) = parse_str("--toolsets templates,workspace,templates") else {
+            panic!("expected serve");
+        };
+        assert_eq!(o.toolsets, ["templates", "workspace"]);
     }
 
     #[test]
@@ -515,6 +582,13 @@ mod tests {
             ("--bogus", "unknown option --bogus"),
             ("--root", "--root needs a value"),
             ("--profile x", "unknown profile"),
+            ("--toolsets workspace,bogus", "unknown toolset \"bogus\""),
+            ("--toolsets ", "--toolsets needs a value"),
+            ("--toolsets=", "unknown toolset \"\""),
+            (
+                "--profile conformance --toolsets workspace",
+                "workspace profile only",
+            ),
             ("--log-level loud", "unknown log level"),
             ("--max-message-bytes 12", "at least 1024"),
             ("--rate-limit fast", "requests per second"),

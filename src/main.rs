@@ -22,7 +22,7 @@ fn main() -> ExitCode {
         }
     };
     match command {
-        Command::Help => print(cli::HELP),
+        Command::Help => print(&cli::help()),
         Command::Version => print(&format!("minimcp {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Serve(options) => {
             let Some(server) = build(&options) else {
@@ -161,9 +161,8 @@ fn build(options: &Options) -> Option<Server> {
                 },
                 deny: Some(options.deny.clone()),
             };
-            let builder = builder.instructions(minimcp::toolsets::workspace::INSTRUCTIONS);
-            match minimcp::toolsets::workspace::add_with(builder, &config) {
-                Ok(builder) => builder,
+            match minimcp::toolsets::Options::new(&config) {
+                Ok(shared) => minimcp::toolsets::add_named(builder, &options.toolsets, &shared),
                 Err(e) => {
                     eprintln!("minimcp: {e}; pass --root DIR with an existing directory");
                     return None;

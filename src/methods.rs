@@ -549,7 +549,7 @@ impl<'s> Connection<'s> {
                 Some(Ok(json!({
                     "resultType": "input_required",
                     "inputRequests": inputs.pending,
-                    "requestState": mrtr::seal(&self.server.state_key, binding, &inputs.answers),
+                    "requestState": mrtr::seal(&self.server.state_key, binding, &inputs.answered()),
                 })))
             }
             HandlerError::Input(InputError::Unsupported(required)) => {

@@ -103,6 +103,8 @@ impl Client {
         roots: Option<Vec<Value>>,
     ) -> Client {
         let mut command = Command::new(BIN);
+        // The workspace toolset alone: these tests count its tools and resources.
+        command.args(["--toolsets", "workspace"]);
         command.args(args);
         if let Some(cwd) = cwd {
             command.current_dir(cwd);
@@ -1693,6 +1695,7 @@ fn every_default_result_fits_the_budget_on_a_hostile_tree() {
     let mut client = Client::start(root.path());
     let mut largest = 0;
     let mut measured = Vec::new();
+    let twenty = [["min.js", "control.txt", "quotes.txt", "huge.log", "nope"]; 4].concat();
     for (tool, args) in [
         ("read_file", json!({"path": "huge.log"})),
         ("read_file", json!({"path": "min.js"})),
@@ -1703,6 +1706,7 @@ fn every_default_result_fits_the_budget_on_a_hostile_tree() {
             json!({"paths": ["huge.log", "min.js", "control.txt", "quotes.txt", "nope"]}),
         ),
         ("read_file", json!({"path": "huge.log", "tail": 10000})),
+        ("read_file", json!({"paths": twenty.clone()})),
         ("read_file", json!({"path": "huge.log", "limit": 10000})),
         ("list_directory", json!({"path": "wide"})),
         ("list_directory", json!({"depth": 10})),

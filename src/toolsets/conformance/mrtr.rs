@@ -288,6 +288,43 @@ mod tests {
         assert_eq!(done["content"][0]["text"], "Confirmed (ok=true).");
     }
 
+    /// The answers a `requestState` carries (its payload is readable; only its MAC is secret).
+    fn sealed_answers(result: &Value) -> Value {
+        let state = result["requestState"].as_str().expect("a requestState");
+        let payload = state.split('.').next().expect("payload");
+        let payload = crate::encoding::base64url_decode(payload).expect("base64url");
+        serde_json::from_slice::<Value>(&payload).expect("json")["a"].clone()
+    }
+
+    #[test]
+    fn only_answers_to_asked_questions_are_carried_to_the_next_round() {
+        let name = "test_input_required_result_multi_round";
+        let accept = |content: Value| json!({"action": "accept", "content": content});
+        let lines = serve_lines(
+            &fixtures(),
+            &[
+                call(
+                    1,
+                    name,
+                    json!({"inputResponses": {"wrong_key": accept(json!({"x": 1}))}}),
+                ),
+                call(
+                    2,
+                    name,
+                    json!({"inputResponses": {
+                        "step1": accept(json!({"name": "Alice"})),
+                        "unknown_extra_key": accept(json!({"foo": "bar"}))
+                    }}),
+                ),
+            ],
+        );
+        assert_eq!(sealed_answers(&response(&lines, 1)["result"]), json!({}));
+        assert_eq!(
+            sealed_answers(&response(&lines, 2)["result"]),
+            json!({"step1": accept(json!({"name": "Alice"}))})
+        );
+    }
+
     #[test]
     fn before_2026_the_same_tools_ask_the_client_directly() {
         // Over a 2025-11-25 session the named question is an ordinary elicitation request,

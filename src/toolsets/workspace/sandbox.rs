@@ -4,7 +4,8 @@
 //!
 //! 1. [`RelPath::parse`] is lexical. It refuses NUL bytes, backslashes, absolute paths
 //!    (including `C:` drive paths), `~`, `..`, `.git`, and over-long paths or components,
-//!    and normalizes what is left to `/`-separated normal components.
+//!    and normalizes what is left to `/`-separated normal components. (Absolute paths inside
+//!    a root are made relative to it first, by the workspace, never by resolving `..`.)
 //! 2. [`Sandbox::resolve`] walks those components one at a time from the canonical root.
 //!    A component that is a symbolic link is canonicalized *on its own* and must still lie
 //!    inside the root, compared by path components (so `/work/ws-evil` is not inside
@@ -18,7 +19,11 @@
 //! is inside the root — closing the window in which a path component could be swapped for a
 //! symbolic link between the check and the open.
 //!
-//! Error messages name the problem and the client's own relative path, never an absolute one.
+//! A path the deny list matches — by the name asked for or by the file it leads to — is
+//! refused as [`PathError::Denied`] after resolution.
+//!
+//! Error messages name the problem and the path as the client gave it (root-relative, with
+//! the root's label first when there are several roots).
 
 use std::fmt;
 use std::fs::{self, File, Metadata};
