@@ -14,6 +14,7 @@ Run by tests/many_instances.sh. Each instance writes access lines (`--access-log
    on the session's event stream; every request of the session lands on one instance.
 3. The instance holding a legacy session is killed: the open 2026-07-28 client's next
    requests are still answered, the session's id gets 404, and a new session works.
+4. A listen stream is open when the remaining instances are killed: it ends.
 
 Prints one line per check; exits 1 on the first failure.
 """
@@ -243,6 +244,24 @@ async def kill_one(url: str, client: Client, instances: Instances, session: str,
     ok("legacy: a new session on the surviving instances works")
 
 
+async def listen_ends(client: Client, instances: Instances, killed: str) -> None:
+    """Last: a listen stream open while the remaining instances die ends, it does not hang."""
+    async with client.listen(tools_list_changed=True) as sub:
+        for name, pid in instances.pids.items():
+            if name != killed:
+                os.kill(pid, signal.SIGKILL)
+        how = "ended"
+        try:
+            with anyio.fail_after(10):
+                async for _ in sub:
+                    pass
+        except TimeoutError:
+            raise Failed("the listen stream was still open 10 s after its instance died")
+        except Exception as e:  # SubscriptionLost: the abrupt end the SDK reports
+            how = f"ended with {type(e).__name__}"
+    ok(f"2026-07-28: a listen stream open when its instance died {how} (every instance now killed)")
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
@@ -254,6 +273,7 @@ async def main() -> int:
             await stateless(client, instances)
             session, holder = await legacy(args.url, instances)
             await kill_one(args.url, client, instances, session, holder)
+            await listen_ends(client, instances, holder)
     except Failed as e:
         print(f"  FAIL {e}", flush=True)
         return 1
