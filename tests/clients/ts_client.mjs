@@ -21,6 +21,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
@@ -101,7 +102,10 @@ const fileUri = (path) =>
 
 async function open(command, offered) {
   const conn = { offered, version: undefined, received: [], logs: [], sampling: [], elicitations: [], init: null };
-  const transport = new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: "inherit" });
+  // A server given as http://…/mcp is reached over Streamable HTTP instead of spawned.
+  const transport = /^https?:\/\//.test(command[0])
+    ? new StreamableHTTPClientTransport(new URL(command[0]))
+    : new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: "inherit" });
   const send = transport.send.bind(transport);
   let initId;
   transport.send = (message, options) => {
