@@ -9,7 +9,7 @@
 //!   They never run a handler: a slow or hostile client can only ever tie up its own thread.
 //! - **The dispatch thread** (the caller of [`serve`]) owns every session and runs
 //!   dispatch and every handler, one at a time, exactly as over stdio: each session is a
-//!   [`Connection`] over a [`Port`] that reads from the shared inbound channel (see `hub`).
+//!   `Connection` over a `Port` that reads from the shared inbound channel (see `hub`).
 //!
 //! Blocking I/O per connection rather than a poll loop: `std` has no portable readiness
 //! API, and a bounded set of threads that only copy bytes costs little memory (small
