@@ -75,8 +75,20 @@ class Instances:
         return {name: os.path.getsize(path) for name, path in self.logs.items()}
 
     def since(self, mark: dict[str, int]) -> list[tuple[str, str, str, str, int]]:
-        """(instance, http method, path, mcp method, status) of each access line since `mark`."""
-        time.sleep(0.2)  # a line is written right after its response
+        """(instance, http method, path, mcp method, status) of each access line since `mark`.
+
+        A line is written just after its response is sent: read until two reads 0.2 s apart
+        agree (at most 5 s), so a busy machine cannot make a line look missing."""
+        seen = self._read(mark)
+        for _ in range(25):
+            time.sleep(0.2)
+            again = self._read(mark)
+            if again == seen:
+                break
+            seen = again
+        return seen
+
+    def _read(self, mark: dict[str, int]) -> list[tuple[str, str, str, str, int]]:
         seen = []
         for name, path in self.logs.items():
             with open(path, "rb") as f:
