@@ -138,13 +138,26 @@ impl Drop for Instance {
     }
 }
 
-/// A key file in a fresh scratch directory.
-fn key_file(name: &str, lines: &[&str]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("minimcp-scale-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let path = dir.join("state.key");
-    std::fs::write(&path, lines.join("\n") + "\n").expect("write key");
-    path
+/// A key file, removed on drop (the instances read it at start).
+struct KeyFile(PathBuf);
+
+impl KeyFile {
+    fn new(name: &str, lines: &[&str]) -> KeyFile {
+        let path =
+            std::env::temp_dir().join(format!("minimcp-scale-{}-{name}.key", std::process::id()));
+        std::fs::write(&path, lines.join("\n") + "\n").expect("write key");
+        KeyFile(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().expect("utf8")
+    }
+}
+
+impl Drop for KeyFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 const OLD: &str = "b2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQ=";
@@ -180,10 +193,9 @@ fn retry(on: &Instance, state: &Value, answers: &Value) -> Value {
 
 #[test]
 fn an_input_required_retry_is_answered_by_any_instance_sharing_the_key() {
-    let key = key_file("shared", &[OLD]);
-    let key = key.to_str().expect("utf8");
-    let a = Instance::start(&["--state-key-file", key]);
-    let b = Instance::start(&["--state-key-file", key]);
+    let key = KeyFile::new("shared", &[OLD]);
+    let a = Instance::start(&["--state-key-file", key.path()]);
+    let b = Instance::start(&["--state-key-file", key.path()]);
     let (state, answers) = first_round(&a);
     let done = retry(&b, &state, &answers);
     assert!(
@@ -195,8 +207,8 @@ fn an_input_required_retry_is_answered_by_any_instance_sharing_the_key() {
 
     // Rotation: an instance holding "NEW, then OLD" opens OLD's states and seals with NEW;
     // an instance holding OLD only cannot open those.
-    let rotated_file = key_file("rotated", &[NEW, OLD]);
-    let rotated = Instance::start(&["--state-key-file", rotated_file.to_str().expect("utf8")]);
+    let rotated_file = KeyFile::new("rotated", &[NEW, OLD]);
+    let rotated = Instance::start(&["--state-key-file", rotated_file.path()]);
     let done = retry(&rotated, &state, &answers);
     assert!(done["result"]["content"][0]["text"].is_string(), "{done}");
     let (new_state, answers) = first_round(&rotated);
@@ -211,10 +223,10 @@ fn an_input_required_retry_is_answered_by_any_instance_sharing_the_key() {
 
 #[test]
 fn a_key_file_with_a_short_line_is_refused_at_start() {
-    let key = key_file("short", &[OLD, "too-short"]);
+    let key = KeyFile::new("short", &[OLD, "too-short"]);
     let out = Command::new(BIN)
         .args(["serve", "--http", "127.0.0.1:0", "--state-key-file"])
-        .arg(&key)
+        .arg(key.path())
         .stdin(Stdio::null())
         .output()
         .expect("run");
