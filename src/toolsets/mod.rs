@@ -4,6 +4,7 @@
 //! `--toolsets` picks some: a model works better with only the tools it needs). Each entry
 //! names one function `fn(Builder, &Options) -> Builder`; a new toolset is one more entry.
 
+pub mod analysis;
 pub mod conformance;
 pub mod templates;
 pub mod transcript;
@@ -55,6 +56,11 @@ pub const TOOLSETS: &[Toolset] = &[
         name: "templates",
         summary: "project file templates and scaffolding",
         add: templates::add,
+    },
+    Toolset {
+        name: "analysis",
+        summary: "code complexity and git churn",
+        add: analysis::add_toolset,
     },
 ];
 

@@ -53,12 +53,12 @@ mod prompts;
 mod read;
 mod resources;
 mod roots;
-mod sandbox;
+pub(crate) mod sandbox;
 #[cfg(test)]
 mod testutil;
 mod text;
-mod tools;
-mod walk;
+pub(crate) mod tools;
+pub(crate) mod walk;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
