@@ -302,6 +302,16 @@ impl Builder {
         self
     }
 
+    /// Appends a paragraph to the instructions: each toolset of a server adds its own.
+    pub fn add_instructions(mut self, paragraph: &str) -> Self {
+        let text = match self.identity.instructions.take() {
+            Some(before) => format!("{before}\n\n{paragraph}"),
+            None => paragraph.to_string(),
+        };
+        self.identity.instructions = Some(text);
+        self
+    }
+
     /// Derives the key that seals 2026-07-28 `requestState` from `secret` (default: fresh
     /// random bytes per process). Processes given the same secret accept each other's
     /// states, so an `input_required` retry may reach any of them behind a load balancer.
@@ -314,16 +324,6 @@ impl Builder {
     /// keys rotate across many processes, each accepts the other key too.
     pub fn previous_state_secret(mut self, secret: &[u8]) -> Self {
         self.previous_state_key = Some(crate::encoding::sha256(secret));
-        self
-    }
-
-    /// Appends a paragraph to the instructions: each toolset of a server adds its own.
-    pub fn add_instructions(mut self, paragraph: &str) -> Self {
-        let text = match self.identity.instructions.take() {
-            Some(before) => format!("{before}\n\n{paragraph}"),
-            None => paragraph.to_string(),
-        };
-        self.identity.instructions = Some(text);
         self
     }
 
