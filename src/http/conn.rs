@@ -142,6 +142,9 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
             Ok(request) => request,
             Err(ReadError::Closed) | Err(ReadError::Io) => return,
             Err(ReadError::TimedOut) => {
+                if access::enabled(config) {
+                    access::write(config, None, "", 408, config.read_timeout);
+                }
                 let _ = refuse(
                     &mut stream,
                     408,
