@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender, TrySendError};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,8 @@ use crate::session::port::{self, Origin, Unit};
 /// I/O threads need little stack: they copy bytes and parse JSON (serde_json's recursion
 /// limit of 128 bounds its depth).
 const STACK: usize = 256 * 1024;
+/// An I/O thread with no connection to serve ends after this long.
+const IDLE_THREAD: Duration = Duration::from_secs(10);
 /// An open event stream gets a comment this often, so proxies keep it and a vanished
 /// client is noticed.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -87,10 +89,16 @@ pub(crate) enum Out {
     End,
 }
 
-/// Accepts connections until the listener fails, each on its own I/O thread, at most
-/// `max_connections` at once; past that, a connection is answered 503 and closed at once
-/// (the client may retry; nobody waits in a queue of unknown length).
+/// Accepts connections until the listener fails, at most `max_connections` open at once;
+/// past that, a connection is answered 503 and closed at once (the client may retry; nobody
+/// waits in a queue of unknown length). Each connection is served by an I/O thread: an idle
+/// one if there is one (threads are reused: spawning one per connection would cost more
+/// than a short request), else a new one, never more threads than `max_connections`.
 pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
+    // A rendezvous channel: a hand-off succeeds only while an idle thread waits for it.
+    let (handoff, waiting) = mpsc::sync_channel::<TcpStream>(0);
+    let waiting = Arc::new(Mutex::new(waiting));
+    let threads = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else { continue };
         // Small request/response pairs: never wait for Nagle's algorithm.
@@ -111,15 +119,39 @@ pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
             );
             continue;
         }
+        let stream = match handoff.try_send(stream) {
+            Ok(()) => continue,
+            Err(TrySendError::Full(stream)) => stream,
+            Err(TrySendError::Disconnected(_)) => return,
+        };
+        if threads.load(Ordering::Acquire) >= shared.config.max_connections {
+            // Every thread exists; one is finishing a connection and will take this one.
+            if handoff.send(stream).is_err() {
+                return;
+            }
+            continue;
+        }
+        threads.fetch_add(1, Ordering::AcqRel);
         let worker = Arc::clone(&shared);
+        let (waiting, count) = (Arc::clone(&waiting), Arc::clone(&threads));
         let spawned = thread::Builder::new()
             .name("minimcp-http".into())
             .stack_size(STACK)
             .spawn(move || {
-                serve_connection(stream, &worker);
-                worker.open.fetch_sub(1, Ordering::AcqRel);
+                let mut next = Some(stream);
+                while let Some(stream) = next.take() {
+                    serve_connection(stream, &worker);
+                    worker.open.fetch_sub(1, Ordering::AcqRel);
+                    // Idle threads wait a while for another connection, then end.
+                    next = waiting
+                        .lock()
+                        .ok()
+                        .and_then(|rx| rx.recv_timeout(IDLE_THREAD).ok());
+                }
+                count.fetch_sub(1, Ordering::AcqRel);
             });
         if let Err(e) = spawned {
+            threads.fetch_sub(1, Ordering::AcqRel);
             shared.open.fetch_sub(1, Ordering::AcqRel);
             log::warn(format_args!("cannot start a connection thread: {e}"));
         }
