@@ -367,7 +367,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
     }
     let mut positional = positional.into_iter();
     let first = positional.next();
-    // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught).
+    // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught). A
+    // path-like argument that does not exist is taken as one too, so startup says so.
     let bare_dir = first
         .as_deref()
         .filter(|f| !matches!(*f, "serve" | "call" | "help"))
