@@ -6,13 +6,14 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender, TrySendError};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::access;
 use super::wire::{self, Bounds, ReadError, Request};
 use super::HttpConfig;
 use crate::encoding::constant_time_eq;
@@ -23,6 +24,8 @@ use crate::session::port::{self, Origin, Unit};
 /// I/O threads need little stack: they copy bytes and parse JSON (serde_json's recursion
 /// limit of 128 bounds its depth).
 const STACK: usize = 256 * 1024;
+/// An I/O thread with no connection to serve ends after this long.
+const IDLE_THREAD: Duration = Duration::from_secs(10);
 /// An open event stream gets a comment this often, so proxies keep it and a vanished
 /// client is noticed.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -63,8 +66,9 @@ pub(crate) enum Kind {
 pub(crate) enum Route {
     /// The legacy session named by `Mcp-Session-Id`.
     Session(String),
-    /// An `initialize` without a session: it starts one.
-    Initialize,
+    /// An `initialize` without a session: it starts one, whose id begins with the
+    /// balancer's routing key if one came (`--session-route-header`).
+    Initialize(Option<String>),
     /// Sessionless: 2026-07-28 requests, and notifications or responses without a session.
     Stateless,
 }
@@ -85,10 +89,16 @@ pub(crate) enum Out {
     End,
 }
 
-/// Accepts connections until the listener fails, each on its own I/O thread, at most
-/// `max_connections` at once; past that, a connection is answered 503 and closed at once
-/// (the client may retry; nobody waits in a queue of unknown length).
+/// Accepts connections until the listener fails, at most `max_connections` open at once;
+/// past that, a connection is answered 503 and closed at once (the client may retry; nobody
+/// waits in a queue of unknown length). Each connection is served by an I/O thread: an idle
+/// one if there is one (threads are reused: spawning one per connection would cost more
+/// than a short request), else a new one, never more threads than `max_connections`.
 pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
+    // A rendezvous channel: a hand-off succeeds only while an idle thread waits for it.
+    let (handoff, waiting) = mpsc::sync_channel::<TcpStream>(0);
+    let waiting = Arc::new(Mutex::new(waiting));
+    let threads = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else { continue };
         // Small request/response pairs: never wait for Nagle's algorithm.
@@ -109,15 +119,39 @@ pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
             );
             continue;
         }
+        let stream = match handoff.try_send(stream) {
+            Ok(()) => continue,
+            Err(TrySendError::Full(stream)) => stream,
+            Err(TrySendError::Disconnected(_)) => return,
+        };
+        if threads.load(Ordering::Acquire) >= shared.config.max_connections {
+            // Every thread exists; one is finishing a connection and will take this one.
+            if handoff.send(stream).is_err() {
+                return;
+            }
+            continue;
+        }
+        threads.fetch_add(1, Ordering::AcqRel);
         let worker = Arc::clone(&shared);
+        let (waiting, count) = (Arc::clone(&waiting), Arc::clone(&threads));
         let spawned = thread::Builder::new()
             .name("minimcp-http".into())
             .stack_size(STACK)
             .spawn(move || {
-                serve_connection(stream, &worker);
-                worker.open.fetch_sub(1, Ordering::AcqRel);
+                let mut next = Some(stream);
+                while let Some(stream) = next.take() {
+                    serve_connection(stream, &worker);
+                    worker.open.fetch_sub(1, Ordering::AcqRel);
+                    // Idle threads wait a while for another connection, then end.
+                    next = waiting
+                        .lock()
+                        .ok()
+                        .and_then(|rx| rx.recv_timeout(IDLE_THREAD).ok());
+                }
+                count.fetch_sub(1, Ordering::AcqRel);
             });
         if let Err(e) = spawned {
+            threads.fetch_sub(1, Ordering::AcqRel);
             shared.open.fetch_sub(1, Ordering::AcqRel);
             log::warn(format_args!("cannot start a connection thread: {e}"));
         }
@@ -140,6 +174,9 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
             Ok(request) => request,
             Err(ReadError::Closed) | Err(ReadError::Io) => return,
             Err(ReadError::TimedOut) => {
+                if access::enabled(config) {
+                    access::write(config, None, "", 408, config.read_timeout);
+                }
                 let _ = refuse(
                     &mut stream,
                     408,
@@ -150,7 +187,9 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
                 return;
             }
             Err(ReadError::Bad(status, why)) => {
-                log::access("-", "-", status, Duration::ZERO);
+                if access::enabled(config) {
+                    access::write(config, None, "", status, Duration::ZERO);
+                }
                 let _ = refuse(&mut stream, status, -32600, why, true);
                 return;
             }
@@ -160,9 +199,8 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
         // A failed write means the client left: status 0 in the log, connection closed.
         let (status, keep) =
             exchange(&mut stream, shared, &request, &mut method).unwrap_or_default();
-        if log::enabled(log::Level::Info) {
-            let shown = if method.is_empty() { "-" } else { &method };
-            log::access(&request.method, shown, status, started.elapsed());
+        if access::enabled(config) {
+            access::write(config, Some(&request), &method, status, started.elapsed());
         }
         if !keep || request.close {
             return;
@@ -178,13 +216,15 @@ fn exchange(
     mcp_method: &mut String,
 ) -> io::Result<(u16, bool)> {
     let config = &shared.config;
-    if let Some((status, why)) = check_access(request, config, shared.local) {
-        refuse(stream, status, -32600, why, false)?;
-        return Ok((status, true));
-    }
+    // Before Host, Origin and the token: a balancer's health check names the instance by
+    // its address (any Host), and the answer reveals nothing but that the process is up.
     if request.path == "/healthz" && request.method == "GET" {
         wire::write_response(stream, 200, &[], Some("text/plain"), b"ok\n", false)?;
         return Ok((200, true));
+    }
+    if let Some((status, why)) = check_access(request, config, shared.local) {
+        refuse(stream, status, -32600, why, false)?;
+        return Ok((status, true));
     }
     if request.path != config.path {
         refuse(stream, 404, -32600, "no MCP endpoint here", false)?;
@@ -430,7 +470,8 @@ fn post(
     let route = if let Some(session) = session {
         Route::Session(session)
     } else if method == Some("initialize") {
-        Route::Initialize
+        let header = shared.config.session_route_header.as_deref();
+        Route::Initialize(session_route(request, header).map_err(|why| (400, -32600, why, id()))?)
     } else if method.is_some() && value.get("id").is_some() {
         return Err((
             400,
@@ -442,6 +483,26 @@ fn post(
         Route::Stateless
     };
     Ok(Kind::Post { route, unit })
+}
+
+/// The balancer's routing key for a new session: 1–64 lowercase hex digits (what nginx's
+/// `$request_id` is), so the session id stays visible ASCII and the balancer's `map` can
+/// find it again. Absent (no balancer in front): a plain id.
+fn session_route(request: &Request, header: Option<&str>) -> Result<Option<String>, String> {
+    let Some(value) = header.and_then(|h| request.header(h)) else {
+        return Ok(None);
+    };
+    let valid = (1..=64).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if !valid {
+        return Err(format!(
+            "the session routing header {} must be 1-64 lowercase hex digits",
+            header.unwrap_or_default()
+        ));
+    }
+    Ok(Some(value.to_string()))
 }
 
 /// The 2026-07-28 routing headers: `MCP-Protocol-Version` equals the body's version,
@@ -699,6 +760,29 @@ mod tests {
         assert!(
             stateless_call(&[("Mcp-Method", "tools/call"), ("Mcp-Name", "other")], None).is_err()
         );
+    }
+
+    #[test]
+    fn a_session_route_is_hex_from_the_configured_header_only() {
+        let with = |value: &str| Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: vec![("X-Mcp-Route".into(), value.into())],
+            body: Vec::new(),
+            close: false,
+        };
+        let key = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            session_route(&with(key), Some("x-mcp-route")),
+            Ok(Some(key.into()))
+        );
+        assert_eq!(session_route(&with(key), None), Ok(None));
+        for bad in ["", "ABC", "12.34", "xyz", &"a".repeat(65)] {
+            assert!(
+                session_route(&with(bad), Some("X-Mcp-Route")).is_err(),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]

@@ -345,7 +345,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                     None => refuse(404, "unknown or expired session; initialize again"),
                 },
                 Kind::Post {
-                    route: Route::Initialize,
+                    route: Route::Initialize(prefix),
                     unit,
                 } => {
                     if sessions.len() >= config.max_sessions {
@@ -356,7 +356,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                         });
                         continue;
                     }
-                    let id = session_id();
+                    let id = session_id(prefix.as_deref());
                     hub.borrow_mut()
                         .open(origin, reply, Some(id.clone()), false);
                     let mut conn = Connection::new(server, port(Some(id.clone())));
@@ -454,10 +454,16 @@ fn end_session(hub: &Rc<RefCell<Hub>>, session: &str) {
     }
 }
 
-/// 128 bits from the OS's randomness, as 32 hex digits (visible ASCII, as the spec asks).
-fn session_id() -> String {
-    crate::server::random_key()[..16]
+/// 128 bits from the OS's randomness, as 32 hex digits (visible ASCII, as the spec asks),
+/// after `<route>.` when a balancer routes sessions by that prefix (the random part stays
+/// the server's, so a client choosing the route cannot fixate a session).
+fn session_id(route: Option<&str>) -> String {
+    let random: String = crate::server::random_key()[..16]
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect()
+        .collect();
+    match route {
+        Some(route) => format!("{route}.{random}"),
+        None => random,
+    }
 }
