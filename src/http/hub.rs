@@ -362,7 +362,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                     let mut conn = Connection::new(server, port(Some(id.clone())));
                     serve(&mut conn, unit, origin);
                     if !matches!(conn.session, Session::New) {
-                        log::info(format_args!("session {id} started"));
+                        log::info(format_args!("session {} started", log_tag(&id)));
                         sessions.insert(
                             id,
                             Entry {
@@ -430,7 +430,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                 .map(|(id, _)| id.clone())
                 .collect();
             for id in expired {
-                log::info(format_args!("session {id} expired"));
+                log::info(format_args!("session {} expired", log_tag(&id)));
                 sessions.remove(&id);
                 end_session(&hub, &id);
             }
@@ -466,4 +466,11 @@ fn session_id(route: Option<&str>) -> String {
         Some(route) => format!("{route}.{random}"),
         None => random,
     }
+}
+
+/// What the log says about a session: a fingerprint that lets lines be matched up, never the
+/// id itself, which is the client's credential for the session.
+fn log_tag(id: &str) -> String {
+    let digest = crate::encoding::sha256_hex(id.as_bytes());
+    format!("#{}", &digest[..12])
 }
