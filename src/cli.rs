@@ -59,6 +59,9 @@ pub(crate) struct Http {
     pub(crate) max_connections: usize,
     pub(crate) max_sessions: usize,
     pub(crate) session_idle: Duration,
+    pub(crate) access_log: bool,
+    pub(crate) instance_id: Option<String>,
+    pub(crate) session_route_header: Option<String>,
 }
 
 /// Which toolset the binary serves.
@@ -140,8 +143,17 @@ OPTIONS:
     --max-connections N       Open HTTP connections at once (default 64); more get 503.
     --max-sessions N          HTTP sessions at once (default 256); more get 503.
     --session-idle SECS       End an HTTP session unused this long (default 1800).
-    --state-key-file FILE     Seal 2026-07-28 requestState with a key derived from FILE
-                              (at least 32 bytes), so processes sharing it accept each
+    --access-log              One line per HTTP request on stderr at any --log-level
+                              (method, path, MCP method, status, microseconds; also
+                              written at --log-level info).
+    --instance-id NAME        Name this instance in access lines.
+    --session-route-header H  Start new session ids with the balancer's routing key from
+                              header H (1-64 hex digits), e.g. X-Mcp-Route: see the
+                              README, Running many instances.
+    --state-key-file FILE     Seal 2026-07-28 requestState with a key derived from FILE's
+                              first line (at least 32 bytes, e.g. `head -c 32
+                              /dev/urandom | base64`); a second line is a key also
+                              accepted (rotation). Processes sharing it accept each
                               other's input_required retries (default: a random key).
     --protocol VERSION        call only: the protocol version of the in-process client
                               (default 2025-11-25; 2026-07-28 uses per-request _meta).
@@ -183,6 +195,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         max_connections: 64,
         max_sessions: 256,
         session_idle: Duration::from_secs(1800),
+        access_log: false,
+        instance_id: None,
+        session_route_header: None,
     };
     let mut http_flags = false;
     let mut version = Version::LATEST_HANDSHAKE;
@@ -313,6 +328,23 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                 http_flags = true;
                 http.session_idle = Duration::from_secs(number(&value(&flag)?, &flag, 1)? as u64);
             }
+            "--access-log" => {
+                http_flags = true;
+                http.access_log = true;
+            }
+            "--instance-id" => {
+                http_flags = true;
+                http.instance_id = Some(value(&flag)?);
+            }
+            "--session-route-header" => {
+                http_flags = true;
+                let name = value(&flag)?;
+                if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                {
+                    return Err(format!("--session-route-header wants a header name such as X-Mcp-Route, not {name:?}"));
+                }
+                http.session_route_header = Some(name);
+            }
             "--protocol" => {
                 let text = value(&flag)?;
                 version = Version::parse(&text).ok_or_else(|| {
@@ -335,7 +367,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
     }
     let mut positional = positional.into_iter();
     let first = positional.next();
-    // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught).
+    // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught). A
+    // path-like argument that does not exist is taken as one too, so startup says so.
     let bare_dir = first
         .as_deref()
         .filter(|f| !matches!(*f, "serve" | "call" | "help"))

@@ -98,14 +98,8 @@ pub fn debug(message: Arguments<'_>) {
     write(Level::Debug, message);
 }
 
-/// One line per HTTP request (at `info`): method, MCP method, status, duration. Never
-/// arguments, bodies or tokens.
-pub(crate) fn access(method: &str, mcp_method: &str, status: u16, took: std::time::Duration) {
-    write(
-        Level::Info,
-        format_args!(
-            "access: {method} {mcp_method} {status} {:.3}ms",
-            took.as_secs_f64() * 1000.0
-        ),
-    );
+/// One access line per HTTP request (the caller decides whether: `--access-log` writes
+/// them at any level). The line's content and what it must never hold: `http::access`.
+pub(crate) fn access(line: Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "minimcp: access: {line}");
 }

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod cli;
+mod keyfile;
 
 use std::io::{Cursor, Write};
 use std::process::ExitCode;
@@ -84,6 +85,9 @@ fn serve_http(server: &Server, http: &cli::Http) -> ExitCode {
     config.max_connections = http.max_connections;
     config.max_sessions = http.max_sessions;
     config.session_idle = http.session_idle;
+    config.access_log = http.access_log;
+    config.instance_id = http.instance_id.clone();
+    config.session_route_header = http.session_route_header.clone();
     match minimcp::http::serve(server, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -112,15 +116,26 @@ fn build(options: &Options) -> Option<Server> {
         .title("minimcp")
         .limits(options.limits.clone());
     if let Some(path) = &options.state_key_file {
-        match std::fs::read(path) {
-            Ok(secret) if secret.len() >= 32 => builder = builder.state_secret(&secret),
-            Ok(_) => {
-                eprintln!("minimcp: the state key file {} must hold at least 32 bytes (e.g. head -c 32 /dev/urandom > FILE)", path.display());
-                return None;
-            }
+        let text = match std::fs::read(path) {
+            Ok(text) => text,
             Err(e) => {
                 eprintln!(
                     "minimcp: cannot read the state key file {}: {e}",
+                    path.display()
+                );
+                return None;
+            }
+        };
+        match keyfile::parse(&text) {
+            Ok((current, previous)) => {
+                builder = builder.state_secret(current);
+                if let Some(previous) = previous {
+                    builder = builder.previous_state_secret(previous);
+                }
+            }
+            Err(why) => {
+                eprintln!(
+                    "minimcp: the state key file {} is unusable: {why}",
                     path.display()
                 );
                 return None;

@@ -97,8 +97,8 @@ pub struct Server {
     pub(crate) limits: Limits,
     /// Whether some source reports additions and removals (asked once, at build).
     list_changes: bool,
-    /// Signs 2026-07-28 `requestState`; fresh per process.
-    pub(crate) state_key: [u8; 32],
+    /// Signs 2026-07-28 `requestState`; fresh per process unless given.
+    pub(crate) state_key: crate::mrtr::StateKeys,
 }
 
 /// Builds a [`Server`].
@@ -111,6 +111,7 @@ pub struct Builder {
     limits: Limits,
     errors: Vec<String>,
     state_key: Option<[u8; 32]>,
+    previous_state_key: Option<[u8; 32]>,
 }
 
 impl Server {
@@ -129,6 +130,7 @@ impl Server {
             limits: Limits::default(),
             errors: Vec::new(),
             state_key: None,
+            previous_state_key: None,
         }
     }
 
@@ -318,6 +320,13 @@ impl Builder {
         self
     }
 
+    /// A second secret whose states still open (they are never sealed with it): while
+    /// keys rotate across many processes, each accepts the other key too.
+    pub fn previous_state_secret(mut self, secret: &[u8]) -> Self {
+        self.previous_state_key = Some(crate::encoding::sha256(secret));
+        self
+    }
+
     /// Replaces the limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -451,7 +460,10 @@ impl Builder {
             sources,
             limits: self.limits,
             list_changes,
-            state_key: self.state_key.unwrap_or_else(random_key),
+            state_key: crate::mrtr::StateKeys {
+                current: self.state_key.unwrap_or_else(random_key),
+                previous: self.previous_state_key,
+            },
         })
     }
 }

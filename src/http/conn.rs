@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::access;
 use super::wire::{self, Bounds, ReadError, Request};
 use super::HttpConfig;
 use crate::encoding::constant_time_eq;
@@ -69,8 +70,9 @@ pub(crate) enum Kind {
 pub(crate) enum Route {
     /// The legacy session named by `Mcp-Session-Id`.
     Session(String),
-    /// An `initialize` without a session: it starts one.
-    Initialize,
+    /// An `initialize` without a session: it starts one, whose id begins with the
+    /// balancer's routing key if one came (`--session-route-header`).
+    Initialize(Option<String>),
     /// Sessionless: 2026-07-28 requests, and notifications or responses without a session.
     Stateless,
 }
@@ -201,6 +203,9 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
             Ok(request) => request,
             Err(ReadError::Closed) | Err(ReadError::Io) => return,
             Err(ReadError::TimedOut) => {
+                if access::enabled(config) {
+                    access::write(config, None, "", 408, config.read_timeout);
+                }
                 let _ = refuse(
                     &mut stream,
                     408,
@@ -211,7 +216,9 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
                 return;
             }
             Err(ReadError::Bad(status, why)) => {
-                log::access("-", "-", status, Duration::ZERO);
+                if access::enabled(config) {
+                    access::write(config, None, "", status, Duration::ZERO);
+                }
                 let _ = refuse(&mut stream, status, rpc::INVALID_REQUEST, why, true);
                 return;
             }
@@ -221,9 +228,8 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
         // A failed write means the client left: status 0 in the log, connection closed.
         let (status, keep) =
             exchange(&mut stream, shared, &request, &mut method).unwrap_or_default();
-        if log::enabled(log::Level::Info) {
-            let shown = if method.is_empty() { "-" } else { &method };
-            log::access(&request.method, shown, status, started.elapsed());
+        if access::enabled(config) {
+            access::write(config, Some(&request), &method, status, started.elapsed());
         }
         if !keep || request.close {
             return;
@@ -239,13 +245,15 @@ fn exchange(
     mcp_method: &mut String,
 ) -> io::Result<(u16, bool)> {
     let config = &shared.config;
-    if let Some((status, why)) = check_access(request, config, shared.local) {
-        refuse(stream, status, rpc::INVALID_REQUEST, why, false)?;
-        return Ok((status, true));
-    }
+    // Before Host, Origin and the token: a balancer's health check names the instance by
+    // its address (any Host), and the answer reveals nothing but that the process is up.
     if request.path == "/healthz" && request.method == "GET" {
         wire::write_response(stream, 200, &[], Some("text/plain"), b"ok\n", false)?;
         return Ok((200, true));
+    }
+    if let Some((status, why)) = check_access(request, config, shared.local) {
+        refuse(stream, status, rpc::INVALID_REQUEST, why, false)?;
+        return Ok((status, true));
     }
     if request.path != config.path {
         refuse(
@@ -520,7 +528,10 @@ fn post(
     let route = if let Some(session) = session {
         Route::Session(session)
     } else if method == Some("initialize") {
-        Route::Initialize
+        let header = shared.config.session_route_header.as_deref();
+        Route::Initialize(
+            session_route(request, header).map_err(|why| (400, rpc::INVALID_REQUEST, why, id()))?,
+        )
     } else if method.is_some() && value.get("id").is_some() {
         return Err((
             400,
@@ -532,6 +543,26 @@ fn post(
         Route::Stateless
     };
     Ok(Kind::Post { route, unit })
+}
+
+/// The balancer's routing key for a new session: 1–64 lowercase hex digits (what nginx's
+/// `$request_id` is), so the session id stays visible ASCII and the balancer's `map` can
+/// find it again. Absent (no balancer in front): a plain id.
+fn session_route(request: &Request, header: Option<&str>) -> Result<Option<String>, String> {
+    let Some(value) = header.and_then(|h| request.header(h)) else {
+        return Ok(None);
+    };
+    let valid = (1..=64).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if !valid {
+        return Err(format!(
+            "the session routing header {} must be 1-64 lowercase hex digits",
+            header.unwrap_or_default()
+        ));
+    }
+    Ok(Some(value.to_string()))
 }
 
 /// The 2026-07-28 routing headers: `MCP-Protocol-Version` equals the body's version,
@@ -789,6 +820,29 @@ mod tests {
         assert!(
             stateless_call(&[("Mcp-Method", "tools/call"), ("Mcp-Name", "other")], None).is_err()
         );
+    }
+
+    #[test]
+    fn a_session_route_is_hex_from_the_configured_header_only() {
+        let with = |value: &str| Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: vec![("X-Mcp-Route".into(), value.into())],
+            body: Vec::new(),
+            close: false,
+        };
+        let key = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            session_route(&with(key), Some("x-mcp-route")),
+            Ok(Some(key.into()))
+        );
+        assert_eq!(session_route(&with(key), None), Ok(None));
+        for bad in ["", "ABC", "12.34", "xyz", &"a".repeat(65)] {
+            assert!(
+                session_route(&with(bad), Some("X-Mcp-Route")).is_err(),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]

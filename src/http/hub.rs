@@ -371,7 +371,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                     None => refuse(404, "unknown or expired session; initialize again"),
                 },
                 Kind::Post {
-                    route: Route::Initialize,
+                    route: Route::Initialize(prefix),
                     unit,
                 } => {
                     if sessions.len() >= config.max_sessions {
@@ -386,13 +386,13 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                         });
                         continue;
                     }
-                    let id = session_id();
+                    let id = session_id(prefix.as_deref());
                     hub.borrow_mut()
                         .open(origin, reply, Some(id.clone()), false);
                     let mut conn = Connection::new(server, port(Some(id.clone())));
                     serve(&mut conn, unit, origin);
                     if !matches!(conn.session, Session::New) {
-                        log::info(format_args!("session {id} started"));
+                        log::info(format_args!("session {} started", log_tag(&id)));
                         sessions.insert(
                             id,
                             Entry {
@@ -464,7 +464,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                 .map(|(id, _)| id.clone())
                 .collect();
             for id in expired {
-                log::info(format_args!("session {id} expired"));
+                log::info(format_args!("session {} expired", log_tag(&id)));
                 sessions.remove(&id);
                 end_session(&hub, &id);
             }
@@ -488,10 +488,23 @@ fn end_session(hub: &Rc<RefCell<Hub>>, session: &str) {
     }
 }
 
-/// 128 bits from the OS's randomness, as 32 hex digits (visible ASCII, as the spec asks).
-fn session_id() -> String {
-    crate::server::random_key()[..16]
+/// 128 bits from the OS's randomness, as 32 hex digits (visible ASCII, as the spec asks),
+/// after `<route>.` when a balancer routes sessions by that prefix (the random part stays
+/// the server's, so a client choosing the route cannot fixate a session).
+fn session_id(route: Option<&str>) -> String {
+    let random: String = crate::server::random_key()[..16]
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect()
+        .collect();
+    match route {
+        Some(route) => format!("{route}.{random}"),
+        None => random,
+    }
+}
+
+/// What the log says about a session: a fingerprint that lets lines be matched up, never the
+/// id itself, which is the client's credential for the session.
+fn log_tag(id: &str) -> String {
+    let digest = crate::encoding::sha256_hex(id.as_bytes());
+    format!("#{}", &digest[..12])
 }

@@ -9,13 +9,13 @@
 //!   They never run a handler: a slow or hostile client can only ever tie up its own thread.
 //! - **The dispatch thread** (the caller of [`serve`]) owns every session and runs
 //!   dispatch and every handler, one at a time, exactly as over stdio: each session is a
-//!   `Connection` (the session core) over a `Port` that reads from the
-//!   shared inbound channel (see `hub`).
+//!   `Connection` over a `Port` that reads from the shared inbound channel (see `hub`).
 //!
 //! Blocking I/O per connection rather than a poll loop: `std` has no portable readiness
 //! API, and a bounded set of threads that only copy bytes costs little memory (small
 //! stacks) while keeping every step a plain, readable function.
 
+mod access;
 mod conn;
 mod hub;
 mod wire;
@@ -58,6 +58,13 @@ pub struct HttpConfig {
     pub token: Option<String>,
     /// Extra `Origin` values accepted besides loopback ones (`--allow-origin`).
     pub allowed_origins: Vec<String>,
+    /// Write an access line per request whatever the log level (`--access-log`).
+    pub access_log: bool,
+    /// This instance's name in access lines (`--instance-id`).
+    pub instance_id: Option<String>,
+    /// The header carrying the balancer's routing key (`--session-route-header`): new
+    /// session ids start with it, so the balancer can hash later requests to this instance.
+    pub session_route_header: Option<String>,
 }
 
 impl HttpConfig {
@@ -75,6 +82,9 @@ impl HttpConfig {
             allow_remote: false,
             token: None,
             allowed_origins: Vec::new(),
+            access_log: false,
+            instance_id: None,
+            session_route_header: None,
         }
     }
 }

@@ -69,7 +69,7 @@ FIXTURE_TOOLS = {
 }
 FIXTURE_PROMPTS = {
     "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
-    "test_prompt_with_image",
+    "test_prompt_with_image", "test_input_required_result_prompt",
 }
 FIXTURE_RESOURCES = {"test://static-text", "test://static-binary", "test://watched-resource"}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -341,7 +341,7 @@ async def check_tools_call(conn: Conn, peer: Peer) -> None:
 
 
 async def check_tool_input_validation(conn: Conn, peer: Peer) -> str:
-    ok = await conn.call("json_schema_2020_12_tool", {"name": "n", "address": {"street": "s", "city": "c"}})
+    ok = await conn.call("json_schema_2020_12_tool", {"name": "n", "email": "n@example.com", "address": {"street": "s", "city": "c"}})
     expect(not ok.get("isError"), f"valid 2020-12 arguments refused: {ok}")
     try:
         bad = await conn.call("json_schema_2020_12_tool", {"name": "n", "unexpected": 1})
