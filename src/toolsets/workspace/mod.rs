@@ -36,10 +36,12 @@ mod complete;
 mod gitignore;
 mod glob;
 mod grep;
+mod matcher;
 mod mime;
 mod platform;
 mod prompts;
 mod read;
+mod regex;
 mod resources;
 mod sandbox;
 #[cfg(test)]
