@@ -184,16 +184,22 @@ impl<'a> Context<'a> {
     /// object schema of primitive properties. Never ask for secrets this way (MCP SE-3).
     pub fn elicit(&mut self, message: &str, schema: Value) -> Result<Elicited, InputError> {
         crate::schema::check_elicitation_schema(&schema).map_err(InputError::Invalid)?;
-        let supported = self.scope.version.has_elicitation()
-            && self
-                .scope
-                .client_capabilities
-                .get("elicitation")
-                .is_some_and(|e| {
-                    // `{}` means form mode; otherwise `form` must be listed (2025-11-25).
-                    e.as_object()
-                        .is_some_and(|modes| modes.is_empty() || modes.contains_key("form"))
-                });
+        if !self.scope.version.has_elicitation() {
+            return Err(InputError::NotInVersion {
+                feature: "elicitation",
+                version: self.scope.version.as_str(),
+                since: Version::V2025_06_18.as_str(),
+            });
+        }
+        let supported = self
+            .scope
+            .client_capabilities
+            .get("elicitation")
+            .is_some_and(|e| {
+                // `{}` means form mode; otherwise `form` must be listed (2025-11-25).
+                e.as_object()
+                    .is_some_and(|modes| modes.is_empty() || modes.contains_key("form"))
+            });
         let mut params = json!({ "message": message, "requestedSchema": schema });
         if self.scope.version >= Version::V2025_11_25 {
             params["mode"] = json!("form");

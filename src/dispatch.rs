@@ -257,7 +257,7 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
 
     fn discover(&self, version: Version) -> Value {
         let mut result = json!({
-            "supportedVersions": [Version::V2026_07_28.as_str()],
+            "supportedVersions": Version::supported_newest_first(),
             "capabilities": self.server.capabilities(version),
         });
         if let Some(instructions) = &self.server.identity.instructions {
@@ -337,7 +337,7 @@ fn stateless_era(params: &Map<String, Value>) -> Result<Era, McpError> {
         _ => {
             return Err(McpError::UnsupportedProtocolVersion {
                 requested: requested.to_string(),
-                supported: vec![Version::V2026_07_28.as_str()],
+                supported: Version::supported_newest_first(),
             })
         }
     };

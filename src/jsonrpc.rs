@@ -3,7 +3,7 @@
 //! This layer knows nothing about MCP. It classifies one parsed JSON value as a request, a
 //! notification or a response (to a request *we* sent), or rejects it with the reason and,
 //! whenever it can be read, the request id, so the error can still be correlated
-//! (SPEC-CHECKLIST A-3: recover the id whenever the input is an object with a valid `id`).
+//! (REQUIREMENTS.md A-3: recover the id whenever the input is an object with a valid `id`).
 //!
 //! Classification rules, in order:
 //! 1. The value must be an object.

@@ -48,6 +48,19 @@ pub enum InputError {
     /// `{"elicitation":{"form":{}}}`). On 2026-07-28 this becomes error −32021.
     #[error("the client does not support this: it did not declare the capability {0}")]
     Unsupported(Value),
+    /// The negotiated protocol version has no such request at all (elicitation arrived in
+    /// 2025-06-18), whatever the client declared.
+    #[error(
+        "the negotiated protocol version {version} has no {feature}; it exists from {since} on"
+    )]
+    NotInVersion {
+        /// What was asked for, e.g. "elicitation".
+        feature: &'static str,
+        /// The session's protocol version.
+        version: &'static str,
+        /// The first version that has it.
+        since: &'static str,
+    },
     /// 2026-07-28 only: the answer is not here yet. Return this error (with `?`) and the
     /// server answers `input_required`; the client retries the request with the answer.
     #[error("waiting for the client's input")]

@@ -1,6 +1,6 @@
 //! MCP protocol versions, negotiation, and the per-version differences the server acts on.
 //!
-//! Two eras share one process (SPEC-CHECKLIST §18–19): the four handshake versions
+//! Two eras share one process (conformance/REQUIREMENTS.md §18): the four handshake versions
 //! (`initialize` → `notifications/initialized` → operation) and the stateless 2026-07-28,
 //! where every request carries its version and client capabilities in `params._meta`.
 
@@ -30,6 +30,13 @@ impl Version {
         Version::V2025_11_25,
         Version::V2026_07_28,
     ];
+
+    /// Every version's wire string, newest first: what `server/discover` and the -32022 error
+    /// name, so that a client that only speaks a handshake version learns it can fall back to
+    /// `initialize` (as the 2026-07-28 specification's own example lists them).
+    pub fn supported_newest_first() -> Vec<&'static str> {
+        Version::ALL.iter().rev().map(|v| v.as_str()).collect()
+    }
 
     /// The newest version negotiated through `initialize`.
     pub const LATEST_HANDSHAKE: Version = Version::V2025_11_25;

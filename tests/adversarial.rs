@@ -4,12 +4,16 @@
 //! each, the server must still answer a ping; where memory could grow with the input, its
 //! peak resident set (VmHWM) is checked.
 //!
-//! The JSONTestSuite files live outside this repository, in
-//! `../shared/testdata/jsontestsuite` relative to the crate (see its SOURCE.txt).
+//! The JSONTestSuite files (nst/JSONTestSuite `test_parsing/`) are not part of this repository:
+//! they are found in `$MINIMCP_JSONTESTSUITE`, else in `../shared/testdata/jsontestsuite` beside
+//! the crate. When neither exists, those three tests say so on stderr and skip, unless
+//! `MINIMCP_REQUIRE_CORPORA=1` (set by `.ci/run`) turns the absence into a failure. Every other
+//! case here is the project's own and always runs.
 
 mod common;
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -193,30 +197,44 @@ fn json_rpc_specification_error_examples() {
 
 // ---- JSONTestSuite ------------------------------------------------------------------------
 
-fn suite_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/jsontestsuite");
-    assert!(
-        dir.join("SOURCE.txt").is_file(),
-        "the JSONTestSuite corpus is missing: expected {} (nst/JSONTestSuite test_parsing/, see SOURCE.txt there)",
-        dir.display()
+/// Where the JSONTestSuite corpus is, or `None` (after saying so) when it is absent.
+fn suite_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("MINIMCP_JSONTESTSUITE") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/jsontestsuite"),
+    };
+    if dir.join("SOURCE.txt").is_file() {
+        return Some(dir);
+    }
+    let message = format!(
+        "the JSONTestSuite corpus is absent: no {} (point MINIMCP_JSONTESTSUITE at a copy of \
+         nst/JSONTestSuite test_parsing/ with a SOURCE.txt)",
+        dir.join("SOURCE.txt").display()
     );
-    dir
+    let required = std::env::var_os("MINIMCP_REQUIRE_CORPORA").is_some_and(|v| v != "0");
+    assert!(!required, "{message}; MINIMCP_REQUIRE_CORPORA is set");
+    // Written to the process's stderr directly: the test harness captures `eprintln!` of
+    // passing tests, and a skip must be seen.
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {message}");
+    None
 }
 
-/// The suite's files whose name starts with `prefix`, sorted, with their bytes.
-fn suite_files(prefix: &str) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(suite_dir())
+/// The suite's files whose name starts with `prefix`, sorted, with their bytes; `None` when
+/// the corpus is absent.
+fn suite_files(prefix: &str) -> Option<Vec<(String, Vec<u8>)>> {
+    let dir = suite_dir()?;
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .expect("the suite directory is readable")
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|name| name.starts_with(prefix) && name.ends_with(".json"))
         .map(|name| {
-            let bytes = std::fs::read(suite_dir().join(&name)).expect("readable");
+            let bytes = std::fs::read(dir.join(&name)).expect("readable");
             (name, bytes)
         })
         .collect();
     files.sort();
-    files
+    Some(files)
 }
 
 /// Files the line framing turns into something other than one line of their content
@@ -326,14 +344,18 @@ fn replay_expecting(files: &[(String, Vec<u8>)], code: i64, what: &str) {
 
 #[test]
 fn json_test_suite_invalid_documents_are_parse_errors() {
-    let files = suite_files("n_");
+    let Some(files) = suite_files("n_") else {
+        return;
+    };
     assert_eq!(files.len(), 188, "the corpus should hold 188 n_ files");
     replay_expecting(&files, -32700, "JSONTestSuite n_");
 }
 
 #[test]
 fn json_test_suite_valid_documents_are_json_but_not_requests() {
-    let files = suite_files("y_");
+    let Some(files) = suite_files("y_") else {
+        return;
+    };
     assert_eq!(files.len(), 95, "the corpus should hold 95 y_ files");
     // Before a session and in 2025-11-25: one -32600 for each (arrays are batches, and
     // batches are refused outside 2025-03-26).
@@ -369,7 +391,9 @@ fn json_test_suite_valid_documents_are_json_but_not_requests() {
 
 #[test]
 fn json_test_suite_implementation_defined_documents_are_answered_once() {
-    let files = suite_files("i_");
+    let Some(files) = suite_files("i_") else {
+        return;
+    };
     assert_eq!(files.len(), 35, "the corpus should hold 35 i_ files");
     let mut peer = start(&[]);
     for (name, answers) in replay_suite(&mut peer, &files, false) {

@@ -17,6 +17,14 @@ use serde_json::{json, Value};
 
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const MODERN: &str = "2026-07-28";
+/// What `server/discover` and the -32022 error list: every version, newest first.
+const ALL_NEWEST_FIRST: [&str; 5] = [
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
 
 /// A resource whose fingerprint changes every time it is asked, to drive change detection.
 struct Ticking(Rc<Cell<u64>>);
@@ -952,6 +960,40 @@ fn elicitation_form_omits_mode_before_2025_11_25() {
 }
 
 #[test]
+fn elicitation_before_2025_06_18_names_the_protocol_version_not_the_client() {
+    // The client declares elicitation, but the negotiated version has none: the message must
+    // blame the version (the client did nothing wrong), and nothing is sent to the client.
+    for version in ["2024-11-05", "2025-03-26"] {
+        let out = legacy_with(
+            version,
+            json!({"elicitation": {}}),
+            &[request(1, "tools/call", json!({"name": "ask"}))],
+        );
+        assert_eq!(out.len(), 1, "{version}: {out:?}");
+        assert_eq!(result(&out[0])["isError"], true, "{version}");
+        let text = result(&out[0])["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            text.contains(&format!(
+                "negotiated protocol version {version} has no elicitation"
+            )) && text.contains("2025-06-18"),
+            "{version}: {text}"
+        );
+        assert!(!text.contains("declare"), "{version}: {text}");
+    }
+    // From 2025-06-18 a client that did not declare it is still told so.
+    let out = legacy(
+        "2025-06-18",
+        &[request(1, "tools/call", json!({"name": "ask"}))],
+    );
+    let text = result(&out[0])["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("did not declare"), "{text}");
+}
+
+#[test]
 fn requests_to_the_client_need_its_capability() {
     for version in LEGACY {
         let out = legacy(
@@ -1266,7 +1308,7 @@ fn stateless_requests_need_their_meta() {
     assert_eq!(error_code(&out[2]), -32022);
     assert_eq!(
         out[2]["error"]["data"],
-        json!({"supported": [MODERN], "requested": "2031-01-01"})
+        json!({"supported": ALL_NEWEST_FIRST, "requested": "2031-01-01"})
     );
     assert_eq!(error_code(&out[3]), -32022);
     assert_eq!(error_code(&out[4]), -32602);
@@ -1285,7 +1327,7 @@ fn discover_and_results_carry_result_type_server_info_and_cache_hints() {
         modern(4, "resources/read", json!({"uri": "test://text"})),
     ]);
     let discover = result(&out[0]);
-    assert_eq!(discover["supportedVersions"], json!([MODERN]));
+    assert_eq!(discover["supportedVersions"], json!(ALL_NEWEST_FIRST));
     assert!(discover["capabilities"]["tools"].is_object());
     assert_eq!(discover["instructions"], "Use the tools.");
     for (message, cacheable) in out.iter().zip([true, true, false, true]) {

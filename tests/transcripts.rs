@@ -984,30 +984,39 @@ fn render_row(row: &Row) -> String {
     format!("| {} | {} |", row.id, row.cells.join(" | "))
 }
 
-/// The requirement ids of `../shared/SPEC-CHECKLIST.md`: table rows and the A-n ambiguities.
-fn checklist_ids() -> BTreeSet<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/SPEC-CHECKLIST.md");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "the requirement checklist {} is needed to check the coverage matrix: {e}",
-            path.display()
-        )
-    });
-    let mut ids = BTreeSet::new();
-    for line in text.lines() {
-        let candidate = if let Some(rest) = line.strip_prefix("| ") {
-            rest.split(' ').next()
-        } else {
-            line.split(' ').next().filter(|w| w.starts_with("A-"))
-        };
-        if let Some(id) = candidate {
-            let ok = requirement_ids(&format!("{id}-x")) == [id.to_string()];
-            if ok {
-                ids.insert(id.to_string());
-            }
+/// The project's requirement list, `conformance/REQUIREMENTS.md`: each row's id with its level
+/// and versions, which the matrix must repeat.
+fn requirements() -> BTreeMap<String, (String, String)> {
+    let path = corpus_root().join("REQUIREMENTS.md");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read the requirement list {}: {e}", path.display()));
+    let mut rows = BTreeMap::new();
+    for line in text.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = line
+            .trim()
+            .trim_matches('|')
+            .split(" | ")
+            .map(str::trim)
+            .collect();
+        let is_row = cells.len() == 5 && requirement_ids(&format!("{}-x", cells[0])) == [cells[0]];
+        if is_row {
+            let previous = rows.insert(
+                cells[0].to_string(),
+                (cells[1].to_string(), cells[2].to_string()),
+            );
+            assert!(
+                previous.is_none(),
+                "REQUIREMENTS.md lists {} twice",
+                cells[0]
+            );
         }
     }
-    ids
+    assert!(
+        rows.len() > 100,
+        "REQUIREMENTS.md: only {} rows were read",
+        rows.len()
+    );
+    rows
 }
 
 #[test]
@@ -1091,11 +1100,27 @@ fn coverage_matrix_matches_the_corpus() {
             ));
         }
     }
-    for id in checklist_ids() {
-        if !seen.contains(&id) {
+    let requirements = requirements();
+    for id in requirements.keys() {
+        if !seen.contains(id) {
             problems.push(format!(
-                "matrix: {id} from SPEC-CHECKLIST.md has no row in the matrix"
+                "matrix: {id} from REQUIREMENTS.md has no row in the matrix"
             ));
+        }
+    }
+    for row in &rows {
+        match requirements.get(&row.id) {
+            None => problems.push(format!(
+                "matrix: {} is not a requirement of REQUIREMENTS.md",
+                row.id
+            )),
+            Some((level, versions)) if (level, versions) != (&row.cells[0], &row.cells[1]) => {
+                problems.push(format!(
+                    "matrix: {}: level and versions {:?} / {:?} differ from REQUIREMENTS.md's {level:?} / {versions:?}",
+                    row.id, row.cells[0], row.cells[1]
+                ))
+            }
+            Some(_) => {}
         }
     }
 
