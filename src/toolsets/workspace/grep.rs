@@ -281,7 +281,7 @@ impl Visitor for Search<'_, '_> {
         if entry.kind != Kind::File || !wanted {
             return Flow::Continue;
         }
-        let Ok((handle, meta)) = self.sandbox.open_regular(&entry.real, &entry.rel) else {
+        let Ok((handle, meta)) = self.sandbox.open_listed(&entry.real, &entry.rel, entry.id) else {
             return Flow::Continue;
         };
         if meta.len() > MAX_SEARCH_FILE_BYTES {
