@@ -6,6 +6,7 @@
 #   benches/search.sh                         # the generated 50,000-file tree
 #   REAL_TREE=/tmp/babel benches/search.sh    # and a real source tree (>= 20,000 files)
 #   RUNS=15 FILES=50000 REAL_QUERY=getBindingIdentifiers benches/search.sh
+#   GEN_TREE=/tmp/gen RG=/usr/bin/rg benches/search.sh   # reuse a generated tree, a ripgrep
 #
 # Two minimcp figures per query:
 #   - "in session": one tools/call search_text inside a running `minimcp --root TREE`
@@ -46,11 +47,13 @@ fi
 echo "ripgrep: $("$RG" --version | sed -n 1p)"
 
 # 50 top directories x 20 subdirectories x N files, about 1 KiB each, four kinds of file;
-# every 1000th file contains the needle (the same tree as benches/workspace.sh).
-GEN=$SCRATCH/tree
+# every 1000th file contains the needle (the same tree as benches/workspace.sh). GEN_TREE
+# names an existing copy to reuse instead.
+GEN=${GEN_TREE:-$SCRATCH/tree}
 TOPS=50
 SUBS=20
 PER=$(( (FILES + TOPS * SUBS - 1) / (TOPS * SUBS) ))
+if [ -z "${GEN_TREE:-}" ]; then
 echo "generating $((TOPS * SUBS * PER)) files ..."
 awk -v root="$GEN" -v tops=$TOPS -v subs=$SUBS -v per=$PER 'BEGIN {
     split("rs md txt json", ext, " ")
@@ -70,6 +73,7 @@ awk -v root="$GEN" -v tops=$TOPS -v subs=$SUBS -v per=$PER 'BEGIN {
         }
     }
 }'
+fi
 
 TREES=("$GEN" "$GEN_QUERY")
 if [ -n "${REAL_TREE:-}" ]; then

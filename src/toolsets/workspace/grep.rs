@@ -1,6 +1,7 @@
 //! `search_text`: a literal or regular-expression search through text files, reporting
 //! file, line number, the line and optional context lines, a page at a time.
 
+use std::io::Read;
 use std::rc::Rc;
 
 use serde_json::{json, Value};
@@ -9,8 +10,8 @@ use super::glob::{Dialect, Glob};
 use super::limits::*;
 use super::matcher::{Line, Matcher};
 use super::read::read_whole;
-use super::sandbox::{read_capped, PathError, RelPath, Sandbox};
-use super::text::{clip, decode, is_binary};
+use super::sandbox::{PathError, RelPath, Sandbox};
+use super::text::{clip, is_binary};
 use super::tools::{cancelled, human_size, text_block, Ticker};
 use super::walk::{plural, walk, Entry, Flow, Kind, Stopped, Summary, Visitor};
 use super::Workspace;
@@ -127,18 +128,20 @@ struct Search<'a, 'c> {
     files: usize,
     binary: usize,
     large: usize,
+    /// The bytes of the file being searched (reused).
+    buf: Vec<u8>,
     ticker: Ticker<'a, 'c>,
 }
 
 impl Search<'_, '_> {
     /// Searches one file; false once the page is full (or the work budget is spent).
-    fn file(&mut self, rel: &RelPath, bytes: Vec<u8>) -> bool {
+    fn file(&mut self, rel: &RelPath, bytes: &[u8]) -> bool {
         self.files += 1;
-        if is_binary(&bytes) {
+        if is_binary(bytes) {
             self.binary += 1;
             return true;
         }
-        let (text, _) = decode(bytes);
+        let text = String::from_utf8_lossy(bytes);
         let mut shown: Option<String> = None;
         let Search {
             matcher,
@@ -288,10 +291,14 @@ impl Visitor for Search<'_, '_> {
             self.large += 1;
             return Flow::Continue;
         }
-        let Ok(bytes) = read_capped(handle, meta.len(), MAX_SEARCH_FILE_BYTES) else {
-            return Flow::Continue;
-        };
-        if self.file(&entry.rel, bytes) {
+        // One buffer for every file: no allocation per file, and reading exactly the size
+        // `fstat` gave takes one `read` (a file growing meanwhile is searched as it was).
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let read = handle.take(meta.len()).read_to_end(&mut buf);
+        let more = read.is_err() || self.file(&entry.rel, &buf);
+        self.buf = buf;
+        if more {
             Flow::Continue
         } else {
             Flow::Stop
@@ -396,13 +403,14 @@ fn search_text(
         files: 0,
         binary: 0,
         large: 0,
+        buf: Vec::new(),
         ticker: Ticker { ctx },
     };
     let summary = if target.meta.is_dir() {
         walk(&ws.sandbox, &target, &ws.bounds, &mut search)
     } else if target.meta.is_file() {
         let bytes = read_whole(ws, &target, MAX_SEARCH_FILE_BYTES, "search_text")?;
-        search.file(&target.rel, bytes);
+        search.file(&target.rel, &bytes);
         Summary::default()
     } else {
         return Err(PathError::Special(target.rel).into());
