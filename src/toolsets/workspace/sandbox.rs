@@ -331,19 +331,28 @@ impl Sandbox {
     }
 
     /// Opens the directory at the canonical path `real` (inside the root) for listing, and
-    /// checks through the kernel where the opened directory is. The listing is then read
-    /// through that handle, so it names the entries of the checked directory, whatever a
-    /// concurrent rename does to the path.
-    pub(crate) fn list_dir(&self, real: &Path) -> io::Result<Listing> {
+    /// checks where the opened directory is: it is the one a checked listing named when it
+    /// has the identity `id` that listing gave, and otherwise the kernel is asked (Linux:
+    /// `/proc/self/fd`). The listing is then read through that handle, so it names the
+    /// entries of the checked directory, whatever a concurrent rename does to the path.
+    pub(crate) fn list_dir(&self, real: &Path, id: Option<FileId>) -> io::Result<Listing> {
         let dir = open_nonblocking(real)?;
         let meta = dir.metadata()?;
         if !meta.is_dir() {
             return Err(io::ErrorKind::NotADirectory.into());
         }
-        if let Some(opened) = opened_path(&dir) {
-            if !self.contains(&opened) {
-                return Err(io::ErrorKind::PermissionDenied.into());
+        let checked = if id.is_some() && file_id(&meta) == id {
+            true
+        } else {
+            match opened_path(&dir) {
+                Some(opened) if !self.contains(&opened) => {
+                    return Err(io::ErrorKind::PermissionDenied.into())
+                }
+                Some(_) => true,
+                None => false,
             }
+        };
+        if checked {
             if let Some(entries) = read_dir_of(&dir) {
                 let dev = file_id(&meta).map(|id| id.dev);
                 return Ok(Listing { entries, dev });

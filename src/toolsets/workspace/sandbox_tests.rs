@@ -284,7 +284,7 @@ fn a_listed_file_swapped_for_an_escaping_link_is_refused() {
         .file("ws/dir/a.txt", "inside");
     let sandbox = Sandbox::new(&tree.path.join("ws")).expect("root");
     let dir = sandbox.root().join("dir");
-    let listing = sandbox.list_dir(&dir).expect("lists");
+    let listing = sandbox.list_dir(&dir, None).expect("lists");
     let dev = listing.dev.expect("listed through the checked handle");
     let item = listing
         .entries
@@ -324,7 +324,13 @@ fn a_directory_outside_the_root_is_not_listed() {
     tree.file("outside/x.txt", "x").dir("ws");
     let sandbox = Sandbox::new(&tree.path.join("ws")).expect("root");
     let outside = std::fs::canonicalize(tree.path.join("outside")).expect("canonical");
-    let err = sandbox.list_dir(&outside).expect_err("outside");
+    let err = sandbox.list_dir(&outside, None).expect_err("outside");
     assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
-    assert!(sandbox.list_dir(sandbox.root()).is_ok());
+    // An identity that is not the opened directory's proves nothing: the kernel is asked.
+    let wrong = crate::toolsets::workspace::platform::FileId { dev: 0, ino: 1 };
+    let err = sandbox
+        .list_dir(&outside, Some(wrong))
+        .expect_err("outside");
+    assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+    assert!(sandbox.list_dir(sandbox.root(), None).is_ok());
 }

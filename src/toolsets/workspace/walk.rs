@@ -153,7 +153,7 @@ pub(crate) fn walk(
     // The start's own .gitignore (and its ancestors') apply; `enter` is not called again.
     let mut ignores = IgnoreStack::for_dir(sandbox, &start.real_rel);
     let mut stack = Vec::new();
-    match read_sorted(sandbox, &start.real) {
+    match read_sorted(sandbox, &start.real, None) {
         Some((entries, not_utf8, dev)) => {
             summary.not_utf8 += not_utf8;
             stack.push(Frame {
@@ -241,12 +241,16 @@ pub(crate) fn walk(
             summary.too_deep += 1;
             continue;
         }
-        let Some((entries, not_utf8, dev)) = read_sorted(sandbox, &entry.real) else {
+        let Some((entries, not_utf8, dev)) = read_sorted(sandbox, &entry.real, entry.id) else {
             summary.unreadable += 1;
             continue;
         };
         summary.not_utf8 += not_utf8;
-        let has_rules = ignores.enter(sandbox, &entry.real, &real_rel);
+        // The listing already says whether there is a `.gitignore` to read.
+        let has_rules = entries
+            .binary_search_by(|e| e.0.as_str().cmp(".gitignore"))
+            .is_ok()
+            && ignores.enter(sandbox, &entry.real, &real_rel);
         stack.push(Frame {
             entries: entries.into_iter(),
             dev,
@@ -272,13 +276,18 @@ fn kind_of(file_type: FileType) -> Kind {
 
 /// A directory's entries sorted by name, how many names were skipped for not being UTF-8
 /// (they could not be named in JSON or given back to us), and the directory's device when
-/// the listing came through a checked handle (see [`Sandbox::list_dir`]).
+/// the listing came through a checked handle (see [`Sandbox::list_dir`]; `id` is the
+/// directory's identity in its parent's listing, when known).
 ///
 /// The whole directory is read before sorting, so the walk's limits always cut in sorted
 /// order and the same tree gives the same partial result. Only a single directory of more
 /// than [`MAX_WALK_ENTRIES`] entries is cut in the file system's order (to bound memory).
-fn read_sorted(sandbox: &Sandbox, dir: &Path) -> Option<(Vec<Listed>, usize, Option<u64>)> {
-    let listing = sandbox.list_dir(dir).ok()?;
+fn read_sorted(
+    sandbox: &Sandbox,
+    dir: &Path,
+    id: Option<FileId>,
+) -> Option<(Vec<Listed>, usize, Option<u64>)> {
+    let listing = sandbox.list_dir(dir, id).ok()?;
     let mut entries = Vec::new();
     let mut not_utf8 = 0;
     for item in listing.entries.take(MAX_WALK_ENTRIES + 1) {
