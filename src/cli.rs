@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use minimcp::log::Level;
+use minimcp::toolsets::workspace::{expand_home, DEFAULT_DENY};
 use minimcp::{Limits, Version};
 
 /// What the command line asks for.
@@ -28,8 +29,15 @@ pub(crate) enum Command {
 /// Options shared by `serve` and `call`.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Options {
-    pub(crate) root: Option<PathBuf>,
+    /// `--root` and bare directories, `~` expanded; empty: the client's roots or the
+    /// working directory.
+    pub(crate) roots: Vec<PathBuf>,
+    /// The deny list: the defaults, plus `--deny` patterns, cleared by `--deny none`.
+    pub(crate) deny: Vec<String>,
     pub(crate) profile: Profile,
+    /// The toolsets of the workspace profile (`--toolsets`), as names from
+    /// [`minimcp::toolsets::TOOLSETS`]; all of them by default.
+    pub(crate) toolsets: Vec<&'static str>,
     pub(crate) log_level: Level,
     pub(crate) limits: Limits,
 }
@@ -37,7 +45,7 @@ pub(crate) struct Options {
 /// Which toolset the binary serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Profile {
-    /// The read-only workspace toolset (default).
+    /// The toolsets of `--toolsets` for the workspace (default).
     Workspace,
     /// Fixtures for the official conformance suite and the benchmarks (`echo`).
     Conformance,
@@ -45,11 +53,12 @@ pub(crate) enum Profile {
     Transcripts,
 }
 
-pub(crate) const HELP: &str = "\
+const HELP: &str = "\
 minimcp — a small, read-only Model Context Protocol server over stdio
 
 USAGE:
-    minimcp [serve] [OPTIONS]                 serve one MCP session on stdin/stdout
+    minimcp [serve] [OPTIONS] [DIR...]        serve one MCP session on stdin/stdout; each
+                                              DIR is a workspace root, like --root DIR
     minimcp call <TOOL|METHOD> [JSON] [OPTIONS]
                                               run one session in-process: initialize, make
                                               one call, print the result as JSON
@@ -60,14 +69,25 @@ USAGE:
           as its params. Exit status 0 on success, 1 on an error or an isError result.
 
 OPTIONS:
-    --root DIR                The workspace the tools may read (default: the current
-                              directory). Nothing outside it is ever read; nothing is
-                              ever written.
-    --profile NAME            workspace (default): the read-only workspace tools.
+    --root DIR                A workspace root the tools may read; repeat for several.
+                              `~` is expanded. Without one, the roots are the client's
+                              (roots/list), else the current directory -- but never
+                              `/` or the home directory implicitly. Nothing outside
+                              the roots is ever read; nothing is ever written.
+    --deny GLOB               Hide and refuse matching files everywhere (.gitignore
+                              syntax); repeatable. Defaults: .env .env.* *.env *.pem *.key
+                              *.p12 *.pfx id_rsa* id_dsa* id_ecdsa* id_ed25519*.
+                              `--deny none` clears the list (later --deny add again).
+    --profile NAME            workspace (default): the toolsets of --toolsets for the
+                              workspace roots.
                               conformance: fixtures for the official conformance suite
                               and benchmarks (includes an `echo` tool).
                               transcripts: conformance plus the fixtures of the
                               transcript corpus in conformance/.
+    --toolsets LIST           Comma-separated toolsets of the workspace profile
+                              (default: all). A model works better with only the
+                              tools it needs:
+{toolsets}
     --log-level LEVEL         What to write to stderr: off, error, warn (default), info,
                               debug. stdout carries protocol messages only.
     --max-message-bytes N     Longest accepted request line (default 1048576). Longer
@@ -92,18 +112,30 @@ OPTIONS:
     -V, --version             Print the version.
 ";
 
+/// The help text, with one line per toolset of [`minimcp::toolsets::TOOLSETS`].
+pub(crate) fn help() -> String {
+    let lines: Vec<String> = minimcp::toolsets::TOOLSETS
+        .iter()
+        .map(|t| format!("{:30}{}: {}\n", "", t.name, t.summary))
+        .collect();
+    HELP.replace("{toolsets}\n", &lines.concat())
+}
+
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut args = args.into_iter().peekable();
     let mut options = Options {
-        root: None,
+        roots: Vec::new(),
+        deny: DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
         profile: Profile::Workspace,
+        toolsets: all_toolsets(),
         log_level: Level::Warn,
         limits: Limits::default(),
     };
     let mut positional = Vec::new();
     let mut version = Version::LATEST_HANDSHAKE;
     let mut version_given = false;
+    let mut toolsets_given = false;
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => {
@@ -120,7 +152,12 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         match flag.as_str() {
             "-h" | "--help" => return Ok(Command::Help),
             "-V" | "--version" => return Ok(Command::Version),
-            "--root" => options.root = Some(PathBuf::from(value("--root")?)),
+            "--root" => options.roots.push(expand_home(&value("--root")?)),
+            "--deny" => match value("--deny")?.as_str() {
+                "none" => options.deny.clear(),
+                "" => return Err("--deny needs a pattern such as '*.pem', or none".into()),
+                pattern => options.deny.push(pattern.to_string()),
+            },
             "--profile" => {
                 options.profile = match value("--profile")?.as_str() {
                     "workspace" => Profile::Workspace,
@@ -132,6 +169,10 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                         ))
                     }
                 }
+            }
+            "--toolsets" => {
+                options.toolsets = toolsets(&value("--toolsets")?)?;
+                toolsets_given = true;
             }
             "--log-level" => {
                 let level = value("--log-level")?;
@@ -184,17 +225,25 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
             _ => positional.push(arg),
         }
     }
+    if toolsets_given && options.profile != Profile::Workspace {
+        return Err("--toolsets applies to the workspace profile only".into());
+    }
     let mut positional = positional.into_iter();
-    match positional.next().as_deref() {
-        None | Some("serve") => {
-            if let Some(extra) = positional.next() {
-                return Err(format!("unexpected argument {extra:?}; see --help"));
-            }
-            if version_given {
-                return Err("--protocol applies to `call` only".into());
-            }
-            Ok(Command::Serve(options))
+    let first = positional.next();
+    // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught).
+    let bare_dir = first
+        .as_deref()
+        .filter(|f| !matches!(*f, "serve" | "call" | "help"))
+        .filter(|f| expand_home(f).is_dir() || f.contains('/'));
+    if matches!(first.as_deref(), None | Some("serve")) || bare_dir.is_some() {
+        let dirs = bare_dir.map(str::to_string).into_iter().chain(positional);
+        options.roots.extend(dirs.map(|d| expand_home(&d)));
+        if version_given {
+            return Err("--protocol applies to `call` only".into());
         }
+        return Ok(Command::Serve(options));
+    }
+    match first.as_deref() {
         Some("call") => {
             let target = positional
                 .next()
@@ -220,8 +269,33 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
             })
         }
         Some("help") => Ok(Command::Help),
-        Some(other) => Err(format!("unknown command {other:?}; see --help")),
+        Some(other) => Err(format!(
+            "unknown command {other:?} (and not a directory); see --help"
+        )),
+        None => Ok(Command::Help),
     }
+}
+
+fn all_toolsets() -> Vec<&'static str> {
+    minimcp::toolsets::TOOLSETS.iter().map(|t| t.name).collect()
+}
+
+/// `workspace,templates` → the names, each checked against the known toolsets.
+fn toolsets(list: &str) -> Result<Vec<&'static str>, String> {
+    let known = all_toolsets();
+    let mut chosen = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let Some(found) = known.iter().find(|k| **k == name) else {
+            return Err(format!(
+                "unknown toolset {name:?} in --toolsets; use a comma-separated list of {}",
+                known.join(", ")
+            ));
+        };
+        if !chosen.contains(found) {
+            chosen.push(*found);
+        }
+    }
+    Ok(chosen)
 }
 
 fn number(text: &str, flag: &str, minimum: usize) -> Result<usize, String> {
@@ -245,6 +319,8 @@ mod tests {
             panic!("expected serve");
         };
         assert_eq!(options.profile, Profile::Workspace);
+        assert_eq!(options.toolsets, all_toolsets());
+        assert!(options.toolsets.contains(&"templates"));
         assert_eq!(options.limits, Limits::default());
         assert_eq!(
             parse_str("serve").map(|c| matches!(c, Command::Serve(_))),
@@ -259,13 +335,69 @@ mod tests {
         ) else {
             panic!("expected serve");
         };
-        assert_eq!(o.root, Some(PathBuf::from("/tmp")));
+        assert_eq!(o.roots, [PathBuf::from("/tmp")]);
         assert_eq!(o.profile, Profile::Conformance);
         assert_eq!(o.log_level, Level::Debug);
         assert_eq!(o.limits.max_message_bytes, 4096);
         assert_eq!(o.limits.rate_limit, Some(50.0));
         assert_eq!(o.limits.request_timeout, Duration::from_secs(5));
         assert_eq!(o.limits.page_size, 2);
+    }
+
+    #[test]
+    fn help_lists_every_toolset() {
+        let help = help();
+        assert!(!help.contains("{toolsets}"));
+        for toolset in minimcp::toolsets::TOOLSETS {
+            assert!(help.contains(&format!("{}: ", toolset.name)), "{help}");
+        }
+    }
+
+    #[test]
+    fn toolsets_are_a_deduplicated_list() {
+        let Ok(Command::Serve(o)) = parse_str("--toolsets templates,workspace,templates") else {
+            panic!("expected serve");
+        };
+        assert_eq!(o.toolsets, ["templates", "workspace"]);
+    }
+
+    #[test]
+    fn roots_repeat_expand_home_and_come_bare() {
+        let Ok(Command::Serve(o)) = parse_str("--root /tmp --root ~/proj serve /srv/a") else {
+            panic!("expected serve");
+        };
+        let home = std::env::var("HOME").unwrap_or_default();
+        let expected = [
+            PathBuf::from("/tmp"),
+            if home.starts_with('/') {
+                PathBuf::from(home).join("proj")
+            } else {
+                PathBuf::from("~/proj")
+            },
+            PathBuf::from("/srv/a"),
+        ];
+        assert_eq!(o.roots, expected);
+        let Ok(Command::Serve(bare)) = parse_str("/tmp") else {
+            panic!("`minimcp DIR` serves DIR");
+        };
+        assert_eq!(bare.roots, [PathBuf::from("/tmp")]);
+        assert!(
+            parse_str("nonsense").is_err(),
+            "not a directory, not a command"
+        );
+    }
+
+    #[test]
+    fn the_deny_list_has_defaults_that_none_clears() {
+        let Ok(Command::Serve(o)) = parse_str("--deny *.secret") else {
+            panic!("expected serve");
+        };
+        assert!(o.deny.contains(&".env".to_string()));
+        assert_eq!(o.deny.last().map(String::as_str), Some("*.secret"));
+        let Ok(Command::Serve(none)) = parse_str("--deny none --deny x") else {
+            panic!("expected serve");
+        };
+        assert_eq!(none.deny, ["x"]);
     }
 
     #[test]
@@ -303,6 +435,13 @@ mod tests {
             ("--bogus", "unknown option --bogus"),
             ("--root", "--root needs a value"),
             ("--profile x", "unknown profile"),
+            ("--toolsets workspace,bogus", "unknown toolset \"bogus\""),
+            ("--toolsets ", "--toolsets needs a value"),
+            ("--toolsets=", "unknown toolset \"\""),
+            (
+                "--profile conformance --toolsets workspace",
+                "workspace profile only",
+            ),
             ("--log-level loud", "unknown log level"),
             ("--max-message-bytes 12", "at least 1024"),
             ("--rate-limit fast", "requests per second"),

@@ -9,6 +9,7 @@
 //! the start and this time gets it (MRTR). Handlers should therefore ask before they do
 //! anything they would not want to do twice.
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -88,6 +89,22 @@ pub(crate) struct Inputs {
     pub(crate) answers: Map<String, Value>,
     pub(crate) asked: usize,
     pub(crate) pending: Map<String, Value>,
+    /// The keys of `answers` the handler asked for in this run: only those are sealed into
+    /// the next `requestState` (answers to questions never asked are ignored, not carried).
+    pub(crate) used: BTreeSet<String>,
+    /// The key the handler chose for its next question ([`Context::input_key`]).
+    pub(crate) next_key: Option<String>,
+}
+
+impl Inputs {
+    /// The answers to questions this run asked: what the next `requestState` carries.
+    pub(crate) fn answered(&self) -> Map<String, Value> {
+        self.answers
+            .iter()
+            .filter(|(key, _)| self.used.contains(*key))
+            .map(|(key, answer)| (key.clone(), answer.clone()))
+            .collect()
+    }
 }
 
 /// The handle a tool, prompt or resource handler gets for the request it serves.
@@ -180,9 +197,21 @@ impl<'a> Context<'a> {
         self.link.poll_cancelled()
     }
 
+    /// Names the next question this handler asks (elicit, sample or roots): in 2026-07-28 it
+    /// becomes that request's key in `inputRequests`, and the client answers under the same
+    /// key in `inputResponses`. Without a name the key is `<kind>-<n>` (`elicitation-0`,
+    /// `sampling-1`, ...), numbered in asking order. Names must be unique within a request
+    /// and stable across its rounds, like the order of questions. Earlier versions ignore it.
+    /// For example: `ctx.input_key("user_name").elicit("What is your name?", schema)?`.
+    pub fn input_key(&mut self, key: &str) -> &mut Self {
+        self.scope.inputs.next_key = Some(key.to_string());
+        self
+    }
+
     /// Asks the user to fill in a form (`elicitation/create`, form mode). `schema` is a flat
     /// object schema of primitive properties. Never ask for secrets this way (MCP SE-3).
     pub fn elicit(&mut self, message: &str, schema: Value) -> Result<Elicited, InputError> {
+        let key = self.scope.inputs.next_key.take();
         crate::schema::check_elicitation_schema(&schema).map_err(InputError::Invalid)?;
         if !self.scope.version.has_elicitation() {
             return Err(InputError::NotInVersion {
@@ -205,6 +234,7 @@ impl<'a> Context<'a> {
             params["mode"] = json!("form");
         }
         let answer = self.ask(
+            key,
             "elicitation/create",
             params,
             supported,
@@ -239,6 +269,7 @@ impl<'a> Context<'a> {
     /// (2025-11-25 and later), and `includeContext` other than `"none"` its `sampling.context`
     /// (MCP SC-2, SC-3); without them the request is not sent.
     pub fn sample(&mut self, params: Value) -> Result<Value, InputError> {
+        let key = self.scope.inputs.next_key.take();
         let sampling = self.scope.client_capabilities.get("sampling");
         let (supported, required) =
             if params.get("tools").is_some() || params.get("toolChoice").is_some() {
@@ -251,7 +282,7 @@ impl<'a> Context<'a> {
             } else {
                 (sampling.is_some(), json!({ "sampling": {} }))
             };
-        let answer = self.ask("sampling/createMessage", params, supported, required)?;
+        let answer = self.ask(key, "sampling/createMessage", params, supported, required)?;
         if answer.get("content").is_none() || answer.get("role").is_none() {
             return Err(InputError::Malformed(
                 "a sampling result needs \"role\" and \"content\"".into(),
@@ -267,6 +298,7 @@ impl<'a> Context<'a> {
     /// 2026-07-28 there is no session: each request that needs the roots asks for them with
     /// `input_required`.
     pub fn roots(&mut self) -> Result<Vec<Value>, InputError> {
+        let key = self.scope.inputs.next_key.take();
         let stateless = self.scope.version.is_stateless();
         let generation = match self.link.roots_cache().filter(|_| !stateless) {
             Some(RootsCache {
@@ -276,7 +308,13 @@ impl<'a> Context<'a> {
             None => None,
         };
         let supported = self.scope.client_capabilities.get("roots").is_some();
-        let answer = self.ask("roots/list", json!({}), supported, json!({ "roots": {} }))?;
+        let answer = self.ask(
+            key,
+            "roots/list",
+            json!({}),
+            supported,
+            json!({ "roots": {} }),
+        )?;
         let Some(roots) = answer.get("roots").and_then(Value::as_array) else {
             return Err(InputError::Malformed("\"roots\" must be an array".into()));
         };
@@ -290,21 +328,27 @@ impl<'a> Context<'a> {
 
     fn ask(
         &mut self,
+        key: Option<String>,
         method: &str,
         params: Value,
         supported: bool,
         required: Value,
     ) -> Result<Value, InputError> {
         if self.scope.version.is_stateless() {
-            // Keys are stable across rounds because the handler asks in the same order.
-            let key = format!(
-                "{}-{}",
-                method.split('/').next().unwrap_or(method),
-                self.scope.inputs.asked
-            );
+            // Keys are stable across rounds because the handler asks in the same order (or
+            // names its questions).
+            let key = key.unwrap_or_else(|| {
+                format!(
+                    "{}-{}",
+                    method.split('/').next().unwrap_or(method),
+                    self.scope.inputs.asked
+                )
+            });
             self.scope.inputs.asked += 1;
             if let Some(answer) = self.scope.inputs.answers.get(&key) {
-                return Ok(answer.clone());
+                let answer = answer.clone();
+                self.scope.inputs.used.insert(key);
+                return Ok(answer);
             }
             if !supported {
                 return Err(InputError::Unsupported(required));

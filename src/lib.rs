@@ -1,7 +1,8 @@
 //! # minimcp
 //!
 //! A small, synchronous Model Context Protocol server: a library for adding your own tools,
-//! prompts and resources, and a ready binary with a read-only workspace toolset.
+//! prompts and resources, and a ready binary with read-only toolsets ([`toolsets`]: the
+//! workspace, project templates).
 //!
 //! It speaks every published MCP version — the handshake versions 2024-11-05, 2025-03-26,
 //! 2025-06-18 and 2025-11-25, and the stateless 2026-07-28 — chosen per message. It uses

@@ -21,7 +21,7 @@ fn main() -> ExitCode {
         }
     };
     match command {
-        Command::Help => print(cli::HELP),
+        Command::Help => print(&cli::help()),
         Command::Version => print(&format!("minimcp {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Serve(options) => {
             let Some(server) = build(&options) else {
@@ -79,19 +79,19 @@ fn build(options: &Options) -> Option<Server> {
             minimcp::toolsets::transcript::add(minimcp::toolsets::conformance::add(builder))
         }
         Profile::Workspace => {
-            let root = match &options.root {
-                Some(root) => root.clone(),
-                None => match std::env::current_dir() {
-                    Ok(dir) => dir,
-                    Err(e) => {
-                        eprintln!("minimcp: the current directory cannot be used as the workspace root: {e}; pass --root DIR");
-                        return None;
-                    }
+            // Without --root: the client's roots, else the working directory (which the
+            // toolset refuses to serve when it is `/` or the home directory).
+            let config = minimcp::toolsets::workspace::Config {
+                roots: options.roots.clone(),
+                fallback: if options.roots.is_empty() {
+                    std::env::current_dir().ok()
+                } else {
+                    None
                 },
+                deny: Some(options.deny.clone()),
             };
-            let builder = builder.instructions(minimcp::toolsets::workspace::INSTRUCTIONS);
-            match minimcp::toolsets::workspace::add(builder, &root) {
-                Ok(builder) => builder,
+            match minimcp::toolsets::Options::new(&config) {
+                Ok(shared) => minimcp::toolsets::add_named(builder, &options.toolsets, &shared),
                 Err(e) => {
                     eprintln!("minimcp: {e}; pass --root DIR with an existing directory");
                     return None;

@@ -550,7 +550,7 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
                 Some(Ok(json!({
                     "resultType": "input_required",
                     "inputRequests": inputs.pending,
-                    "requestState": mrtr::seal(&self.server.state_key, binding, &inputs.answers),
+                    "requestState": mrtr::seal(&self.server.state_key, binding, &inputs.answered()),
                 })))
             }
             HandlerError::Input(InputError::Unsupported(required)) => {

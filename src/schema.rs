@@ -4,7 +4,8 @@
 //! `type` (one or a list), `properties`, `required`, `additionalProperties` (boolean or
 //! schema), `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
 //! `minLength`, `maxLength` (in characters), `items`, `minItems`, `maxItems`, `anyOf`,
-//! `oneOf`, `allOf`, `default` (filled in for missing properties before validation) and
+//! `oneOf`, `allOf`, `if`/`then`/`else`, `default` (filled in for missing properties before
+//! validation) and
 //! local `$ref`s (`#/$defs/...`, `#/definitions/...`). Every other keyword (`pattern`,
 //! `format`, `title`, `description`, ...) is an annotation here: kept verbatim in
 //! `tools/list`, not enforced. [`check_schema`] refuses, when a tool is registered, what
@@ -418,6 +419,17 @@ impl<'s> Validator<'s> {
                 ));
             }
         }
+        // `if` only selects which of `then` / `else` applies; its own failures are not errors.
+        if let Some(condition) = s.get("if") {
+            let branch = if branch_errors(condition, path).is_empty() {
+                s.get("then")
+            } else {
+                s.get("else")
+            };
+            if let Some(branch) = branch {
+                self.check(branch, value, path, errors, depth + 1);
+            }
+        }
         if let Some(one) = s.get("oneOf").and_then(Value::as_array) {
             let failures: Vec<Vec<String>> = one.iter().map(|b| branch_errors(b, path)).collect();
             match failures.iter().filter(|f| f.is_empty()).count() {
@@ -677,6 +689,38 @@ mod tests {
             ["`both` must be ≥ 3, got 2"]
         );
         assert_eq!(errors(schema, json!({"c": 2})), ["`c` must be 1, got 2"]);
+    }
+
+    #[test]
+    fn if_selects_then_or_else() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "contactMethod": {"enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]}
+        });
+        assert!(errors(
+            schema.clone(),
+            json!({"contactMethod": "phone", "phone": "1"})
+        )
+        .is_empty());
+        assert!(errors(schema.clone(), json!({"email": "a@b"})).is_empty());
+        assert_eq!(
+            errors(
+                schema.clone(),
+                json!({"contactMethod": "phone", "email": "a@b"})
+            ),
+            ["`phone` is required"]
+        );
+        assert_eq!(
+            errors(schema, json!({"contactMethod": "email"})),
+            ["`email` is required"]
+        );
     }
 
     #[test]

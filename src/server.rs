@@ -298,6 +298,16 @@ impl Builder {
         self
     }
 
+    /// Appends a paragraph to the instructions: each toolset of a server adds its own.
+    pub fn add_instructions(mut self, paragraph: &str) -> Self {
+        let text = match self.identity.instructions.take() {
+            Some(before) => format!("{before}\n\n{paragraph}"),
+            None => paragraph.to_string(),
+        };
+        self.identity.instructions = Some(text);
+        self
+    }
+
     /// Replaces the limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;

@@ -15,7 +15,9 @@
 #      followed through nextCursor, tools/call, resources list/read/templates/subscribe,
 #      prompts, completion, logging, progress, and sampling + elicitation round trips;
 #   2. ts_client.mjs, the same against the TypeScript SDK (2024-10-07 ... 2025-11-25);
-#   3. both clients in --generic mode against the default profile;
+#   3. both clients in --generic mode against the default profile, and in --roots mode against
+#      the default profile started without --root: the client's roots/list answer (this
+#      directory) is what is served, read by absolute path and by RFC 8089 file URI;
 #   4. the Inspector CLI: tools/list and a tools/call of `echo`.
 # Each client prints a check x version table. The last line is "clients: N passed, M failed".
 # Exit status 0 only if every check passed. If a package cannot be installed (no network to
@@ -129,6 +131,12 @@ run "typescript sdk $TS_SDK_PIN, conformance profile" bash -c 'cd "$0" && node t
 run "python mcp ${PY_MCP_PINS[-1]}, default profile (generic)" \
   "$SCRATCH/py-mcp-${PY_MCP_PINS[-1]}/bin/python" "$HERE/python_client.py" --generic -- "${DEFAULT[@]}"
 run "typescript sdk $TS_SDK_PIN, default profile (generic)" bash -c 'cd "$0" && node ts_client.mjs --generic -- "${@}"' "$TS" "${DEFAULT[@]}"
+# No --root: the roots are the client's. Handshake versions only (roots/list is a request).
+ROOTS_SERVER=("$MINIMCP_BIN" serve --page-size 2)
+HANDSHAKE_VERSIONS=2024-11-05,2025-03-26,2025-06-18,2025-11-25
+run "python mcp ${PY_MCP_PINS[-1]}, client roots + absolute paths" \
+  "$SCRATCH/py-mcp-${PY_MCP_PINS[-1]}/bin/python" "$HERE/python_client.py" --roots "$HERE" --versions "$HANDSHAKE_VERSIONS" -- "${ROOTS_SERVER[@]}"
+run "typescript sdk $TS_SDK_PIN, client roots + absolute paths" bash -c 'cd "$0" && node ts_client.mjs --roots "$1" --versions "$2" -- "${@:3}"' "$TS" "$HERE" "$HANDSHAKE_VERSIONS" "${ROOTS_SERVER[@]}"
 
 # The Inspector CLI 1.0.3 decides between ../package.json and ../../package.json by looking
 # relative to the working directory but imports relative to its own file, so it only starts from

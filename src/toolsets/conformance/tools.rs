@@ -270,22 +270,35 @@ fn describe(what: &str, answer: &Elicited) -> String {
     )
 }
 
-/// SEP-1613: a 2020-12 input schema with `$schema`, `$defs`, `$ref` and
-/// `additionalProperties: false`, listed verbatim.
+/// SEP-1613 and SEP-2106: a 2020-12 input schema with `$schema`, `$defs` (holding an
+/// `$anchor`), `$ref`, `allOf`/`anyOf`, `if`/`then`/`else` and `additionalProperties: false`,
+/// listed verbatim (suite 0.2.0-alpha.12 checks the last three at the 2026-07-28 wire).
 fn json_schema_2020_12() -> Tool {
     Tool::new(
         "json_schema_2020_12_tool",
-        "Tool with JSON Schema 2020-12 features ($schema, $defs, $ref, additionalProperties).",
+        "Tool with JSON Schema 2020-12 features ($schema, $defs, $anchor, $ref, allOf/anyOf, \
+         if/then/else, additionalProperties): give a name and a phone number or an email.",
         json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "$defs": {
                 "address": {
+                    "$anchor": "addressDef",
                     "type": "object",
                     "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
                 }
             },
-            "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
             "additionalProperties": false
         }),
         |args, _| {
@@ -499,5 +512,25 @@ mod tests {
             json!({"$ref": "#/$defs/address"})
         );
         assert_eq!(schema["additionalProperties"], json!(false));
+        assert_eq!(schema["$defs"]["address"]["$anchor"], "addressDef");
+        assert_eq!(schema["then"], json!({"required": ["phone"]}));
+        assert_eq!(schema["else"], json!({"required": ["email"]}));
+        assert!(schema["allOf"][0]["anyOf"].is_array());
+
+        // The listed rules are the enforced ones.
+        let lines = session(&[
+            call(
+                2,
+                "json_schema_2020_12_tool",
+                json!({"name": "Ada", "email": "a@b.c"}),
+            ),
+            call(
+                3,
+                "json_schema_2020_12_tool",
+                json!({"name": "Ada", "contactMethod": "phone", "email": "a@b.c"}),
+            ),
+        ]);
+        assert!(response(&lines, 2)["result"].get("isError").is_none());
+        assert_eq!(response(&lines, 3)["result"]["isError"], json!(true));
     }
 }

@@ -11,6 +11,7 @@ use super::limits::MAX_LIST_ENTRIES;
 use super::sandbox::RelPath;
 use super::walk::{walk, Bounds, Entry, Flow, Kind, Visitor};
 use super::Workspace;
+use crate::Context;
 
 /// Which entries to suggest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,20 +34,35 @@ impl Visitor for Suggest<'_> {
             && (self.want == Want::Any || entry.kind == Kind::Dir);
         if fits {
             let slash = if entry.kind == Kind::Dir { "/" } else { "" };
-            self.out.push(format!("{}{slash}", entry.rel));
+            self.out.push(format!("{}{slash}", entry.rel.name()));
         }
         Flow::Continue
     }
 }
 
-/// Suggestions for a partially typed path; empty when the directory part is not a valid,
-/// existing workspace directory.
-pub(crate) fn paths(ws: &Workspace, value: &str, want: Want) -> Vec<String> {
-    let (dir, prefix) = value.rsplit_once('/').unwrap_or(("", value));
-    let Ok(rel) = RelPath::parse(dir) else {
+/// Suggestions for a partially typed path (relative, or absolute inside a root); empty when
+/// the directory part is not a valid, existing workspace directory or there is no root.
+pub(crate) fn paths(ws: &Workspace, value: &str, want: Want, ctx: &mut Context<'_>) -> Vec<String> {
+    if ws.enter(ctx).is_err() {
         return Vec::new();
-    };
-    let Ok(dir) = ws.sandbox.resolve(&rel) else {
+    }
+    suggest(ws, value, want)
+}
+
+fn suggest(ws: &Workspace, value: &str, want: Want) -> Vec<String> {
+    let (dir, prefix) = value.rsplit_once('/').unwrap_or(("", value));
+    let absolute = value.starts_with('/');
+    let dir = if absolute && dir.is_empty() { "/" } else { dir };
+    let roots = ws.roots();
+    if roots.len() > 1 && !absolute && RelPath::parse(dir).is_ok_and(|d| d.as_str().is_empty()) {
+        // Several roots: the top level is their labels.
+        return roots
+            .iter()
+            .map(|r| format!("{}/", r.label()))
+            .filter(|l| l.starts_with(prefix))
+            .collect();
+    }
+    let Ok(dir) = ws.resolve(dir) else {
         return Vec::new();
     };
     if !dir.meta.is_dir() {
@@ -57,13 +73,23 @@ pub(crate) fn paths(ws: &Workspace, value: &str, want: Want) -> Vec<String> {
         max_entries: ws.bounds.max_entries.min(MAX_LIST_ENTRIES * 10),
         ..ws.bounds
     };
+    // Absolute values are completed in the spelling typed; relative ones normalized.
+    let base = match value.rsplit_once('/') {
+        Some((typed, _)) if absolute => format!("{typed}/"),
+        _ if dir.rel.as_str().is_empty() => String::new(),
+        _ => format!("{}/", dir.rel),
+    };
     let mut suggest = Suggest {
         prefix,
         want,
         out: Vec::new(),
     };
-    walk(&ws.sandbox, &dir, &bounds, &mut suggest);
-    suggest.out
+    walk(&dir.sandbox, &dir, &bounds, &mut suggest);
+    suggest
+        .out
+        .iter()
+        .map(|name| format!("{base}{name}"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -81,17 +107,17 @@ mod tests {
             .file(".gitignore", "target/\n")
             .dir("target");
         let ws = Workspace::open(&tree.path).expect("root");
-        assert_eq!(paths(&ws, "s", Want::Any), ["secret.txt", "src/"]);
+        assert_eq!(suggest(&ws, "s", Want::Any), ["secret.txt", "src/"]);
         assert_eq!(
-            paths(&ws, "src/m", Want::Any),
+            suggest(&ws, "src/m", Want::Any),
             ["src/main.rs", "src/model.rs"]
         );
-        assert_eq!(paths(&ws, "src/", Want::Dirs), ["src/toolsets/"]);
-        assert_eq!(paths(&ws, "./src/t", Want::Any), ["src/toolsets/"]);
-        assert!(paths(&ws, "t", Want::Any).is_empty(), "ignored");
-        assert!(paths(&ws, "../", Want::Any).is_empty());
-        assert!(paths(&ws, "/etc/", Want::Any).is_empty());
-        assert!(paths(&ws, "src/main.rs/", Want::Any).is_empty());
-        assert!(paths(&ws, "nope/", Want::Any).is_empty());
+        assert_eq!(suggest(&ws, "src/", Want::Dirs), ["src/toolsets/"]);
+        assert_eq!(suggest(&ws, "./src/t", Want::Any), ["src/toolsets/"]);
+        assert!(suggest(&ws, "t", Want::Any).is_empty(), "ignored");
+        assert!(suggest(&ws, "../", Want::Any).is_empty());
+        assert!(suggest(&ws, "/etc/", Want::Any).is_empty());
+        assert!(suggest(&ws, "src/main.rs/", Want::Any).is_empty());
+        assert!(suggest(&ws, "nope/", Want::Any).is_empty());
     }
 }

@@ -60,7 +60,8 @@ impl Rules {
             .map(|rule| !rule.negated)
     }
 
-    fn is_empty(&self) -> bool {
+    /// True when there are no rules.
+    pub(crate) fn is_empty(&self) -> bool {
         self.rules.is_empty()
     }
 }

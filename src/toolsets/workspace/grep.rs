@@ -53,7 +53,10 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
             "required": ["query"],
             "additionalProperties": false
         }),
-        move |args, ctx| search_text(&ws, args, ctx),
+        move |args, ctx| {
+            ws.enter(ctx)?;
+            search_text(&ws, args, ctx)
+        },
     )
     .title("Search text in files")
     .output_schema(json!({
@@ -377,10 +380,11 @@ fn search_text(
             "`query` is not a supported regular expression: {e}"
         ))
     })?;
-    let target = ws.resolve(args.str("path")?)?;
+    let targets = ws.starts(args.str("path")?)?;
+    let target = targets[0].clone();
     let budget = ctx.result_budget();
     let mut search = Search {
-        sandbox: &ws.sandbox,
+        sandbox: &target.sandbox,
         matcher,
         filter,
         base: target.rel.clone(),
@@ -407,9 +411,18 @@ fn search_text(
         ticker: Ticker { ctx },
     };
     let summary = if target.meta.is_dir() {
-        walk(&ws.sandbox, &target, &ws.bounds, &mut search)
+        // With several roots, `.` is each root in turn.
+        let mut summary = Summary::default();
+        for start in &targets {
+            (search.sandbox, search.base) = (&start.sandbox, start.rel.clone());
+            summary.absorb(walk(&start.sandbox, start, &ws.bounds, &mut search));
+            if summary.stopped.is_some() {
+                break;
+            }
+        }
+        summary
     } else if target.meta.is_file() {
-        let bytes = read_whole(ws, &target, MAX_SEARCH_FILE_BYTES, "search_text")?;
+        let bytes = read_whole(&target, MAX_SEARCH_FILE_BYTES, "search_text")?;
         search.file(&target.rel, &bytes);
         Summary::default()
     } else {

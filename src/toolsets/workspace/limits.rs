@@ -47,18 +47,26 @@ pub const MAX_LIST_ENTRIES: usize = 1000;
 /// The largest `depth` `list_directory` accepts.
 pub const MAX_LIST_DEPTH: u64 = 10;
 
-/// Files larger than this are not read by `read_file` (use a narrower tool or a smaller file).
-pub const MAX_READ_FILE_BYTES: u64 = 32 * 1024 * 1024;
+/// `read_file` counts the lines of files up to this size to report `total_lines` (and line
+/// numbers for `tail` and `byte_offset`); larger files are read by range without counting.
+pub const MAX_LINE_COUNT_BYTES: u64 = 32 * 1024 * 1024;
+
+/// How far `read_file` scans to find the line `offset` names; deeper in a larger file, use
+/// `byte_offset` (which seeks) or `tail`.
+pub const MAX_SCAN_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// Files `read_file` reads in one call (`paths`).
+pub const MAX_READ_PATHS: usize = 20;
+
+/// Images (png, jpeg, gif, webp) up to this size are returned by `read_file` as `image`
+/// content; in one call of several files, their total.
+pub const MAX_IMAGE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Lines `read_file` returns when no `limit` is given.
 pub const DEFAULT_READ_LINES: u64 = 2000;
 
 /// The largest `limit` `read_file` accepts.
 pub const MAX_READ_LINES: u64 = 10_000;
-
-/// Bytes of text `read_file` returns per call; it stops at a line boundary and says where to
-/// continue.
-pub const MAX_READ_TEXT_BYTES: usize = 256 * 1024;
 
 /// Binary files up to this size are returned by `read_file` as a base64 resource; larger
 /// ones are refused.

@@ -72,6 +72,22 @@ pub(crate) fn for_contents(name: &str, is_text: bool) -> &'static str {
     }
 }
 
+/// The image type the first bytes announce (png, jpeg, gif, webp: what models accept as
+/// `image` content), whatever the file's name says.
+pub(crate) fn image_type(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if head.len() >= 12 && head.starts_with(b"RIFF") && &head[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +104,15 @@ mod tests {
         assert_eq!(for_contents("noext", true), "text/plain");
         assert_eq!(for_contents("blob.bin", false), "application/octet-stream");
         assert_eq!(for_contents("a.md", false), "text/markdown");
+    }
+
+    #[test]
+    fn images_by_signature() {
+        assert_eq!(image_type(b"\x89PNG\r\n\x1a\n\0\0"), Some("image/png"));
+        assert_eq!(image_type(&[0xFF, 0xD8, 0xFF, 0xE0]), Some("image/jpeg"));
+        assert_eq!(image_type(b"GIF89a.."), Some("image/gif"));
+        assert_eq!(image_type(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
+        assert_eq!(image_type(b"RIFF\0\0\0\0WAVEfmt "), None);
+        assert_eq!(image_type(b"<svg"), None);
     }
 }

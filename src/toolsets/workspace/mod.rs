@@ -1,21 +1,29 @@
-//! The workspace toolset: a read-only, sandboxed view of one directory as tools, resources,
-//! prompts and completions. It is what the `minimcp` binary serves by default.
+//! The workspace toolset: a read-only, sandboxed view of one or more directories (the roots)
+//! as tools, resources, prompts and completions. It is what the `minimcp` binary serves by
+//! default.
 //!
 //! - Tools: `search_files` (glob), `list_directory`, `read_file`, `search_text` (literal).
-//! - Resources: every file as `file:///<path relative to the root>`, a `file:///{+path}`
+//!   Results page within the result budget (`paging.rs`, `lines.rs`).
+//! - Resources: every file as the RFC 8089 URI of its absolute path, a `file:///{+path}`
 //!   template with path completion, subscriptions and `list_changed`.
 //! - Prompts: `code_review`, `explain_file`, `project_overview`.
 //!
+//! Roots come from [`Config`]: fixed (`--root`), else the client's `roots/list`, else a
+//! fallback directory unless it is `/` or the home directory (`roots.rs`). Every handler
+//! calls `Workspace::enter` first, which brings the roots up to date for the request.
+//!
 //! ## The sandbox
 //!
-//! Nothing outside the root is ever listed, followed or read, and nothing is ever written,
-//! created, deleted or executed. Client paths are checked lexically first (no `..`,
-//! absolute paths, `~`, NUL bytes, backslashes, `.git`, over-long paths), then resolved one
-//! component at a time from the canonicalized root; every symbolic link met on the way is
-//! canonicalized and must stay inside, compared by path components. Walks skip `.git`,
-//! honour `.gitignore` files and never list, follow or descend into a link that leaves the
-//! root. Errors name the problem and the client's relative path, never an absolute path.
-//! See `sandbox.rs` for the details and [`limits`] for every bound.
+//! Nothing outside the roots is ever listed, followed or read, and nothing is ever written,
+//! created, deleted or executed. Relative client paths are checked lexically first (no `..`,
+//! `~user`, NUL bytes, backslashes, `.git`, over-long paths); absolute ones (and `~/`) must
+//! lie inside a root and are made relative to it. Then they are resolved one component at a
+//! time from the canonicalized root; every symbolic link met on the way is canonicalized and
+//! must stay inside, compared by path components. The deny list (`--deny`) hides and refuses
+//! matching files in every resolution and walk. Walks skip `.git`, honour `.gitignore` files
+//! and never list, follow or descend into a link that leaves the root. Errors name the problem
+//! and the path as the client gave it. See `sandbox.rs` for the details and [`limits`] for
+//! every bound.
 //!
 //! ```no_run
 //! use minimcp::Server;
@@ -36,64 +44,318 @@ mod complete;
 mod gitignore;
 mod glob;
 mod grep;
+mod info;
+mod lines;
 mod matcher;
 mod mime;
+pub(crate) mod paging;
 mod platform;
 mod prompts;
 mod read;
 mod regex;
 mod resources;
-mod sandbox;
+mod roots;
+pub(crate) mod sandbox;
 #[cfg(test)]
 mod testutil;
 mod text;
-mod tools;
-mod walk;
+pub(crate) mod tools;
+pub(crate) mod walk;
 
-use std::path::Path;
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::{Builder, ConfigError, HandlerError};
+use serde_json::Value;
+
+use crate::{log, Builder, ConfigError, Context, HandlerError, InputError};
+use gitignore::Rules;
 use sandbox::{PathError, RelPath, Resolved, Sandbox};
 use walk::Bounds;
 
+pub use roots::{expand_home, is_too_broad, DEFAULT_DENY};
+
 /// Guidance for the model, suitable for [`Builder::instructions`].
-pub const INSTRUCTIONS: &str = "This server is a read-only view of one directory (the workspace). All paths are relative to the workspace root (`.`); `..`, absolute paths and `~` are refused. Start with list_directory or search_files to find files, search_text to find where something is used, and read_file to read a file by line range. Files excluded by .gitignore are not listed or searched, but can be read by path. Resources are file:///<path> URIs relative to the root.";
+pub const INSTRUCTIONS: &str = "This server is a read-only view of the workspace: one or more root directories. Paths are relative to the root (`.`), or absolute paths inside a root; with several roots, relative paths start with the root's name (list_directory of `.` shows them). Start with list_directory or search_files to find files, search_text to find where something is used, and read_file to read files by line range (or their last lines with `tail`). Large results come in pages: pass `next_offset` back as `offset`. Files excluded by .gitignore are not listed or searched, but can be read by path; secrets on the server's deny list (.env files, private keys) are hidden and refused everywhere. Resources are file:// URIs of the files' absolute paths.";
+
+/// How the workspace toolset finds its roots and what it hides.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Config {
+    /// Fixed roots (`--root`, repeatable). When there are any, the client's roots are not
+    /// asked for.
+    pub roots: Vec<PathBuf>,
+    /// Served when no fixed root is given and the client provides none; ignored when it is
+    /// `/` or the home directory (see [`is_too_broad`]). The binary passes its working
+    /// directory.
+    pub fallback: Option<PathBuf>,
+    /// Deny-list patterns (`.gitignore` syntax) for files hidden and refused everywhere;
+    /// `None` means [`DEFAULT_DENY`].
+    pub deny: Option<Vec<String>>,
+}
 
 /// Adds the workspace toolset for `root` to `builder`: the four tools, the prompts, and the
 /// files as resources. `root` must be an existing, readable directory; it is canonicalized
-/// once, here.
+/// once, here. The default deny list applies.
 pub fn add(builder: Builder, root: &Path) -> Result<Builder, ConfigError> {
-    let ws = Rc::new(Workspace::open(root).map_err(ConfigError)?);
-    let mut builder = builder;
-    for tool in tools::tools(&ws) {
+    add_with(
+        builder,
+        &Config {
+            roots: vec![root.to_path_buf()],
+            ..Config::default()
+        },
+    )
+}
+
+/// Adds the workspace toolset as `config` describes.
+pub fn add_with(builder: Builder, config: &Config) -> Result<Builder, ConfigError> {
+    let ws = Rc::new(Workspace::configure(config).map_err(ConfigError)?);
+    Ok(add_to(builder, &ws))
+}
+
+/// Adds the workspace toolset for the workspace `options` opened, with its instructions:
+/// the entry of [`super::TOOLSETS`].
+pub fn add_toolset(builder: Builder, options: &super::Options) -> Builder {
+    add_to(builder.add_instructions(INSTRUCTIONS), &options.workspace)
+}
+
+fn add_to(mut builder: Builder, ws: &Rc<Workspace>) -> Builder {
+    for tool in tools::tools(ws) {
         builder = builder.tool(tool);
     }
-    for prompt in prompts::prompts(&ws) {
+    for prompt in prompts::prompts(ws) {
         builder = builder.prompt(prompt);
     }
-    Ok(builder.resource_source(resources::Files::new(ws)))
+    builder.resource_source(resources::Files::new(Rc::clone(ws)))
 }
 
 /// What every tool, prompt and resource of the toolset shares.
 pub(crate) struct Workspace {
-    pub(crate) sandbox: Sandbox,
+    /// The roots in use now (labelled when there are several).
+    roots: RefCell<Vec<Sandbox>>,
+    /// True when the roots were given on the command line: the client's are not asked for.
+    fixed: bool,
+    /// What is served when the client gives no roots (empty: nothing).
+    fallback: Vec<Sandbox>,
+    /// The client's `roots/list` answer the current roots were made from.
+    client: RefCell<Option<Vec<Value>>>,
+    /// Set when the client did not answer `roots/list` in time: every later request would
+    /// wait as long again, so it is not asked any more (its other answers still count).
+    client_silent: std::cell::Cell<bool>,
+    deny: Rc<Rules>,
     pub(crate) bounds: Bounds,
 }
 
 impl Workspace {
-    /// A workspace at `root` with the default bounds.
+    /// A workspace at `root` with the default bounds and deny list.
+    #[cfg(test)]
     pub(crate) fn open(root: &Path) -> Result<Workspace, String> {
+        Workspace::configure(&Config {
+            roots: vec![root.to_path_buf()],
+            ..Config::default()
+        })
+    }
+
+    /// A workspace as `config` describes; the message (for the operator) says what is wrong.
+    pub(crate) fn configure(config: &Config) -> Result<Workspace, String> {
+        let patterns: Vec<String> = match &config.deny {
+            Some(patterns) => patterns.clone(),
+            None => DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
+        };
+        let deny = Rc::new(Rules::parse(&patterns.join("\n")));
+        let open = |dir: &Path| Sandbox::new(dir).map(|s| s.with_deny(Rc::clone(&deny)));
+        let fixed = config
+            .roots
+            .iter()
+            .map(|r| open(r))
+            .collect::<Result<Vec<_>, _>>()?;
+        let fallback = match &config.fallback {
+            Some(dir) if config.roots.is_empty() => {
+                if is_too_broad(dir) {
+                    log::warn(format_args!("not serving {} implicitly (it is / or the home directory): tools will answer with how to configure a root until the client provides roots", dir.display()));
+                    Vec::new()
+                } else {
+                    vec![open(dir)?]
+                }
+            }
+            _ => Vec::new(),
+        };
+        let is_fixed = !fixed.is_empty();
+        let current = if is_fixed {
+            roots::labelled(fixed)
+        } else {
+            fallback.clone()
+        };
         Ok(Workspace {
-            sandbox: Sandbox::new(root)?,
+            roots: RefCell::new(current),
+            fixed: is_fixed,
+            fallback,
+            client: RefCell::new(None),
+            client_silent: std::cell::Cell::new(false),
+            deny,
             bounds: Bounds::default(),
         })
     }
 
-    /// Checks and resolves a client-supplied path.
-    pub(crate) fn resolve(&self, input: &str) -> Result<Resolved, PathError> {
-        self.sandbox.resolve(&RelPath::parse(input)?)
+    /// Brings the roots up to date for a request: with no `--root`, from the client's
+    /// `roots/list` when it declares `roots` (asked once per session and again after
+    /// `notifications/roots/list_changed`; in 2026-07-28 with `input_required`). Errs when
+    /// there is no root at all, with how to configure one.
+    pub(crate) fn enter(&self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
+        if !self.fixed
+            && !self.client_silent.get()
+            && ctx.client_capabilities().get("roots").is_some()
+        {
+            match ctx.roots() {
+                Ok(list) => self.use_client_roots(list),
+                Err(InputError::Pending) => return Err(InputError::Pending.into()),
+                Err(e @ InputError::TimedOut(_)) => {
+                    self.client_silent.set(true);
+                    log::warn(format_args!(
+                        "the client's roots could not be listed ({e}); not asking again"
+                    ));
+                }
+                Err(e) => log::warn(format_args!(
+                    "the client's roots could not be listed ({e}); keeping the current roots"
+                )),
+            }
+        }
+        if self.roots.borrow().is_empty() {
+            return Err(HandlerError::Invalid(sandbox::NO_ROOT.into()));
+        }
+        Ok(())
     }
+
+    /// Makes the client's roots current (unless they are the ones already in use).
+    fn use_client_roots(&self, list: Vec<Value>) {
+        if self.client.borrow().as_ref() == Some(&list) {
+            return;
+        }
+        let mut opened = Vec::new();
+        for root in &list {
+            let uri = root.get("uri").and_then(Value::as_str).unwrap_or("");
+            match roots::uri_path(uri) {
+                Some(Ok(path)) => match Sandbox::new(&path) {
+                    Ok(sandbox) => opened.push(sandbox.with_deny(Rc::clone(&self.deny))),
+                    Err(e) => log::warn(format_args!("skipping the client's root {uri}: {e}")),
+                },
+                _ => log::warn(format_args!(
+                    "skipping the client's root {uri:?}: not a local file URI"
+                )),
+            }
+        }
+        log::info(format_args!(
+            "serving {} root(s) from the client",
+            opened.len()
+        ));
+        *self.roots.borrow_mut() = if opened.is_empty() {
+            self.fallback.clone()
+        } else {
+            roots::labelled(opened)
+        };
+        *self.client.borrow_mut() = Some(list);
+    }
+
+    /// The roots in use now.
+    pub(crate) fn roots(&self) -> Vec<Sandbox> {
+        self.roots.borrow().clone()
+    }
+
+    /// Checks and resolves a client-supplied path: relative to the root (with several roots,
+    /// starting with a root's label, or found in exactly one root), or absolute inside a
+    /// root (`~/` counts as absolute).
+    pub(crate) fn resolve(&self, input: &str) -> Result<Resolved, PathError> {
+        let roots = self.roots.borrow();
+        if roots.is_empty() {
+            return Err(PathError::NoRoot);
+        }
+        if input.starts_with('/') || input == "~" || input.starts_with("~/") {
+            if input.len() > limits::MAX_PATH_BYTES {
+                return Err(PathError::TooLong(input.len()));
+            }
+            return self.resolve_absolute(&roots, input, &expand_home(input));
+        }
+        let rel = RelPath::parse(input)?;
+        if roots.len() == 1 {
+            return roots[0].resolve(&rel);
+        }
+        let mut parts = rel.as_str().splitn(2, '/');
+        let first = parts.next().unwrap_or("");
+        if let Some(root) = roots.iter().find(|r| r.label().as_str() == first) {
+            return root.resolve(&RelPath::parse(parts.next().unwrap_or(""))?);
+        }
+        if rel.as_str().is_empty() {
+            return Err(PathError::Ambiguous(rel, labels(&roots)));
+        }
+        // Not named by label: the one root that has it, if exactly one does.
+        let found: Vec<Result<Resolved, PathError>> = roots
+            .iter()
+            .map(|r| r.resolve(&rel))
+            .filter(|r| !matches!(r, Err(PathError::NotFound(_) | PathError::NotADirectory(_))))
+            .collect();
+        match found.len() {
+            0 => Err(PathError::NotFound(rel)),
+            1 => found
+                .into_iter()
+                .next()
+                .unwrap_or(Err(PathError::NotFound(rel))),
+            _ => Err(PathError::Ambiguous(
+                rel.clone(),
+                roots
+                    .iter()
+                    .map(|r| r.label().join_rel(rel.as_str()).to_string())
+                    .collect(),
+            )),
+        }
+    }
+
+    /// Resolves an absolute path (from a `file:` URI); `shown` is the client's spelling.
+    pub(crate) fn resolve_path(&self, path: &Path, shown: &str) -> Result<Resolved, PathError> {
+        let roots = self.roots.borrow();
+        if roots.is_empty() {
+            return Err(PathError::NoRoot);
+        }
+        if path.as_os_str().len() > limits::MAX_PATH_BYTES {
+            return Err(PathError::TooLong(path.as_os_str().len()));
+        }
+        self.resolve_absolute(&roots, shown, path)
+    }
+
+    fn resolve_absolute(
+        &self,
+        roots: &[Sandbox],
+        input: &str,
+        path: &Path,
+    ) -> Result<Resolved, PathError> {
+        if input.contains('\0') {
+            return Err(PathError::Nul);
+        }
+        let path = roots::normalize(path).ok_or(PathError::Parent)?;
+        // The innermost root that holds it, by its configured or its canonical spelling.
+        let best = roots
+            .iter()
+            .flat_map(|r| [(r, r.given()), (r, r.root())])
+            .filter_map(|(r, base)| path.strip_prefix(base).ok().map(|rest| (r, base, rest)))
+            .max_by_key(|(_, base, _)| base.components().count());
+        let Some((root, _, rest)) = best else {
+            return Err(PathError::Outside(input.to_string()));
+        };
+        let rest = rest.to_str().ok_or(PathError::Outside(input.to_string()))?;
+        root.resolve(&RelPath::parse(rest)?)
+    }
+
+    /// The directories a walk of `input` covers: with several roots, `.` is every root.
+    pub(crate) fn starts(&self, input: &str) -> Result<Vec<Resolved>, PathError> {
+        let roots = self.roots();
+        if roots.len() > 1 && RelPath::parse(input).is_ok_and(|r| r.as_str().is_empty()) {
+            return roots.iter().map(|r| r.resolve(&RelPath::root())).collect();
+        }
+        Ok(vec![self.resolve(input)?])
+    }
+}
+
+/// The labels of several roots, for messages.
+fn labels(roots: &[Sandbox]) -> Vec<String> {
+    roots.iter().map(|r| format!("{}/", r.label())).collect()
 }
 
 impl From<PathError> for HandlerError {
@@ -106,3 +368,7 @@ impl From<PathError> for HandlerError {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "workspace_tests.rs"]
+mod tests;

@@ -8,7 +8,8 @@ use std::rc::Rc;
 use super::complete::{self, Want};
 use super::limits::{MAX_EMBED_BYTES, MAX_OVERVIEW_ENTRIES};
 use super::read::read_whole;
-use super::resources::{contents_of, file_uri};
+use super::resources::contents_of;
+use super::roots::uri_of;
 use super::sandbox::{PathError, RelPath, Resolved};
 use super::tools::directory;
 use super::walk::{walk, Bounds, Entry, Flow, Kind, Visitor};
@@ -89,17 +90,21 @@ pub(crate) fn prompts(ws: &Rc<Workspace>) -> Vec<Prompt> {
         Prompt::new(
             "explain_file",
             "Explain what a workspace file does; the file is embedded in the prompt.",
-            vec![PromptArgument::new("path", "The file, relative to the workspace root.", true)
-                .complete_with(move |value, _, _| complete::paths(&w1, value, Want::Any))],
-            move |args, _ctx| explain_file(&w2, &args["path"]),
+            vec![PromptArgument::new("path", "The file, relative to the workspace root (or absolute inside it).", true)
+                .complete_with(move |value, _, ctx| complete::paths(&w1, value, Want::Any, ctx))],
+            move |args, ctx| {
+                w2.enter(ctx)?;
+                explain_file(&w2, &args["path"])
+            },
         )
         .title("Explain a file"),
         Prompt::new(
             "project_overview",
             "Orient a newcomer: the directory's layout and its README, manifests and build files are embedded, with a request for an overview of what the project does, how it is organized, and how to build and test it.",
             vec![PromptArgument::new("directory", "The project directory, relative to the workspace root (default: the root).", false)
-                .complete_with(move |value, _, _| complete::paths(&w3, value, Want::Dirs))],
-            move |args: &BTreeMap<String, String>, _ctx| {
+                .complete_with(move |value, _, ctx| complete::paths(&w3, value, Want::Dirs, ctx))],
+            move |args: &BTreeMap<String, String>, ctx| {
+                w4.enter(ctx)?;
                 project_overview(&w4, args.get("directory").map_or(".", String::as_str))
             },
         )
@@ -133,9 +138,9 @@ fn code_review(language: &str, code: &str) -> String {
 }
 
 /// The contents of a resolved file for embedding: text when it is UTF-8 text, else base64.
-fn embed(ws: &Workspace, file: &Resolved) -> Result<ResourceContents, HandlerError> {
-    let bytes = read_whole(ws, file, MAX_EMBED_BYTES, "embedding in a prompt")?;
-    Ok(contents_of(&file_uri(&file.rel), file.rel.name(), bytes))
+fn embed(file: &Resolved) -> Result<ResourceContents, HandlerError> {
+    let bytes = read_whole(file, MAX_EMBED_BYTES, "embedding in a prompt")?;
+    Ok(contents_of(&uri_of(file), file.rel.name(), bytes))
 }
 
 fn explain_file(ws: &Workspace, path: &str) -> Result<Vec<PromptMessage>, HandlerError> {
@@ -143,7 +148,7 @@ fn explain_file(ws: &Workspace, path: &str) -> Result<Vec<PromptMessage>, Handle
     if file.meta.is_dir() {
         return Err(PathError::IsADirectory(file.rel).into());
     }
-    let resource = embed(ws, &file)?;
+    let resource = embed(&file)?;
     Ok(vec![
         PromptMessage::user(Content::Resource { resource }),
         PromptMessage::user(Content::text(format!(
@@ -189,7 +194,7 @@ fn project_overview(ws: &Workspace, path: &str) -> Result<Vec<PromptMessage>, Ha
         key_files: Vec::new(),
         total: 0,
     };
-    walk(&ws.sandbox, &dir, &bounds, &mut overview);
+    walk(&dir.sandbox, &dir, &bounds, &mut overview);
     if overview.total > overview.lines.len() {
         overview.lines.push(format!(
             "… and {} more entries",
@@ -203,13 +208,13 @@ fn project_overview(ws: &Workspace, path: &str) -> Result<Vec<PromptMessage>, Ha
     )))];
     let mut budget = MAX_EMBED_BYTES;
     for rel in &overview.key_files {
-        let Ok(file) = ws.sandbox.resolve(rel) else {
+        let Ok(file) = ws.resolve(rel.as_str()) else {
             continue;
         };
         if file.meta.len() > budget {
             continue;
         }
-        if let Ok(resource) = embed(ws, &file) {
+        if let Ok(resource) = embed(&file) {
             budget -= file.meta.len();
             messages.push(PromptMessage::user(Content::Resource { resource }));
         }

@@ -1,15 +1,20 @@
-//! `read_file`: a text file by line range with line numbers, or a small binary file as a
-//! base64 resource.
+//! `read_file`: one or several files. Text comes back by line range (from a line, from a byte
+//! offset, or the last lines) with line numbers, within the result budget and with the next
+//! offset in `structuredContent`; images as `image` content; other small binaries as a base64
+//! resource. Files of any size are read by range, never whole.
 
+use std::io::{Read, Seek, SeekFrom};
 use std::rc::Rc;
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::limits::*;
+use super::lines::{window, From, Window};
 use super::mime;
-use super::resources::file_uri;
+use super::paging::RESERVE_BYTES;
+use super::roots::uri_of;
 use super::sandbox::{read_capped, PathError, Resolved};
-use super::text::{decode, is_binary, slice_lines};
+use super::text::is_binary;
 use super::tools::human_size;
 use super::Workspace;
 use crate::{Arguments, Content, Context, HandlerError, ResourceContents, Tool, ToolOutput};
@@ -19,28 +24,37 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "read_file",
-        format!("Read a file from the workspace. Text comes back with line numbers, {DEFAULT_READ_LINES} lines at a time unless `limit` says otherwise; continue with `offset` as the result suggests. Binary files up to {} come back as a base64 resource. Files over {} are refused.", human_size(MAX_BINARY_BYTES), human_size(MAX_READ_FILE_BYTES)),
+        format!("Read a file from the workspace (or several with `paths`). Text comes back with line numbers, up to {DEFAULT_READ_LINES} lines and the result budget at a time; when more follows, the result gives `next_offset` (pass it as `offset`). `tail` returns the last lines; `byte_offset` starts at a byte (for very large files). Files of any size are read by range. Images (png, jpeg, gif, webp) up to {} come back as images; other binary files up to {} as a base64 resource.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES)),
         json!({
             "type": "object",
             "properties": {
                 "path": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_BYTES,
                     "description": format!("File to read. {path_hint}")},
+                "paths": {"type": "array", "minItems": 1, "maxItems": MAX_READ_PATHS,
+                    "items": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_BYTES},
+                    "description": "Several files to read in one call, instead of `path`; each gets its share of the budget, and a file that cannot be read gets an error of its own."},
                 "offset": {"type": "integer", "minimum": 1,
                     "description": "First line to return (1-based). Default: 1."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_READ_LINES,
                     "description": format!("Most lines to return. Default: {DEFAULT_READ_LINES}.")},
+                "tail": {"type": "integer", "minimum": 1, "maximum": MAX_READ_LINES,
+                    "description": "Return the last N lines instead (like `tail -n N`)."},
+                "byte_offset": {"type": "integer", "minimum": 0,
+                    "description": "Start at this byte instead of a line (use the `next_byte_offset` of a previous result)."},
             },
-            "required": ["path"],
             "additionalProperties": false
         }),
-        move |args, ctx| read_file(&ws, args, ctx),
+        move |args, ctx| {
+            ws.enter(ctx)?;
+            read_file(&ws, args, ctx)
+        },
     )
-    .title("Read a file")
+    .title("Read files")
     .output_schema(json!({
         "type": "object",
         "properties": {
             "path": {"type": "string"},
-            "kind": {"enum": ["text", "binary"]},
+            "kind": {"enum": ["text", "image", "binary"]},
             "mime_type": {"type": "string"},
             "size": {"type": "integer", "minimum": 0},
             "content": {"type": "string", "description": "The lines returned, without line numbers."},
@@ -48,111 +62,290 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
             "end_line": {"type": "integer", "minimum": 0},
             "total_lines": {"type": "integer", "minimum": 0},
             "next_offset": {"type": "integer", "minimum": 1, "description": "Pass as `offset` to read on."},
-            "lossy": {"type": "boolean", "description": "True when bytes that are not UTF-8 were replaced by U+FFFD."}
-        },
-        "required": ["path", "kind", "mime_type", "size"]
+            "next_byte_offset": {"type": "integer", "minimum": 0, "description": "Pass as `byte_offset` to read on (always given when more follows)."},
+            "lossy": {"type": "boolean", "description": "True when bytes that are not UTF-8 were replaced by U+FFFD."},
+            "error": {"type": "string", "description": "Why this file (of several) could not be read."},
+            "files": {"type": "array", "items": {"type": "object"}, "description": "With `paths`: one result per file, as above."}
+        }
     }))
     .annotations(json!({"readOnlyHint": true, "openWorldHint": false}))
+}
+
+/// How to read: where to start and how much.
+#[derive(Clone, Copy)]
+struct Ask {
+    from: From,
+    limit: u64,
+}
+
+/// One file's answer: text for the model, its structured part, and any media.
+struct One {
+    text: String,
+    structured: Value,
+    media: Option<Content>,
+    media_bytes: u64,
 }
 
 fn read_file(
     ws: &Workspace,
     args: &Arguments,
-    _ctx: &mut Context<'_>,
+    ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
-    let file = ws.resolve(args.str("path")?)?;
-    let offset = args.u64("offset")?.unwrap_or(1);
     let limit = args
         .u64("limit")?
         .unwrap_or(DEFAULT_READ_LINES)
         .clamp(1, MAX_READ_LINES);
-    let bytes = read_whole(ws, &file, MAX_READ_FILE_BYTES, "read_file")?;
-    let shown = file.rel.to_string();
-    let size = bytes.len() as u64;
-    if is_binary(&bytes) {
-        let mime_type = mime::for_contents(file.rel.name(), false);
-        if size > MAX_BINARY_BYTES {
-            return Err(HandlerError::Invalid(format!(
-                "`{shown}` is a binary file ({mime_type}, {}); binary files are returned up to {}.",
-                human_size(size),
-                human_size(MAX_BINARY_BYTES)
-            )));
-        }
-        let structured =
-            json!({"path": shown, "kind": "binary", "mime_type": mime_type, "size": size});
-        let resource = ResourceContents::blob(file_uri(&file.rel), Some(mime_type), &bytes);
-        return Ok(ToolOutput {
-            content: vec![
-                Content::text(format!("`{shown}` is a binary file ({mime_type}, {}); its bytes are attached base64-encoded as a resource.", human_size(size))),
-                Content::Resource { resource },
-            ],
-            structured: Some(structured),
-            is_error: false,
-        });
-    }
-    let (text, lossy) = decode(bytes);
-    let slice = slice_lines(&text, offset as usize, limit as usize, MAX_READ_TEXT_BYTES).map_err(
-        |total| {
-            HandlerError::Invalid(format!(
-                "`offset` {offset} is past the end of `{shown}`, which has {total} lines."
+    let from = match (
+        args.u64("tail")?,
+        args.u64("byte_offset")?,
+        args.u64("offset")?,
+    ) {
+        (Some(n), None, None) => From::Tail(n.clamp(1, MAX_READ_LINES)),
+        (None, Some(at), None) => From::Byte(at),
+        (None, None, offset) => From::Line(offset.unwrap_or(1).max(1)),
+        _ => {
+            return Err(HandlerError::Invalid(
+                "give at most one of `offset`, `byte_offset` and `tail`".into(),
             ))
-        },
-    )?;
+        }
+    };
+    let ask = Ask { from, limit };
+    let budget = ctx.result_budget().saturating_sub(RESERVE_BYTES).max(1024);
+    let paths = match (args.get("path"), args.get("paths")) {
+        (Some(Value::String(path)), None) => {
+            let one = read_one(ws, path, ask, budget, MAX_IMAGE_BYTES)?;
+            return Ok(ToolOutput {
+                content: std::iter::once(Content::text(one.text))
+                    .chain(one.media)
+                    .collect(),
+                structured: Some(one.structured),
+                is_error: false,
+            });
+        }
+        (None, Some(Value::Array(paths))) if !paths.is_empty() => paths,
+        _ => {
+            return Err(HandlerError::Invalid(format!(
+            "give `path` (one file) or `paths` (a list of 1 to {MAX_READ_PATHS} files), not both"
+        )))
+        }
+    };
+    if paths.len() > MAX_READ_PATHS {
+        return Err(HandlerError::Invalid(format!(
+            "`paths` lists {} files; read at most {MAX_READ_PATHS} per call",
+            paths.len()
+        )));
+    }
+    // Each file gets an equal share, less what frames it (its header line, its error or its
+    // structured fields: path, kind, sizes, offsets).
+    const FRAME_BYTES: usize = 512;
+    let share = (budget / paths.len()).saturating_sub(FRAME_BYTES).max(256);
+    let mut media_left = MAX_IMAGE_BYTES;
+    let mut content = Vec::new();
+    let mut texts = Vec::new();
+    let mut files = Vec::new();
+    for path in paths {
+        let Some(path) = path.as_str() else {
+            return Err(HandlerError::Invalid(
+                "`paths` must be a list of strings".into(),
+            ));
+        };
+        match read_one(ws, path, ask, share, media_left) {
+            Ok(one) => {
+                texts.push(one.text);
+                files.push(one.structured);
+                media_left -= one.media_bytes;
+                content.extend(one.media);
+            }
+            Err(e) => {
+                let message = e.to_string();
+                texts.push(format!("`{path}`: error: {message}"));
+                files.push(json!({"path": path, "error": message}));
+            }
+        }
+    }
+    content.insert(0, Content::text(texts.join("\n\n")));
+    Ok(ToolOutput {
+        content,
+        structured: Some(json!({ "files": files })),
+        is_error: false,
+    })
+}
+
+/// Reads one file within `budget` bytes (of text and of JSON) and `media_left` bytes of image.
+fn read_one(
+    ws: &Workspace,
+    path: &str,
+    ask: Ask,
+    budget: usize,
+    media_left: u64,
+) -> Result<One, HandlerError> {
+    let file = ws.resolve(path)?;
+    let (mut handle, meta) = file.sandbox.open_regular(&file.real, &file.rel)?;
+    let io = |e: std::io::Error| HandlerError::from(PathError::Io(file.rel.clone(), e.kind()));
+    let shown = file.rel.to_string();
+    let size = meta.len();
+    let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
+    (&mut handle)
+        .take(BINARY_SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    if let Some(mime_type) = mime::image_type(&head) {
+        return image(&file, handle, size, mime_type, media_left);
+    }
+    if is_binary(&head) {
+        return binary(&file, handle, size);
+    }
+    handle.seek(SeekFrom::Start(0)).map_err(io)?;
+    let window = window(handle, size, ask.from, ask.limit, budget).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::FileTooLarge {
+            HandlerError::Invalid(format!("line {} is more than {} into `{shown}`; use `tail`, or `byte_offset` to start at a byte", match ask.from { From::Line(n) => n, _ => 0 }, human_size(MAX_SCAN_BYTES)))
+        } else {
+            io(e)
+        }
+    })?;
+    if window.past_end {
+        return Err(HandlerError::Invalid(format!(
+            "`offset` is past the end of `{shown}`, which has {} lines; use `tail` for the last lines.",
+            window.total_lines.unwrap_or(0)
+        )));
+    }
+    Ok(text(&file, size, &window))
+}
+
+/// The text answer for a window.
+fn text(file: &Resolved, size: u64, window: &Window) -> One {
+    let shown = file.rel.to_string();
     let mime_type = mime::for_contents(file.rel.name(), true);
-    let end = slice.end();
     let mut structured = json!({
         "path": shown, "kind": "text", "mime_type": mime_type, "size": size,
-        "content": slice.lines.join("\n"), "start_line": slice.start, "end_line": end,
-        "total_lines": slice.total, "lossy": lossy,
+        "content": window.lines.join("\n"), "lossy": window.lossy,
     });
-    let mut out = Vec::with_capacity(slice.lines.len() + 2);
-    out.push(match slice.total {
-        0 => format!("`{shown}` is empty."),
-        total => format!("`{shown}` lines {}-{end} of {total}:", slice.start),
+    let end_line = window.end_line();
+    if let Some(start) = window.start_line {
+        structured["start_line"] = json!(start);
+        structured["end_line"] = json!(end_line);
+    }
+    if let Some(total) = window.total_lines {
+        structured["total_lines"] = json!(total);
+    }
+    let more = window.end_byte < size;
+    let range = match (window.start_line, end_line) {
+        (Some(start), Some(end)) if !window.lines.is_empty() => format!("lines {start}-{end}"),
+        _ => format!("bytes {}-{}", window.start_byte, window.end_byte),
+    };
+    let total = window
+        .total_lines
+        .map_or_else(|| human_size(size), |t| format!("{t} lines"));
+    let mut out = Vec::with_capacity(window.lines.len() + 3);
+    out.push(if size == 0 {
+        format!("`{shown}` is empty.")
+    } else {
+        format!("`{shown}` {range} of {total}:")
     });
-    let width = end.to_string().len().max(4);
-    for (i, line) in slice.lines.iter().enumerate() {
-        out.push(format!("{:>width$}\t{line}", slice.start + i));
+    let width = end_line.unwrap_or(0).to_string().len().max(4);
+    for (i, line) in window.lines.iter().enumerate() {
+        match window.start_line {
+            Some(start) => out.push(format!("{:>width$}\t{line}", start + i as u64)),
+            None => out.push(line.clone()),
+        }
     }
-    if slice.cut {
-        out.push(format!(
-            "[line {end} is longer than {MAX_READ_TEXT_BYTES} bytes and was cut]"
-        ));
+    if window.cut {
+        out.push(
+            "[a line longer than the result budget was cut; continue with byte_offset]".into(),
+        );
     }
-    if end < slice.total {
-        structured["next_offset"] = json!(end + 1);
-        out.push(format!(
-            "[{} more lines; call read_file with offset={} to continue]",
-            slice.total - end,
-            end + 1
-        ));
+    if more {
+        structured["next_byte_offset"] = json!(window.end_byte);
+        let hint = match end_line.filter(|_| !window.cut) {
+            Some(end) => {
+                structured["next_offset"] = json!(end + 1);
+                format!("call read_file with offset={} to continue", end + 1)
+            }
+            None => format!(
+                "call read_file with byte_offset={} to continue",
+                window.end_byte
+            ),
+        };
+        let left = match (window.total_lines, end_line.filter(|_| !window.cut)) {
+            (Some(total), Some(end)) => format!("{} more lines", total.saturating_sub(end)),
+            _ => format!("{} more bytes", size - window.end_byte),
+        };
+        out.push(format!("[{left}; {hint}]"));
     }
-    if lossy {
+    if window.lossy {
         out.push("[the file is not valid UTF-8; invalid bytes are shown as U+FFFD]".into());
     }
-    Ok(ToolOutput::structured_with_text(structured, out.join("\n")))
+    One {
+        text: out.join("\n"),
+        structured,
+        media: None,
+        media_bytes: 0,
+    }
+}
+
+/// An image as `image` content (never base64 in `structuredContent`).
+fn image(
+    file: &Resolved,
+    mut handle: std::fs::File,
+    size: u64,
+    mime_type: &str,
+    media_left: u64,
+) -> Result<One, HandlerError> {
+    let shown = file.rel.to_string();
+    if size > media_left {
+        return Err(HandlerError::Invalid(format!(
+            "`{shown}` is an image ({mime_type}, {}); images are returned up to {} per call.",
+            human_size(size),
+            human_size(MAX_IMAGE_BYTES)
+        )));
+    }
+    let io = |e: std::io::Error| HandlerError::from(PathError::Io(file.rel.clone(), e.kind()));
+    handle.seek(SeekFrom::Start(0)).map_err(io)?;
+    let bytes = read_capped(handle, size, media_left).map_err(io)?;
+    Ok(One {
+        text: format!(
+            "`{shown}` is an image ({mime_type}, {}); it is attached.",
+            human_size(size)
+        ),
+        structured: json!({"path": shown, "kind": "image", "mime_type": mime_type, "size": size}),
+        media: Some(Content::image(&bytes, mime_type)),
+        media_bytes: bytes.len() as u64,
+    })
+}
+
+/// Another binary file, as a base64 resource when small enough.
+fn binary(file: &Resolved, mut handle: std::fs::File, size: u64) -> Result<One, HandlerError> {
+    let shown = file.rel.to_string();
+    let mime_type = mime::for_contents(file.rel.name(), false);
+    if size > MAX_BINARY_BYTES {
+        return Err(HandlerError::Invalid(format!(
+            "`{shown}` is a binary file ({mime_type}, {}); binary files are returned up to {}.",
+            human_size(size),
+            human_size(MAX_BINARY_BYTES)
+        )));
+    }
+    let io = |e: std::io::Error| HandlerError::from(PathError::Io(file.rel.clone(), e.kind()));
+    handle.seek(SeekFrom::Start(0)).map_err(io)?;
+    let bytes = read_capped(handle, size, MAX_BINARY_BYTES).map_err(io)?;
+    let resource = ResourceContents::blob(uri_of(file), Some(mime_type), &bytes);
+    Ok(One {
+        text: format!("`{shown}` is a binary file ({mime_type}, {}); its bytes are attached base64-encoded as a resource.", human_size(size)),
+        structured: json!({"path": shown, "kind": "binary", "mime_type": mime_type, "size": size}),
+        media: Some(Content::Resource { resource }),
+        media_bytes: 0,
+    })
 }
 
 /// The bytes of a resolved regular file of at most `cap` bytes; `what` names the caller in
 /// the refusal.
-pub(crate) fn read_whole(
-    ws: &Workspace,
-    file: &Resolved,
-    cap: u64,
-    what: &str,
-) -> Result<Vec<u8>, HandlerError> {
-    let (handle, meta) = ws.sandbox.open_regular(&file.real, &file.rel)?;
+pub(crate) fn read_whole(file: &Resolved, cap: u64, what: &str) -> Result<Vec<u8>, HandlerError> {
+    let (handle, meta) = file.sandbox.open_regular(&file.real, &file.rel)?;
     if meta.len() > cap {
         return Err(HandlerError::Invalid(format!(
-            "`{}` is {}; {what} handles files up to {}.{}",
+            "`{}` is {}; {what} handles files up to {}. Use read_file with offset and limit to read it in parts.",
             file.rel,
             human_size(meta.len()),
             human_size(cap),
-            if what == "read_file" {
-                ""
-            } else {
-                " Use read_file with offset and limit to read it in parts."
-            }
         )));
     }
     read_capped(handle, meta.len(), cap)

@@ -1,10 +1,11 @@
 //! Every workspace file as a `file://` resource, a `file:///{+path}` template with path
 //! completion, and change detection for subscriptions and `list_changed`.
 //!
-//! URIs are relative to the workspace root, which is `file:///` (the absolute root is never
-//! shown): `src/main.rs` is `file:///src/main.rs`, with bytes outside `A-Z a-z 0-9 - . _ ~ /`
-//! percent-encoded. A URI is percent-decoded *before* its path goes through the sandbox, so
-//! `file:///%2e%2e/x` is refused as `..` like `../x` would be.
+//! URIs are RFC 8089 URIs of the files' absolute paths (the root as configured, then the path
+//! below it): `/home/me/proj/src/main.rs` is `file:///home/me/proj/src/main.rs`, with bytes
+//! outside `A-Z a-z 0-9 - . _ ~ /` percent-encoded; clients send their roots in this form too.
+//! A URI is percent-decoded *before* its path goes through the sandbox, so
+//! `file:///home/me/proj/%2e%2e/x` is refused as `..` like `../x` would be.
 //!
 //! Change detection (the core polls while a subscription is open, every
 //! `Limits::poll_interval`, 1 s by default):
@@ -38,33 +39,19 @@ use super::limits::{
 };
 use super::mime;
 use super::read::read_whole;
-use super::sandbox::{RelPath, Sandbox};
+use super::roots;
+use super::sandbox::{RelPath, Resolved, Sandbox};
 use super::text::is_binary;
 use super::walk::{walk, Bounds, Entry, Flow, Kind, Visitor};
 use super::Workspace;
-use crate::uri_template::percent_decode;
 use crate::{
     log, Context, HandlerError, Page, ResourceContents, ResourceInfo, ResourceSource, TemplateInfo,
 };
 
-/// The resource template every workspace file matches.
+/// The resource template every workspace file matches: `path` is the file's absolute path
+/// without its leading `/`.
 pub(crate) const TEMPLATE: &str = "file:///{+path}";
-const PREFIX: &str = "file:///";
 
-/// The URI of a workspace path.
-pub(crate) fn file_uri(rel: &RelPath) -> String {
-    let mut uri = String::from(PREFIX);
-    for &b in rel.as_str().as_bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            uri.push(b as char);
-        } else {
-            uri.push_str(&format!("%{b:02X}"));
-        }
-    }
-    uri
-}
-
-/// The workspace path a URI names: `None` when the URI is not a `file:///` URI at all.
 /// A file's contents as a resource: text when it is valid UTF-8 without NULs, anything else
 /// base64-encoded, so nothing is lost.
 pub(crate) fn contents_of(uri: &str, name: &str, bytes: Vec<u8>) -> ResourceContents {
@@ -77,19 +64,11 @@ pub(crate) fn contents_of(uri: &str, name: &str, bytes: Vec<u8>) -> ResourceCont
     }
 }
 
-pub(crate) fn parse_uri(uri: &str) -> Option<Result<RelPath, HandlerError>> {
-    let rest = uri.strip_prefix(PREFIX)?;
-    Some(if rest.contains(['?', '#']) {
-        Err(HandlerError::Invalid(
-            "workspace URIs take no query or fragment: use file:///<path relative to the workspace root>".into(),
-        ))
-    } else {
-        match percent_decode(rest) {
-            None => Err(HandlerError::Invalid(
-                "the URI has a malformed percent-escape or does not decode to UTF-8".into(),
-            )),
-            Some(path) => RelPath::parse(&path).map_err(HandlerError::from),
-        }
+/// The workspace file a URI names: `None` when it is not a `file:` URI at all.
+pub(crate) fn parse_uri(ws: &Workspace, uri: &str) -> Option<Result<Resolved, HandlerError>> {
+    Some(match roots::uri_path(uri)? {
+        Err(e) => Err(HandlerError::Invalid(e)),
+        Ok(path) => ws.resolve_path(&path, uri).map_err(HandlerError::from),
     })
 }
 
@@ -140,18 +119,25 @@ impl Files {
         {
             return Rc::clone(&l.items);
         }
-        let mut collect = CollectFiles(Vec::new());
-        let root = self.ws.sandbox.resolve(&RelPath::root());
-        if let Ok(root) = root {
-            let summary = walk(&self.ws.sandbox, &root, &self.ws.bounds, &mut collect);
+        let mut items = Vec::new();
+        for root in self.ws.roots() {
+            let Ok(start) = root.resolve(&RelPath::root()) else {
+                continue;
+            };
+            let mut collect = CollectFiles {
+                root: &root,
+                items: Vec::new(),
+            };
+            let summary = walk(&root, &start, &self.ws.bounds, &mut collect);
             if !summary.complete() {
                 log::warn(format_args!(
                     "resources/list is partial: {}",
                     summary.notes(&self.ws.bounds).join(" ")
                 ));
             }
+            items.append(&mut collect.items);
         }
-        let items = Rc::new(collect.0);
+        let items = Rc::new(items);
         *listing = Some(Listing {
             made: Instant::now(),
             items: Rc::clone(&items),
@@ -160,16 +146,21 @@ impl Files {
     }
 }
 
-struct CollectFiles(Vec<ResourceInfo>);
+struct CollectFiles<'a> {
+    root: &'a Sandbox,
+    items: Vec<ResourceInfo>,
+}
 
-impl Visitor for CollectFiles {
+impl Visitor for CollectFiles<'_> {
     fn visit(&mut self, entry: &Entry) -> Flow {
         if entry.kind == Kind::File {
-            let mut info = ResourceInfo::new(file_uri(&entry.rel), entry.rel.as_str());
+            let local = entry.rel.strip_prefix(self.root.label()).unwrap_or("");
+            let uri = roots::file_uri(&self.root.given().join(local));
+            let mut info = ResourceInfo::new(uri, entry.rel.as_str());
             info.title = Some(entry.rel.name().to_string());
             info.mime_type = mime::by_name(entry.rel.name()).map(str::to_string);
             info.size = entry.size();
-            self.0.push(info);
+            self.items.push(info);
         }
         Flow::Continue
     }
@@ -249,8 +240,19 @@ impl ResourceSource for Files {
         &self,
         offset: usize,
         limit: usize,
-        _ctx: &mut Context<'_>,
+        ctx: &mut Context<'_>,
     ) -> Result<Page<ResourceInfo>, HandlerError> {
+        // No root yet: an empty list, not an error (clients list resources at startup).
+        match self.ws.enter(ctx) {
+            Err(HandlerError::Input(e)) => return Err(HandlerError::Input(e)),
+            Err(_) => {
+                return Ok(Page {
+                    items: Vec::new(),
+                    more: false,
+                })
+            }
+            Ok(()) => {}
+        }
         let items = self.items(offset == 0);
         let page: Vec<ResourceInfo> = items.iter().skip(offset).take(limit).cloned().collect();
         Ok(Page {
@@ -261,20 +263,24 @@ impl ResourceSource for Files {
 
     fn templates(&self) -> Vec<TemplateInfo> {
         vec![TemplateInfo::new(TEMPLATE, "workspace-file").description(
-            "Any file in the workspace by its path relative to the root, such as file:///src/main.rs. Text files come back as text, others base64-encoded.",
+            "Any file in the workspace by its absolute path as a file URI (RFC 8089, percent-encoded), such as file:///home/me/project/src/main.rs. Text files come back as text, others base64-encoded.",
         )]
     }
 
     fn read(
         &self,
         uri: &str,
-        _ctx: &mut Context<'_>,
+        ctx: &mut Context<'_>,
     ) -> Result<Option<Vec<ResourceContents>>, HandlerError> {
-        let Some(rel) = parse_uri(uri) else {
+        if roots::uri_path(uri).is_none() {
+            return Ok(None);
+        }
+        self.ws.enter(ctx)?;
+        let Some(file) = parse_uri(&self.ws, uri) else {
             return Ok(None);
         };
-        let file = self.ws.sandbox.resolve(&rel?)?;
-        let bytes = read_whole(&self.ws, &file, MAX_RESOURCE_BYTES, "resources/read")?;
+        let file = file?;
+        let bytes = read_whole(&file, MAX_RESOURCE_BYTES, "resources/read")?;
         Ok(Some(vec![contents_of(uri, file.rel.name(), bytes)]))
     }
 
@@ -284,24 +290,27 @@ impl ResourceSource for Files {
         variable: &str,
         value: &str,
         _context: &BTreeMap<String, String>,
-        _ctx: &mut Context<'_>,
+        ctx: &mut Context<'_>,
     ) -> Option<Vec<String>> {
         if template != TEMPLATE {
             return None;
         }
+        // The variable is the absolute path without its leading `/`.
         Some(match variable {
-            "path" => complete::paths(&self.ws, value, Want::Any),
+            "path" => complete::paths(&self.ws, &format!("/{value}"), Want::Any, ctx)
+                .into_iter()
+                .map(|p| p.trim_start_matches('/').to_string())
+                .collect(),
             _ => Vec::new(),
         })
     }
 
     fn fingerprint(&self, uri: &str) -> Option<u64> {
-        let rel = parse_uri(uri)?.ok()?;
-        let file = self.ws.sandbox.resolve(&rel).ok()?;
+        let file = parse_uri(&self.ws, uri)?.ok()?;
         if !file.meta.is_file() {
             return None;
         }
-        file_stamp(&self.ws.sandbox, &file.real)
+        file_stamp(&file.sandbox, &file.real)
     }
 
     fn lists_changes(&self) -> bool {
@@ -323,16 +332,19 @@ impl ResourceSource for Files {
             }
         }
         watch.checked = Some(Instant::now());
+        let roots = self.ws.roots();
         let mut collect = CollectDirs {
-            watched: vec![self.ws.sandbox.root().to_path_buf()],
+            watched: roots.iter().map(|r| r.root().to_path_buf()).collect(),
             paths: DefaultHasher::new(),
         };
         let bounds = Bounds {
             max_entries: self.ws.bounds.max_entries.min(MAX_WATCHED_ENTRIES),
             ..self.ws.bounds
         };
-        if let Ok(root) = self.ws.sandbox.resolve(&RelPath::root()) {
-            walk(&self.ws.sandbox, &root, &bounds, &mut collect);
+        for root in &roots {
+            if let Ok(start) = root.resolve(&RelPath::root()) {
+                walk(root, &start, &bounds, &mut collect);
+            }
         }
         // A change during the walk leaves a recent timestamp, so the next poll walks again.
         watch.stamp = dirs_stamp(&collect.watched).0;

@@ -19,15 +19,26 @@ fn refusal(files: &Files, uri: &str) -> String {
     }
 }
 
+/// The URI of `rel` in `tree`.
+fn u(tree: &TempTree, rel: &str) -> String {
+    roots::file_uri(&tree.path.join(rel))
+}
+
 #[test]
-fn uris_round_trip_with_percent_encoding() {
-    let rel = RelPath::parse("docs/a b/ü#1.md").expect("valid");
-    let uri = file_uri(&rel);
-    assert_eq!(uri, "file:///docs/a%20b/%C3%BC%231.md");
-    assert_eq!(parse_uri(&uri).expect("ours").expect("valid"), rel);
-    assert_eq!(file_uri(&RelPath::root()), "file:///");
-    assert!(parse_uri("https://example.com/x").is_none());
-    assert!(parse_uri("file://host/x").is_none());
+fn uris_are_absolute_rfc_8089_and_round_trip() {
+    let tree = TempTree::new("res-uri");
+    tree.file("docs/a b/ü#1.md", "x");
+    let files = files(&tree);
+    let uri = u(&tree, "docs/a b/ü#1.md");
+    assert!(uri.ends_with("/docs/a%20b/%C3%BC%231.md"), "{uri}");
+    assert!(uri.starts_with(&u(&tree, "")));
+    let listed = list(&files, 0, 10);
+    assert_eq!(listed.items[0].uri, uri);
+    assert_eq!(listed.items[0].name, "docs/a b/ü#1.md");
+    let read = read(&files, &uri).expect("read").expect("ours");
+    assert_eq!(read[0].uri, uri);
+    // The old root-relative spelling names `/docs/...`: outside the workspace.
+    assert!(refusal(&files, "file:///docs/a%20b/%C3%BC%231.md").contains("outside"));
 }
 
 #[test]
@@ -35,30 +46,39 @@ fn percent_encoded_traversal_is_refused() {
     let tree = TempTree::new("res-traversal");
     tree.file("a.txt", "a");
     let files = files(&tree);
-    for (uri, expected) in [
-        ("file:///%2e%2e/secret", "`..`"),
-        ("file:///%2E%2E%2Fsecret", "`..`"),
-        ("file:///a/..%2f..%2fetc/passwd", "`..`"),
-        ("file:///../secret", "`..`"),
-        ("file:///%2Fetc%2Fpasswd", "absolute"),
-        ("file:////etc/passwd", "absolute"),
-        ("file:///a.txt%00.png", "NUL"),
-        ("file:///..%5c..%5csecret", "backslash"),
-        ("file:///%7e/x", "`~`"),
-        ("file:///.git/config", "`.git`"),
-        ("file:///a%zz", "percent-escape"),
-        ("file:///a.txt?raw", "no query"),
+    let root = u(&tree, "");
+    let root = root.trim_end_matches('/');
+    for (tail, expected) in [
+        ("/%2e%2e/secret", "`..`"),
+        ("/%2E%2E%2Fsecret", "`..`"),
+        ("/a/..%2f..%2fetc/passwd", "`..`"),
+        ("/../secret", "`..`"),
+        ("/a.txt%00.png", "NUL"),
+        ("/..%5c..%5csecret", "backslash"),
+        ("/.git/config", "`.git`"),
+        ("/a%zz", "percent-escape"),
+        ("/a.txt?raw", "no query"),
+        ("%2Dsibling/a.txt", "outside"),
+    ] {
+        let uri = format!("{root}{tail}");
+        let message = refusal(&files, &uri);
+        assert!(message.contains(expected), "{uri}: {message}");
+    }
+    for uri in [
+        "file:///etc/passwd",
+        "file:////etc/passwd",
+        "file:///%7e/x",
+        "file://host/x",
     ] {
         let message = refusal(&files, uri);
-        assert!(message.contains(expected), "{uri}: {message}");
         assert!(
-            !message.contains(&tree.path.display().to_string()),
-            "{message}"
+            message.contains("outside") || message.contains("local absolute path"),
+            "{uri}: {message}"
         );
     }
     // Double encoding decodes once: `%252e%252e` is a file literally named `%2e%2e`.
     assert!(matches!(
-        read(&files, "file:///%252e%252e/x"),
+        read(&files, &format!("{root}/%252e%252e/x")),
         Err(HandlerError::NotFound(_))
     ));
 }
@@ -92,7 +112,7 @@ fn lists_files_sorted_and_paginated() {
     let all: Vec<ResourceInfo> = first.items.into_iter().chain(second.items).collect();
     let names: Vec<&str> = all.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, [".gitignore", "a/z.md", "b.rs", "logo.png"]);
-    assert_eq!(all[1].uri, "file:///a/z.md");
+    assert_eq!(all[1].uri, u(&tree, "a/z.md"));
     assert_eq!(all[1].mime_type.as_deref(), Some("text/markdown"));
     assert_eq!(all[2].size, Some(9));
     assert_eq!(all[3].mime_type.as_deref(), Some("image/png"));
@@ -106,17 +126,19 @@ fn reads_text_as_text_and_the_rest_as_blobs() {
         .file("img.png", [0x89, b'P', 0, 1])
         .file("latin1.txt", b"caf\xe9");
     let files = files(&tree);
-    let text = read(&files, "file:///a.rs").expect("read").expect("ours");
+    let text = read(&files, &u(&tree, "a.rs"))
+        .expect("read")
+        .expect("ours");
     assert_eq!(text[0].body, ResourceBody::Text("fn main() {}\n".into()));
     assert_eq!(text[0].mime_type.as_deref(), Some("text/x-rust"));
-    let blob = read(&files, "file:///img.png")
+    let blob = read(&files, &u(&tree, "img.png"))
         .expect("read")
         .expect("ours");
     assert_eq!(
         blob[0].body,
         ResourceBody::Blob(crate::base64(&[0x89, b'P', 0, 1]))
     );
-    let latin = read(&files, "file:///latin1.txt")
+    let latin = read(&files, &u(&tree, "latin1.txt"))
         .expect("read")
         .expect("ours");
     assert!(
@@ -125,17 +147,17 @@ fn reads_text_as_text_and_the_rest_as_blobs() {
     );
     assert!(read(&files, "mem://x").expect("not ours").is_none());
     assert!(matches!(
-        read(&files, "file:///missing"),
+        read(&files, &u(&tree, "missing")),
         Err(HandlerError::NotFound(_))
     ));
-    assert!(refusal(&files, "file:///").contains("is a directory"));
+    assert!(refusal(&files, &u(&tree, "")).contains("is a directory"));
 }
 
 #[test]
 fn large_files_are_refused() {
     let tree = TempTree::new("res-large");
     tree.file("big.txt", vec![b'x'; MAX_RESOURCE_BYTES as usize + 1]);
-    let message = refusal(&files(&tree), "file:///big.txt");
+    let message = refusal(&files(&tree), &u(&tree, "big.txt"));
     assert!(
         message.contains("read_file with offset and limit"),
         "{message}"
@@ -148,9 +170,15 @@ fn the_template_completes_paths() {
     tree.file("src/main.rs", "").file("src/mod.rs", "");
     let files = files(&tree);
     assert_eq!(files.templates()[0].uri_template, TEMPLATE);
+    // The variable is the absolute path without its leading `/`.
+    let root = tree.path.display().to_string();
+    let root = root.trim_start_matches('/');
     assert_eq!(
-        complete(&files, TEMPLATE, "path", "src/m"),
-        Some(vec!["src/main.rs".to_string(), "src/mod.rs".to_string()])
+        complete(&files, TEMPLATE, "path", &format!("{root}/src/m")),
+        Some(vec![
+            format!("{root}/src/main.rs"),
+            format!("{root}/src/mod.rs")
+        ])
     );
     assert_eq!(complete(&files, TEMPLATE, "other", ""), Some(vec![]));
     assert_eq!(complete(&files, "x:///{a}", "a", ""), None);
@@ -161,17 +189,21 @@ fn fingerprints_follow_size_and_mtime() {
     let tree = TempTree::new("res-fingerprint");
     tree.file("a.txt", "one").dir("d");
     let files = files(&tree);
-    let before = files.fingerprint("file:///a.txt").expect("exists");
-    assert_eq!(files.fingerprint("file:///a.txt"), Some(before), "stable");
-    tree.file("a.txt", "one more");
-    assert_ne!(files.fingerprint("file:///a.txt"), Some(before));
+    let before = files.fingerprint(&u(&tree, "a.txt")).expect("exists");
     assert_eq!(
-        files.fingerprint("file:///d"),
+        files.fingerprint(&u(&tree, "a.txt")),
+        Some(before),
+        "stable"
+    );
+    tree.file("a.txt", "one more");
+    assert_ne!(files.fingerprint(&u(&tree, "a.txt")), Some(before));
+    assert_eq!(
+        files.fingerprint(&u(&tree, "d")),
         None,
         "directories are not resources"
     );
-    assert_eq!(files.fingerprint("file:///missing"), None);
-    assert_eq!(files.fingerprint("file:///../x"), None);
+    assert_eq!(files.fingerprint(&u(&tree, "missing")), None);
+    assert_eq!(files.fingerprint(&u(&tree, "../x")), None);
     assert_eq!(files.fingerprint("other:///a.txt"), None);
 }
 

@@ -4,7 +4,8 @@
 //!
 //! 1. [`RelPath::parse`] is lexical. It refuses NUL bytes, backslashes, absolute paths
 //!    (including `C:` drive paths), `~`, `..`, `.git`, and over-long paths or components,
-//!    and normalizes what is left to `/`-separated normal components.
+//!    and normalizes what is left to `/`-separated normal components. (Absolute paths inside
+//!    a root are made relative to it first, by the workspace, never by resolving `..`.)
 //! 2. [`Sandbox::resolve`] walks those components one at a time from the canonical root.
 //!    A component that is a symbolic link is canonicalized *on its own* and must still lie
 //!    inside the root, compared by path components (so `/work/ws-evil` is not inside
@@ -24,13 +25,19 @@
 //! opened file has the device and inode number the listing gave (it is that very file),
 //! and falls back to the full check otherwise.
 //!
-//! Error messages name the problem and the client's own relative path, never an absolute one.
+//! A path the deny list matches — by the name asked for or by the file it leads to — is
+//! refused as [`PathError::Denied`] after resolution.
+//!
+//! Error messages name the problem and the path as the client gave it (root-relative, with
+//! the root's label first when there are several roots).
 
 use std::fmt;
 use std::fs::{self, File, Metadata};
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
+use super::gitignore::Rules;
 use super::limits::{MAX_COMPONENT_BYTES, MAX_PATH_BYTES};
 use super::platform::{
     file_id, open_nonblocking, opened_path, read_dir_of, FileId, OPEN_NEVER_BLOCKS,
@@ -158,16 +165,28 @@ pub(crate) enum PathError {
     Special(RelPath),
     NotUtf8(RelPath),
     Io(RelPath, io::ErrorKind),
+    /// A file the deny list (`--deny`) hides and refuses.
+    Denied(RelPath),
+    /// An absolute path inside none of the roots (the client's own spelling).
+    Outside(String),
+    /// A relative path found in several roots: the candidates, as root-prefixed paths.
+    Ambiguous(RelPath, Vec<String>),
+    /// No root is configured: the client gave none and the server was started without
+    /// `--root` in `/` or the home directory.
+    NoRoot,
 }
+
+/// What to tell a client that has no workspace root to work in.
+pub(crate) const NO_ROOT: &str = "no workspace root is configured, so nothing can be read. Configure one: start the server with `--root DIR` (or `minimcp DIR`), e.g. `--root ${workspaceFolder}` in Cursor or VS Code, or use a client that provides its roots (roots/list). The server never serves `/` or the home directory implicitly.";
 
 impl fmt::Display for PathError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const RELATIVE: &str = "give a path relative to the workspace root, such as \"src/main.rs\" (\".\" is the root itself)";
+        const RELATIVE: &str = "give a path relative to the workspace root, such as \"src/main.rs\" (\".\" is the root itself), or an absolute path inside it";
         match self {
             PathError::Nul => write!(f, "the path contains a NUL byte, which no file name can contain"),
             PathError::Backslash => write!(f, "backslashes are refused: separate directories with `/`, such as \"src/main.rs\""),
-            PathError::Absolute => write!(f, "absolute paths are refused: {RELATIVE}"),
-            PathError::Home => write!(f, "paths starting with `~` are refused (the home directory is outside the workspace): {RELATIVE}"),
+            PathError::Absolute => write!(f, "this absolute path is not inside a workspace root: {RELATIVE}"),
+            PathError::Home => write!(f, "`~user` paths are refused: {RELATIVE}"),
             PathError::Parent => write!(f, "`..` is refused: paths cannot climb above the workspace root; {RELATIVE}"),
             PathError::Git => write!(f, "`.git` is refused: repository metadata is not part of the workspace view"),
             PathError::TooLong(n) => write!(f, "the path is {n} bytes long; the limit is {MAX_PATH_BYTES} bytes"),
@@ -180,6 +199,10 @@ impl fmt::Display for PathError {
             PathError::Special(p) => write!(f, "`{p}` is not a regular file (a device, socket or pipe); only regular files are read"),
             PathError::NotUtf8(p) => write!(f, "`{p}` leads to a name that is not valid UTF-8"),
             PathError::Io(p, kind) => write!(f, "`{p}` cannot be read: {kind}"),
+            PathError::Denied(p) => write!(f, "`{p}` is hidden by the server's deny list (secrets such as .env files and private keys); it is never read"),
+            PathError::Outside(p) => write!(f, "`{p}` is outside the workspace roots and is refused: {RELATIVE}"),
+            PathError::Ambiguous(p, all) => write!(f, "`{p}` exists in several workspace roots; name the one you mean: {}", all.join(", ")),
+            PathError::NoRoot => f.write_str(NO_ROOT),
         }
     }
 }
@@ -196,18 +219,27 @@ pub(crate) struct Resolved {
     pub(crate) real_rel: RelPath,
     /// The metadata of `real` (links followed).
     pub(crate) meta: Metadata,
+    /// The root it was found in.
+    pub(crate) sandbox: Sandbox,
 }
 
-/// One workspace root, canonicalized once at startup.
-#[derive(Debug)]
+/// One workspace root, canonicalized once when it is configured. Cheap to clone.
+#[derive(Debug, Clone)]
 pub(crate) struct Sandbox {
-    root: PathBuf,
+    root: Rc<Path>,
+    /// The root as configured, made absolute (not canonicalized): how URIs name it.
+    given: Rc<Path>,
+    /// With several roots, the name paths of this root start with (`""` with one root).
+    label: RelPath,
+    /// Files hidden and refused everywhere (`--deny`), matched like `.gitignore` rules.
+    deny: Rc<Rules>,
 }
 
 impl Sandbox {
     /// A sandbox for `root`, which must be an existing directory. The message is for the
     /// operator (it goes to stderr at startup), so it may name the path.
     pub(crate) fn new(root: &Path) -> Result<Sandbox, String> {
+        let asked = root;
         let shown = root.display();
         let root = fs::canonicalize(root).map_err(|e| match e.kind() {
             io::ErrorKind::NotFound => format!("the workspace root {shown} does not exist"),
@@ -218,12 +250,62 @@ impl Sandbox {
         }
         fs::read_dir(&root)
             .map_err(|e| format!("the workspace root {shown} cannot be listed: {e}"))?;
-        Ok(Sandbox { root })
+        // URIs spell the root as configured (made absolute), when that still names it.
+        let given = std::path::absolute(asked)
+            .ok()
+            .filter(|given| fs::canonicalize(given).is_ok_and(|same| same == root))
+            .unwrap_or_else(|| root.clone());
+        Ok(Sandbox {
+            root: root.into(),
+            given: given.into(),
+            label: RelPath::root(),
+            deny: Rc::new(Rules::default()),
+        })
     }
 
-    /// The canonical root. For opening files only: it is never shown to the client.
+    /// This sandbox with a deny list.
+    pub(crate) fn with_deny(mut self, deny: Rc<Rules>) -> Sandbox {
+        self.deny = deny;
+        self
+    }
+
+    /// This sandbox as one of several roots, its paths shown below `label`.
+    pub(crate) fn with_label(mut self, label: &str) -> Sandbox {
+        self.label = RelPath(label.to_string());
+        self
+    }
+
+    /// The canonical root, for opening files.
     pub(crate) fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The root as configured (absolute, not canonicalized): what URIs and absolute paths
+    /// are spelled from.
+    pub(crate) fn given(&self) -> &Path {
+        &self.given
+    }
+
+    /// With several roots, the first component of every path in this root (`""` otherwise).
+    pub(crate) fn label(&self) -> &RelPath {
+        &self.label
+    }
+
+    /// True when the deny list hides `local` (a root-relative path) or a directory above it.
+    pub(crate) fn is_denied(&self, local: &RelPath, is_dir: bool) -> bool {
+        if self.deny.is_empty() {
+            return false;
+        }
+        let mut prefix = RelPath::root();
+        let count = local.components().count();
+        for (i, name) in local.components().enumerate() {
+            prefix = prefix.join(name);
+            let last = i + 1 == count;
+            if self.deny.decide(prefix.as_str(), !last || is_dir) == Some(true) {
+                return true;
+            }
+        }
+        false
     }
 
     /// True when the canonical path `real` is the root or below it, compared by components.
@@ -246,8 +328,8 @@ impl Sandbox {
 
     /// Finds `rel` on disk (gate 2): component by component, checking every symbolic link.
     pub(crate) fn resolve(&self, rel: &RelPath) -> Result<Resolved, PathError> {
-        let mut real = self.root.clone();
-        let mut asked = RelPath::root();
+        let mut real = self.root.to_path_buf();
+        let mut asked = self.label.clone();
         for name in rel.components() {
             let parent = asked.clone();
             asked = asked.join(name);
@@ -272,11 +354,16 @@ impl Sandbox {
             return Err(PathError::Git);
         }
         let meta = fs::metadata(&real).map_err(|e| io_error(&asked, &e))?;
+        // Both the name asked for and the file it leads to: a link to `.env` is refused too.
+        if self.is_denied(rel, meta.is_dir()) || self.is_denied(&real_rel, meta.is_dir()) {
+            return Err(PathError::Denied(asked));
+        }
         Ok(Resolved {
-            rel: rel.clone(),
+            rel: self.label.join_rel(rel.as_str()),
             real,
             real_rel,
             meta,
+            sandbox: self.clone(),
         })
     }
 
@@ -399,6 +486,10 @@ impl Sandbox {
         } else {
             path.to_path_buf()
         };
+        let local = self.relative(&real)?;
+        if self.is_denied(&local, false) {
+            return None;
+        }
         let (file, meta) = self.open_regular(&real, &RelPath::root()).ok()?;
         if meta.len() > cap {
             return None;

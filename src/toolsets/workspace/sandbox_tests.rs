@@ -334,3 +334,29 @@ fn a_directory_outside_the_root_is_not_listed() {
     assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
     assert!(sandbox.list_dir(sandbox.root(), None).is_ok());
 }
+
+#[test]
+fn the_deny_list_matches_names_directories_and_link_targets() {
+    let tree = TempTree::new("deny");
+    tree.file(".env", "x")
+        .file("app/.env.local", "x")
+        .file("secrets/plain.txt", "x")
+        .file("ok.txt", "x");
+    #[cfg(unix)]
+    tree.symlink(".env", "innocent.txt");
+    let rules = super::Rules::parse(".env\n.env.*\nsecrets/\n");
+    let sandbox = Sandbox::new(&tree.path)
+        .expect("root")
+        .with_deny(std::rc::Rc::new(rules));
+    let resolve = |p: &str| sandbox.resolve(&RelPath::parse(p).expect("lexically fine"));
+    for denied in [".env", "app/.env.local", "secrets", "secrets/plain.txt"] {
+        assert!(
+            matches!(resolve(denied), Err(PathError::Denied(_))),
+            "{denied}"
+        );
+    }
+    #[cfg(unix)]
+    assert!(matches!(resolve("innocent.txt"), Err(PathError::Denied(_))));
+    assert!(resolve("ok.txt").is_ok());
+    assert!(resolve("app").is_ok());
+}

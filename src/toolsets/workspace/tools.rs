@@ -8,9 +8,10 @@ use serde_json::{json, Value};
 
 use super::glob::{Dialect, Glob};
 use super::limits::*;
+use super::paging::Page;
 use super::sandbox::{PathError, RelPath, Resolved};
 use super::walk::{walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor};
-use super::{grep, read, Workspace};
+use super::{grep, info, read, Workspace};
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
 /// A tool handler that needs the workspace.
@@ -19,15 +20,18 @@ type Handler = fn(&Workspace, &Arguments, &mut Context<'_>) -> Result<ToolOutput
 /// Every tool of the toolset.
 pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
     let path_hint =
-        "Relative to the workspace root; `.` is the root. No `..`, absolute paths or `~`.";
+        "Relative to the workspace root (`.` is the root), or an absolute path inside it. No `..`.";
     let with = |ws: &Rc<Workspace>, handler: Handler| {
         let ws = Rc::clone(ws);
-        move |args: &Arguments, ctx: &mut Context<'_>| handler(&ws, args, ctx)
+        move |args: &Arguments, ctx: &mut Context<'_>| {
+            ws.enter(ctx)?;
+            handler(&ws, args, ctx)
+        }
     };
     vec![
         Tool::new(
             "search_files",
-            "Find files and directories in the workspace whose paths match a glob pattern. `*` matches within one path component, `**` across directories, `?` one character, `[abc]` a class, `{a,b}` alternatives; `**/*.rs` finds every Rust file. Paths are relative to the workspace root and sorted; directories end with `/`. Files excluded by .gitignore and the .git directory are not searched.",
+            "Find files and directories in the workspace whose paths match a glob pattern. `*` matches within one path component, `**` across directories, `?` one character, `[abc]` a class, `{a,b}` alternatives; `**/*.rs` finds every Rust file. Paths are relative to the workspace root and sorted; directories end with `/`. Many matches come in pages: pass `next_offset` back as `offset`. Files excluded by .gitignore and the .git directory are not searched.",
             json!({
                 "type": "object",
                 "properties": {
@@ -35,6 +39,8 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
                         "description": "Glob matched against paths relative to `directory`, e.g. \"**/*.rs\", \"src/*.{js,ts}\", \"**/README*\"."},
                     "directory": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
                         "description": format!("Directory to search in. {path_hint}")},
+                    "offset": {"type": "integer", "default": 0, "minimum": 0,
+                        "description": "Matches to skip: pass the `next_offset` of the previous result to get the next page."},
                 },
                 "required": ["pattern"],
                 "additionalProperties": false
@@ -51,7 +57,7 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "list_directory",
-            "List the entries of a workspace directory with their kind (file, directory, other) and size in bytes, optionally several levels deep. Entries excluded by .gitignore and the .git directory are left out.",
+            "List the entries of a workspace directory with their kind (file, directory, other), size in bytes, modification time and permissions, optionally several levels deep. Paths are relative to the listed directory. Large listings come in pages: pass `next_offset` back as `offset`. Entries excluded by .gitignore and the .git directory are left out.",
             json!({
                 "type": "object",
                 "properties": {
@@ -59,6 +65,8 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
                         "description": format!("Directory to list. {path_hint}")},
                     "depth": {"type": "integer", "default": 1, "minimum": 1, "maximum": MAX_LIST_DEPTH,
                         "description": "How many levels to descend: 1 lists the directory itself only."},
+                    "offset": {"type": "integer", "default": 0, "minimum": 0,
+                        "description": "Entries to skip: pass the `next_offset` of the previous result to get the next page."},
                 },
                 "additionalProperties": false
             }),
@@ -73,6 +81,8 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
                     "path": {"type": "string"},
                     "kind": {"enum": ["file", "directory", "other"]},
                     "size": {"type": "integer", "minimum": 0},
+                    "modified": {"type": "string", "description": "Last modification, UTC (RFC 3339)."},
+                    "permissions": {"type": "string", "description": "Unix permission bits, such as rwxr-xr-x."},
                     "symlink": {"type": "boolean"}
                 },
                 "required": ["path", "kind"]
@@ -95,6 +105,7 @@ fn walk_output(mut properties: Value, required: &[&str]) -> Value {
         json!({"type": "boolean", "description": "True when more results exist than are shown."});
     properties["complete"] = json!({"type": "boolean", "description": "False when the walk stopped early at a limit; see notes."});
     properties["notes"] = json!({"type": "array", "items": {"type": "string"}});
+    properties["next_offset"] = json!({"type": "integer", "minimum": 1, "description": "Present when more results exist: pass it as `offset` to get them."});
     let mut required: Vec<&str> = required.to_vec();
     required.extend(["truncated", "complete", "notes"]);
     json!({"type": "object", "properties": properties, "required": required})
@@ -130,6 +141,16 @@ pub(crate) fn directory(ws: &Workspace, input: &str) -> Result<Resolved, Handler
     Ok(dir)
 }
 
+/// Resolves a directory argument to the directories to walk: with several roots, `.` is
+/// every root.
+pub(crate) fn directories(ws: &Workspace, input: &str) -> Result<Vec<Resolved>, HandlerError> {
+    let dirs = ws.starts(input)?;
+    if let Some(file) = dirs.iter().find(|d| !d.meta.is_dir()) {
+        return Err(PathError::NotADirectory(file.rel.clone()).into());
+    }
+    Ok(dirs)
+}
+
 /// A text block: `lines`, then each note.
 pub(crate) fn text_block(mut lines: Vec<String>, notes: &[String]) -> String {
     lines.extend(notes.iter().cloned());
@@ -140,9 +161,8 @@ pub(crate) fn text_block(mut lines: Vec<String>, notes: &[String]) -> String {
 
 struct Find<'a, 'c> {
     glob: &'a Glob,
-    base: &'a RelPath,
-    matches: Vec<String>,
-    total: usize,
+    base: RelPath,
+    page: Page,
     ticker: Ticker<'a, 'c>,
 }
 
@@ -150,14 +170,14 @@ impl Visitor for Find<'_, '_> {
     fn visit(&mut self, entry: &Entry) -> Flow {
         let below = entry
             .rel
-            .strip_prefix(self.base)
+            .strip_prefix(&self.base)
             .unwrap_or(entry.rel.as_str());
         if entry.kind != Kind::Other && self.glob.matches(below) {
-            self.total += 1;
-            if self.matches.len() < MAX_GLOB_RESULTS {
-                let slash = if entry.kind == Kind::Dir { "/" } else { "" };
-                self.matches.push(format!("{}{slash}", entry.rel));
-            }
+            let slash = if entry.kind == Kind::Dir { "/" } else { "" };
+            self.page.offer(|| {
+                let shown = format!("{}{slash}", entry.rel);
+                (shown.clone(), json!(shown))
+            });
         }
         if entry.kind == Kind::Dir && !self.glob.could_match_below(below) {
             return Flow::Skip;
@@ -166,7 +186,7 @@ impl Visitor for Find<'_, '_> {
     }
 
     fn tick(&mut self, visited: usize) -> bool {
-        let total = self.total;
+        let total = self.page.seen();
         self.ticker.tick(visited, || {
             format!("{visited} entries examined, {total} matches")
         })
@@ -181,87 +201,126 @@ fn search_files(
     let pattern = args.str("pattern")?;
     let glob = Glob::new(pattern, Dialect::Search)
         .map_err(|e| HandlerError::Invalid(format!("`pattern`: {e}")))?;
-    let dir = directory(ws, args.str("directory")?)?;
+    let dirs = directories(ws, args.str("directory")?)?;
+    let shown = if dirs.len() > 1 {
+        RelPath::root()
+    } else {
+        dirs[0].rel.clone()
+    };
+    let offset = args.u64("offset")?.unwrap_or(0) as usize;
+    let budget = ctx.result_budget();
     let mut find = Find {
         glob: &glob,
-        base: &dir.rel,
-        matches: Vec::new(),
-        total: 0,
+        base: RelPath::root(),
+        page: Page::new(offset, MAX_GLOB_RESULTS, budget),
         ticker: Ticker { ctx },
     };
     // Start below the pattern's literal leading directories: `src/**/*.rs` walks `src` only.
     let prefix = glob.literal_prefix().join("/");
-    let start = if prefix.is_empty() {
-        Some(dir.clone())
-    } else {
-        match RelPath::parse(dir.rel.join_rel(&prefix).as_str())
-            .and_then(|p| ws.sandbox.resolve(&p))
-        {
-            Ok(start) if start.meta.is_dir() => Some(start),
-            // Nothing there: no matches, not an error.
-            Ok(_) | Err(PathError::NotFound(_) | PathError::NotADirectory(_)) => None,
-            Err(e) => return Err(e.into()),
+    let mut summary = Summary::default();
+    for dir in &dirs {
+        let start = if prefix.is_empty() {
+            dir.clone()
+        } else {
+            let local = dir.rel.strip_prefix(dir.sandbox.label()).unwrap_or("");
+            match RelPath::parse(local)
+                .map(|local| local.join_rel(&prefix))
+                .and_then(|p| dir.sandbox.resolve(&p))
+            {
+                Ok(start) if start.meta.is_dir() => start,
+                // Nothing there: no matches, not an error.
+                Ok(_) | Err(PathError::NotFound(_) | PathError::NotADirectory(_)) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        };
+        find.base = dir.rel.clone();
+        summary.absorb(walk(&dir.sandbox, &start, &ws.bounds, &mut find));
+        if summary.stopped.is_some() {
+            break;
         }
-    };
-    let summary = match &start {
-        Some(start) => walk(&ws.sandbox, start, &ws.bounds, &mut find),
-        None => Summary::default(),
-    };
+    }
     if summary.stopped == Some(Stopped::Cancelled) {
         return Ok(cancelled());
     }
-    let Find { matches, total, .. } = find;
+    let page = find.page;
+    let total = page.seen();
     let mut notes = summary.notes(&ws.bounds);
-    let truncated = total > matches.len();
-    if truncated {
-        notes.insert(0, format!("… and {} more (showing the first {MAX_GLOB_RESULTS}; narrow the pattern or directory).", total - matches.len()));
+    let next = page.next_offset();
+    if let Some(next) = next {
+        notes.insert(0, format!("Showing matches {}-{next} of {total}; call search_files again with offset={next} for more, or narrow the pattern or directory.", page.offset() + 1));
     }
-    let text = if matches.is_empty() {
-        text_block(
-            vec![format!("No paths match `{pattern}` in `{}`.", dir.rel)],
-            &notes,
-        )
+    let text = if page.items.is_empty() {
+        let what = if offset > 0 && total > 0 {
+            format!("`offset` {offset} is past the last of {total} matches.")
+        } else {
+            format!("No paths match `{pattern}` in `{shown}`.")
+        };
+        text_block(vec![what], &notes)
     } else {
-        text_block(matches.clone(), &notes)
+        text_block(page.lines, &notes)
     };
-    let structured = json!({
-        "pattern": pattern, "directory": dir.rel.to_string(), "matches": matches, "total": total,
-        "truncated": truncated, "complete": summary.complete(), "notes": notes,
+    let mut structured = json!({
+        "pattern": pattern, "directory": shown.to_string(), "matches": page.items, "total": total,
+        "truncated": next.is_some(), "complete": summary.complete(), "notes": notes,
     });
+    if let Some(next) = next {
+        structured["next_offset"] = json!(next);
+    }
     Ok(ToolOutput::structured_with_text(structured, text))
 }
 
 // ---- list_directory -----------------------------------------------------------------------
 
 struct List<'a, 'c> {
-    entries: Vec<Value>,
-    lines: Vec<String>,
-    total: usize,
+    base: RelPath,
+    page: Page,
     ticker: Ticker<'a, 'c>,
+}
+
+/// One listing entry: its line and its JSON, named relative to the listed directory.
+fn describe(entry: &Entry, base: &RelPath) -> (String, Value) {
+    let name = entry
+        .rel
+        .strip_prefix(base)
+        .unwrap_or(entry.rel.as_str())
+        .to_string();
+    let mut item = json!({"path": name, "kind": entry.kind.as_str()});
+    let mut line = name;
+    let meta = std::fs::metadata(&entry.real).ok();
+    let mut facts = Vec::new();
+    match entry.kind {
+        Kind::Dir => line.push('/'),
+        Kind::File => {
+            if let Some(size) = meta.as_ref().map(|m| m.len()) {
+                item["size"] = json!(size);
+                facts.push(human_size(size));
+            }
+        }
+        Kind::Other => facts.push("not a regular file".to_string()),
+    }
+    if let Some(meta) = &meta {
+        if let Some(modified) = info::modified(meta) {
+            facts.push(modified[..16].replace('T', " "));
+            item["modified"] = json!(modified);
+        }
+        if let Some(mode) = info::permissions(meta) {
+            item["permissions"] = json!(mode);
+        }
+    }
+    if entry.symlink {
+        item["symlink"] = json!(true);
+        facts.push("symlink".to_string());
+    }
+    if !facts.is_empty() {
+        line.push_str(&format!("  ({})", facts.join(", ")));
+    }
+    (line, item)
 }
 
 impl Visitor for List<'_, '_> {
     fn visit(&mut self, entry: &Entry) -> Flow {
-        self.total += 1;
-        if self.entries.len() < MAX_LIST_ENTRIES {
-            let mut item = json!({"path": entry.rel.to_string(), "kind": entry.kind.as_str()});
-            let mut line = entry.rel.to_string();
-            match (entry.kind, entry.size()) {
-                (Kind::Dir, _) => line.push('/'),
-                (Kind::File, Some(size)) => {
-                    item["size"] = json!(size);
-                    line.push_str(&format!("  ({})", human_size(size)));
-                }
-                (Kind::Other, _) => line.push_str("  (not a regular file)"),
-                (Kind::File, None) => {}
-            }
-            if entry.symlink {
-                item["symlink"] = json!(true);
-                line.push_str("  [symlink]");
-            }
-            self.entries.push(item);
-            self.lines.push(line);
-        }
+        let base = &self.base;
+        self.page.offer(|| describe(entry, base));
         Flow::Continue
     }
 
@@ -276,37 +335,84 @@ fn list_directory(
     args: &Arguments,
     ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
-    let dir = directory(ws, args.str("path")?)?;
+    let dirs = directories(ws, args.str("path")?)?;
     let depth = args.u64("depth")?.unwrap_or(1).clamp(1, MAX_LIST_DEPTH) as usize;
+    let offset = args.u64("offset")?.unwrap_or(0) as usize;
+    let budget = ctx.result_budget();
+    let mut list = List {
+        base: RelPath::root(),
+        page: Page::new(offset, MAX_LIST_ENTRIES, budget),
+        ticker: Ticker { ctx },
+    };
+    let mut summary = Summary::default();
+    let several = dirs.len() > 1;
+    let dir_shown = if several {
+        RelPath::root()
+    } else {
+        dirs[0].rel.clone()
+    };
+    for dir in &dirs {
+        // Several roots: `.` lists each root as a directory, and its entries below it.
+        let below = if several {
+            let root = Entry {
+                rel: dir.rel.clone(),
+                real: dir.real.clone(),
+                kind: Kind::Dir,
+                symlink: false,
+                depth: 1,
+                id: None,
+            };
+            list.page.offer(|| describe(&root, &RelPath::root()));
+            depth - 1
+        } else {
+            list.base = dir.rel.clone();
+            depth
+        };
+        if below == 0 {
+            continue;
+        }
+        let bounds = Bounds {
+            max_depth: below.min(ws.bounds.max_depth),
+            ..ws.bounds
+        };
+        summary.absorb(walk(&dir.sandbox, dir, &bounds, &mut list));
+        if summary.stopped.is_some() {
+            break;
+        }
+    }
     let bounds = Bounds {
         max_depth: depth.min(ws.bounds.max_depth),
         ..ws.bounds
     };
-    let mut list = List {
-        entries: Vec::new(),
-        lines: Vec::new(),
-        total: 0,
-        ticker: Ticker { ctx },
-    };
-    let mut summary = walk(&ws.sandbox, &dir, &bounds, &mut list);
     if summary.stopped == Some(Stopped::Cancelled) {
         return Ok(cancelled());
     }
     // The depth was asked for: directories below it are expected, not a shortfall.
     summary.too_deep = 0;
     let mut notes = summary.notes(&bounds);
-    let truncated = list.total > list.entries.len();
-    if truncated {
-        notes.insert(0, format!("… and {} more entries (showing the first {MAX_LIST_ENTRIES}; list a subdirectory or use a smaller depth).", list.total - list.entries.len()));
+    let page = list.page;
+    let total = page.seen();
+    let next = page.next_offset();
+    if let Some(next) = next {
+        notes.insert(0, format!("Showing entries {}-{next} of {total}; call list_directory again with offset={next} for more, or list a subdirectory.", page.offset() + 1));
     }
-    if list.total == 0 {
-        list.lines.push(format!("`{}` is empty.", dir.rel));
+    let mut lines = vec![format!(
+        "`{dir_shown}` ({total} entries; paths below are relative to it):"
+    )];
+    if total == 0 {
+        lines = vec![format!("`{dir_shown}` is empty.")];
+    } else if page.items.is_empty() {
+        lines.push(format!("`offset` {offset} is past the last entry."));
     }
-    let text = text_block(list.lines, &notes);
-    let structured = json!({
-        "path": dir.rel.to_string(), "entries": list.entries, "total": list.total,
-        "truncated": truncated, "complete": summary.complete(), "notes": notes,
+    lines.extend(page.lines);
+    let text = text_block(lines, &notes);
+    let mut structured = json!({
+        "path": dir_shown.to_string(), "entries": page.items, "total": total,
+        "truncated": next.is_some(), "complete": summary.complete(), "notes": notes,
     });
+    if let Some(next) = next {
+        structured["next_offset"] = json!(next);
+    }
     Ok(ToolOutput::structured_with_text(structured, text))
 }
 

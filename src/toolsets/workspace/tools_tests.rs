@@ -137,7 +137,17 @@ fn search_files_caps_results_with_a_count_of_the_rest() {
         (s["total"].as_u64(), s["truncated"].as_bool()),
         (Some(MAX_GLOB_RESULTS as u64 + 7), Some(true))
     );
-    assert!(text(&out).contains("… and 7 more"), "{}", text(&out));
+    assert_eq!(s["next_offset"], MAX_GLOB_RESULTS);
+    assert!(text(&out).contains("offset=500"), "{}", text(&out));
+    let rest = call(
+        &ws,
+        "search_files",
+        json!({"pattern": "*.txt", "offset": 500}),
+    );
+    let s = rest.structured.as_ref().expect("structured");
+    assert_eq!(s["matches"][0], "f0500.txt");
+    assert_eq!(s["matches"].as_array().map(Vec::len), Some(7));
+    assert!(s.get("next_offset").is_none());
 }
 
 #[test]
@@ -166,17 +176,22 @@ fn list_directory_shows_kinds_sizes_and_depth() {
     let ws = workspace(&tree);
     let out = call(&ws, "list_directory", json!({}));
     let s = out.structured.as_ref().expect("structured");
+    let cargo = &s["entries"][1];
     assert_eq!(
-        s["entries"][1],
-        json!({"path": "Cargo.toml", "kind": "file", "size": 24})
+        (&cargo["path"], &cargo["kind"], &cargo["size"]),
+        (&json!("Cargo.toml"), &json!("file"), &json!(24))
     );
+    assert!(cargo["modified"].as_str().is_some_and(|m| m.ends_with('Z')));
+    assert!(cargo["permissions"]
+        .as_str()
+        .is_some_and(|p| p.starts_with("rw")));
     assert_eq!(
-        s["entries"][2],
-        json!({"path": "docs", "kind": "directory"})
+        (&s["entries"][2]["path"], &s["entries"][2]["kind"]),
+        (&json!("docs"), &json!("directory"))
     );
     assert_eq!(s["total"], 5);
-    assert!(text(&out).contains("docs/\n"), "{}", text(&out));
-    assert!(text(&out).contains("Cargo.toml  (24 B)"));
+    assert!(text(&out).contains("\ndocs/  ("), "{}", text(&out));
+    assert!(text(&out).contains("Cargo.toml  (24 B, "));
     let deep = call(&ws, "list_directory", json!({"path": "src", "depth": 3}));
     let paths: Vec<&str> = deep.structured.as_ref().expect("s")["entries"]
         .as_array()
@@ -186,7 +201,8 @@ fn list_directory_shows_kinds_sizes_and_depth() {
         .collect();
     assert_eq!(
         paths,
-        ["src/lib.rs", "src/main.rs", "src/util", "src/util/mod.rs"]
+        ["lib.rs", "main.rs", "util", "util/mod.rs"],
+        "relative to the listed directory"
     );
     let empty_tree = TempTree::new("tools-empty");
     assert!(text(&call(&workspace(&empty_tree), "list_directory", json!({}))).contains("is empty"));
@@ -245,7 +261,10 @@ fn read_file_returns_binary_as_a_resource_or_refuses_it() {
     assert_eq!(out.structured.as_ref().expect("s")["kind"], "binary");
     match &out.content[1] {
         Content::Resource { resource } => {
-            assert_eq!(resource.uri, "file:///logo.png");
+            assert_eq!(
+                resource.uri,
+                format!("file://{}/logo.png", tree.path.display())
+            );
             assert_eq!(resource.mime_type.as_deref(), Some("image/png"));
         }
         other => panic!("expected a resource, got {other:?}"),

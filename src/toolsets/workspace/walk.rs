@@ -216,6 +216,16 @@ pub(crate) fn walk(
             summary.ignored += 1;
             continue;
         }
+        // Denied files are hidden without a trace (not even counted in the notes).
+        let is_dir = kind == Kind::Dir;
+        if sandbox.is_denied(&real_rel, is_dir)
+            || (symlink
+                && sandbox
+                    .relative(&real)
+                    .is_some_and(|target| sandbox.is_denied(&target, is_dir)))
+        {
+            continue;
+        }
         let id = match (frame.dev, ino, symlink) {
             (Some(dev), Some(ino), false) => Some(FileId { dev, ino }),
             _ => None,
@@ -306,6 +316,17 @@ fn read_sorted(
 }
 
 impl Summary {
+    /// Adds the counts of a later walk (of another root) to these.
+    pub(crate) fn absorb(&mut self, other: Summary) {
+        self.visited += other.visited;
+        self.stopped = self.stopped.or(other.stopped);
+        self.too_deep += other.too_deep;
+        self.ignored += other.ignored;
+        self.escaping_links += other.escaping_links;
+        self.unreadable += other.unreadable;
+        self.not_utf8 += other.not_utf8;
+    }
+
     /// True when nothing stopped the walk early.
     pub(crate) fn complete(&self) -> bool {
         self.stopped.is_none() && self.too_deep == 0

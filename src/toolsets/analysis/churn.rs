@@ -1,0 +1,353 @@
+//! The `analyze_code_churn` tool: per-file commits, lines added and deleted, authors, and
+//! first and last change over the last `period_days`, from `git log --numstat`; hotspots
+//! rank files by churn × complexity.
+//!
+//! Definitions: a file's churn is its lines added plus lines deleted in the period; its
+//! complexity is the sum of the cyclomatic complexity of its functions now; its hotspot
+//! score is churn × complexity. Binary files (numstat `-`) count commits, not lines.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::complexity::collect;
+use super::git::{log_numstat, GitError};
+use super::limits::{MAX_HOTSPOTS, MAX_PERIOD_DAYS};
+use crate::toolsets::workspace::tools::directory;
+use crate::toolsets::workspace::Workspace;
+use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
+
+/// One file's history in the period.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct FileChurn {
+    pub(crate) commits: u32,
+    pub(crate) additions: u64,
+    pub(crate) deletions: u64,
+    pub(crate) authors: BTreeSet<String>,
+    /// Unix seconds.
+    pub(crate) first: i64,
+    pub(crate) last: i64,
+}
+
+/// Everything `git log` said.
+#[derive(Debug, Default)]
+pub(crate) struct Churn {
+    pub(crate) files: BTreeMap<String, FileChurn>,
+    pub(crate) commits: usize,
+    pub(crate) authors: usize,
+}
+
+/// Parses `--format=%x1e%H%x1f%at%x1f%aN --numstat` output.
+pub(crate) fn parse(output: &str) -> Churn {
+    let mut churn = Churn::default();
+    let mut commits = HashSet::new();
+    let mut authors = HashSet::new();
+    for record in output.split('\u{1e}').filter(|r| !r.trim().is_empty()) {
+        let mut lines = record.lines();
+        let Some(header) = lines.next() else { continue };
+        let mut fields = header.split('\u{1f}');
+        let (Some(hash), Some(time), Some(author)) = (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let time: i64 = time.trim().parse().unwrap_or(0);
+        commits.insert(hash.to_string());
+        authors.insert(author.to_string());
+        for line in lines {
+            let mut parts = line.splitn(3, '\t');
+            let (Some(added), Some(deleted), Some(path)) =
+                (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            let entry = churn
+                .files
+                .entry(path.to_string())
+                .or_insert_with(|| FileChurn {
+                    first: time,
+                    last: time,
+                    ..FileChurn::default()
+                });
+            entry.commits += 1;
+            entry.additions += added.parse::<u64>().unwrap_or(0);
+            entry.deletions += deleted.parse::<u64>().unwrap_or(0);
+            entry.authors.insert(author.to_string());
+            entry.first = entry.first.min(time);
+            entry.last = entry.last.max(time);
+        }
+    }
+    churn.commits = commits.len();
+    churn.authors = authors.len();
+    churn
+}
+
+/// `2026-11-23T16:43:53Z` from Unix seconds (proleptic Gregorian, UTC).
+pub(crate) fn iso8601(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
+    Tool::new(
+        "analyze_code_churn",
+        "Summarize how files under a workspace directory changed in the last period_days, from git history: per file the commits, lines added and deleted, authors, and first and last change; distinct commit and author totals; and hotspots (churn × cyclomatic complexity) for source files. Needs git and a directory inside a repository. format json pages the file list (pass next_offset back as offset); markdown and csv give tables.",
+        json!({
+            "type": "object",
+            "properties": {
+                "project_path": {"type": "string", "default": ".", "description": "Directory inside a git repository, relative to the workspace root."},
+                "period_days": {"type": "integer", "minimum": 1, "maximum": MAX_PERIOD_DAYS, "default": 30},
+                "format": {"enum": ["json", "markdown", "csv"], "default": "json"},
+                "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "First file of this page (from next_offset)."},
+            },
+            "additionalProperties": false
+        }),
+        super::with_roots(ws, churn),
+    )
+    .title("Analyze code churn")
+    .output_schema(json!({
+        "type": "object",
+        "properties": {
+            "project_path": {"type": "string"},
+            "period_days": {"type": "integer"},
+            "format": {"enum": ["json", "markdown", "csv"]},
+            "total_commits": {"type": "integer", "minimum": 0},
+            "total_authors": {"type": "integer", "minimum": 0},
+            "total_files": {"type": "integer", "minimum": 0},
+            "files": {"type": "array", "items": {"type": "object"}},
+            "hotspots": {"type": "array", "items": {"type": "object"}},
+            "offset": {"type": "integer", "minimum": 0},
+            "next_offset": {"type": "integer", "minimum": 0},
+            "notes": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["project_path", "period_days", "format", "total_commits", "total_authors", "total_files", "files", "hotspots", "offset", "notes"],
+    }))
+    .annotations(json!({"readOnlyHint": true, "openWorldHint": false}))
+}
+
+fn churn(
+    ws: &Workspace,
+    args: &Arguments,
+    ctx: &mut Context<'_>,
+) -> Result<ToolOutput, HandlerError> {
+    let path = args.str("project_path").unwrap_or(".");
+    let days = args.u64("period_days")?.unwrap_or(30);
+    if !(1..=MAX_PERIOD_DAYS).contains(&days) {
+        return Err(HandlerError::Invalid(format!(
+            "`period_days` must be between 1 and {MAX_PERIOD_DAYS}"
+        )));
+    }
+    let format = args.str("format").unwrap_or("json");
+    if !matches!(format, "json" | "markdown" | "csv") {
+        return Err(HandlerError::Invalid(format!(
+            "`format` must be json, markdown or csv (got {format:?})"
+        )));
+    }
+    let offset = args.u64("offset")?.unwrap_or(0) as usize;
+    let dir = directory(ws, path)?;
+    let (output, cut) = match log_numstat(&dir.real, &dir.rel.to_string(), days) {
+        Ok(found) => found,
+        Err(
+            e @ (GitError::Missing
+            | GitError::NotARepository(_)
+            | GitError::Timeout(_)
+            | GitError::Failed(_)),
+        ) => return Ok(ToolOutput::error(e.to_string())),
+    };
+    let history = parse(&output);
+    // Complexity now, for hotspots: only files git reported are worth measuring, but the
+    // walk is the shared one (gitignore, bounds, progress, cancellation).
+    let (measured, mut notes, _) = match collect(ws, &dir, None, ctx) {
+        Ok(found) => found,
+        Err(output) => return Ok(output),
+    };
+    if cut {
+        notes.push(
+            "git log printed more than the output cap; the oldest history is left out.".into(),
+        );
+    }
+    let prefix = if dir.rel.as_str().is_empty() {
+        String::new()
+    } else {
+        format!("{}/", dir.rel)
+    };
+    let complexity: BTreeMap<&str, u32> = measured
+        .iter()
+        .map(|f| {
+            let below = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
+            (below, f.functions.iter().map(|m| m.cyclomatic).sum())
+        })
+        .collect();
+    let mut rows: Vec<(&String, &FileChurn)> = history.files.iter().collect();
+    rows.sort_by(|a, b| {
+        (b.1.commits, b.1.additions + b.1.deletions)
+            .cmp(&(a.1.commits, a.1.additions + a.1.deletions))
+            .then_with(|| a.0.cmp(b.0))
+    });
+    let mut hotspots: Vec<Value> = rows
+        .iter()
+        .filter_map(|(path, c)| {
+            let cx = *complexity.get(path.as_str())?;
+            let churn = c.additions + c.deletions;
+            Some((churn * u64::from(cx), path, churn, cx))
+        })
+        .filter(|h| h.0 > 0)
+        .map(|(score, path, churn, cx)| json!({"file": format!("{prefix}{path}"), "churn": churn, "complexity": cx, "score": score}))
+        .collect();
+    hotspots.sort_by(|a, b| b["score"].as_u64().cmp(&a["score"].as_u64()));
+    hotspots.truncate(MAX_HOTSPOTS);
+    let file_json = |(path, c): &(&String, &FileChurn)| {
+        json!({
+            "file": format!("{prefix}{path}"),
+            "commits": c.commits,
+            "additions": c.additions,
+            "deletions": c.deletions,
+            "authors": c.authors.iter().collect::<Vec<_>>(),
+            "first_change": iso8601(c.first),
+            "last_change": iso8601(c.last),
+        })
+    };
+    let mut page = json!({
+        "project_path": dir.rel.to_string(),
+        "period_days": days,
+        "format": format,
+        "total_commits": history.commits,
+        "total_authors": history.authors,
+        "total_files": rows.len(),
+        "hotspots": hotspots,
+        "offset": offset,
+        "notes": notes,
+    });
+    let room = ctx
+        .result_budget()
+        .saturating_sub(page.to_string().len() + 2048);
+    let mut files = Vec::new();
+    let mut used = 0;
+    for row in rows.iter().skip(offset) {
+        let item = file_json(row);
+        // csv and markdown rows are smaller than the JSON, so the JSON size bounds all three.
+        let size = item.to_string().len() + 1;
+        if used + size > room / 2 && !files.is_empty() {
+            break;
+        }
+        used += size;
+        files.push(item);
+    }
+    let next = offset + files.len();
+    if next < rows.len() {
+        page["next_offset"] = json!(next);
+    }
+    let more = if next < rows.len() {
+        format!(
+            "\nFiles {offset}..{next} of {}; call again with offset {next} for more.",
+            rows.len()
+        )
+    } else {
+        String::new()
+    };
+    let text = match format {
+        "csv" => {
+            let mut out = String::from("file,commits,additions,deletions,authors,first_change,last_change\n");
+            for f in &files {
+                out.push_str(&format!(
+                    "{},{},{},{},{},{},{}\n",
+                    csv_field(f["file"].as_str().unwrap_or("")), f["commits"], f["additions"], f["deletions"],
+                    csv_field(&authors(f).join("; ")),
+                    f["first_change"].as_str().unwrap_or(""), f["last_change"].as_str().unwrap_or("")
+                ));
+            }
+            out + &more
+        }
+        "markdown" => {
+            let mut out = format!(
+                "# Code churn, last {days} days\n\n{} commits by {} authors touched {} files.\n\n| file | commits | + | − | authors | last change |\n|---|---|---|---|---|---|\n",
+                history.commits, history.authors, rows.len()
+            );
+            for f in &files {
+                out.push_str(&format!(
+                    "| `{}` | {} | {} | {} | {} | {} |\n",
+                    f["file"].as_str().unwrap_or(""), f["commits"], f["additions"], f["deletions"],
+                    authors(f).join(", "), f["last_change"].as_str().unwrap_or("")
+                ));
+            }
+            if let Some(list) = page["hotspots"].as_array().filter(|l| !l.is_empty()) {
+                out.push_str("\n## Hotspots (churn × complexity)\n\n| file | churn | complexity | score |\n|---|---|---|---|\n");
+                for h in list {
+                    out.push_str(&format!("| `{}` | {} | {} | {} |\n", h["file"].as_str().unwrap_or(""), h["churn"], h["complexity"], h["score"]));
+                }
+            }
+            out + &more
+        }
+        _ => format!(
+            "{} commits by {} authors touched {} files in the last {days} days; per-file numbers are in structuredContent.files.{more}",
+            history.commits, history.authors, rows.len()
+        ),
+    };
+    page["files"] = json!(files);
+    Ok(ToolOutput::structured_with_text(page, text))
+}
+
+fn authors(f: &Value) -> Vec<&str> {
+    f["authors"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// RFC 4180: quote a field holding a comma, quote or line break, doubling its quotes.
+pub(crate) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_numstat_records() {
+        let out = "\u{1e}aaa\u{1f}100\u{1f}Ann\n\n3\t1\tsrc/a.rs\n-\t-\tlogo.png\n\u{1e}bbb\u{1f}200\u{1f}Bob\n\n2\t0\tsrc/a.rs\n";
+        let churn = parse(out);
+        assert_eq!((churn.commits, churn.authors), (2, 2));
+        let a = &churn.files["src/a.rs"];
+        assert_eq!(
+            (a.commits, a.additions, a.deletions, a.first, a.last),
+            (2, 5, 1, 100, 200)
+        );
+        assert_eq!(a.authors.len(), 2);
+        assert_eq!(churn.files["logo.png"].additions, 0);
+    }
+
+    #[test]
+    fn dates_are_iso_8601_utc() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(iso8601(1_795_452_233), "2026-11-23T16:43:53Z");
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_when_needed() {
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+}

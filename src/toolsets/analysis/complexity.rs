@@ -1,0 +1,295 @@
+//! The `analyze_complexity` tool: walks a workspace directory (sharing the workspace's
+//! gitignore rules, deny list and bounds), measures every supported source file, and
+//! reports in json, markdown or SARIF, paged within the result budget.
+
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::lang::Lang;
+use super::limits::{
+    DEFAULT_MAX_COGNITIVE, DEFAULT_MAX_CYCLOMATIC, DEFAULT_TOP_FILES, MAX_ANALYZE_FILE_BYTES,
+};
+use super::measure;
+use super::report::{self, FileReport, Thresholds};
+use crate::toolsets::workspace::sandbox::Sandbox;
+use crate::toolsets::workspace::tools::{cancelled, directory, Ticker};
+use crate::toolsets::workspace::walk::{walk, Entry, Flow, Kind, Stopped, Visitor};
+use crate::toolsets::workspace::Workspace;
+use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
+
+/// Room kept for the page's own fields beside the listed items.
+const PAGE_MARGIN: usize = 2048;
+
+pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
+    Tool::new(
+        "analyze_complexity",
+        "Measure every function of the Rust, Python, JavaScript, TypeScript and Go files under a workspace directory: cyclomatic complexity (McCabe, counted as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, maximum nesting and lines. Returns a summary (median/p90/max), the functions above max_cyclomatic/max_cognitive, and a ranking of the top files. format json lists every function (paged: pass next_offset back as offset); markdown gives a readable report; sarif a SARIF 2.1.0 log of the violations.",
+        json!({
+            "type": "object",
+            "properties": {
+                "project_path": {"type": "string", "default": ".", "description": "Directory to analyze, relative to the workspace root."},
+                "toolchain": {"enum": ["rust", "python", "javascript", "typescript", "go"], "description": "Only files of this language (default: all five)."},
+                "format": {"enum": ["json", "markdown", "sarif"], "default": "json"},
+                "max_cyclomatic": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_CYCLOMATIC},
+                "max_cognitive": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_COGNITIVE},
+                "top_files": {"type": "integer", "minimum": 0, "maximum": 1000, "default": DEFAULT_TOP_FILES, "description": "Files in the ranking; 0 leaves the ranking out and lists all violations."},
+                "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Where this page starts: functions (json) or violations (markdown, sarif); from next_offset."},
+            },
+            "additionalProperties": false
+        }),
+        super::with_roots(ws, analyze),
+    )
+    .title("Analyze code complexity")
+    .output_schema(json!({
+        "type": "object",
+        "properties": {
+            "project_path": {"type": "string"},
+            "format": {"enum": ["json", "markdown", "sarif"]},
+            "summary": {"type": "object", "description": "files, functions, languages, and median/p90/max of each metric"},
+            "thresholds": {"type": "object"},
+            "violation_count": {"type": "integer", "minimum": 0},
+            "violations": {"type": "array", "items": {"type": "object"}},
+            "top_files": {"type": "array", "items": {"type": "object"}},
+            "functions": {"type": "array", "items": {"type": "object"}},
+            "total_functions": {"type": "integer", "minimum": 0},
+            "sarif": {"type": "object", "description": "A SARIF 2.1.0 log of this page's violations"},
+            "offset": {"type": "integer", "minimum": 0},
+            "next_offset": {"type": "integer", "minimum": 0, "description": "Pass as offset for the next page; absent on the last page."},
+            "complete": {"type": "boolean", "description": "False when the walk stopped early at a limit; see notes."},
+            "notes": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["project_path", "format", "summary", "thresholds", "violation_count", "top_files", "offset", "complete", "notes"],
+    }))
+    .annotations(json!({"readOnlyHint": true, "openWorldHint": false}))
+}
+
+struct Collect<'a, 'c> {
+    sandbox: &'a Sandbox,
+    only: Option<Lang>,
+    files: Vec<FileReport>,
+    too_large: usize,
+    not_text: usize,
+    ticker: Ticker<'a, 'c>,
+}
+
+impl Visitor for Collect<'_, '_> {
+    fn visit(&mut self, entry: &Entry) -> Flow {
+        if entry.kind != Kind::File {
+            return Flow::Continue;
+        }
+        let Some(lang) = Lang::of_path(entry.rel.as_str()) else {
+            return Flow::Continue;
+        };
+        if self.only.is_some_and(|only| only != lang) {
+            return Flow::Continue;
+        }
+        if entry.size().is_some_and(|s| s > MAX_ANALYZE_FILE_BYTES) {
+            self.too_large += 1;
+            return Flow::Continue;
+        }
+        let Some(bytes) = self.sandbox.read_entry(&entry.real, MAX_ANALYZE_FILE_BYTES) else {
+            self.too_large += 1;
+            return Flow::Continue;
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
+            self.not_text += 1;
+            return Flow::Continue;
+        };
+        self.files.push(FileReport {
+            path: entry.rel.to_string(),
+            lang,
+            functions: measure::file(&text, lang),
+        });
+        Flow::Continue
+    }
+
+    fn tick(&mut self, visited: usize) -> bool {
+        let files = self.files.len();
+        self.ticker.tick(visited, || {
+            format!("{visited} entries examined, {files} files analyzed")
+        })
+    }
+}
+
+fn threshold(args: &Arguments, name: &str, default: u32) -> Result<u32, HandlerError> {
+    match args.u64(name)? {
+        None => Ok(default),
+        Some(0) => Err(HandlerError::Invalid(format!(
+            "`{name}` must be at least 1"
+        ))),
+        Some(v) => Ok(v.min(u64::from(u32::MAX)) as u32),
+    }
+}
+
+/// Walks and measures `project_path`; shared with `analyze_code_churn` (hotspots).
+pub(crate) fn collect(
+    ws: &Workspace,
+    dir: &crate::toolsets::workspace::sandbox::Resolved,
+    only: Option<Lang>,
+    ctx: &mut Context<'_>,
+) -> Result<(Vec<FileReport>, Vec<String>, bool), ToolOutput> {
+    let mut collect = Collect {
+        sandbox: &dir.sandbox,
+        only,
+        files: Vec::new(),
+        too_large: 0,
+        not_text: 0,
+        ticker: Ticker { ctx },
+    };
+    let summary = walk(&dir.sandbox, dir, &ws.bounds, &mut collect);
+    if summary.stopped == Some(Stopped::Cancelled) {
+        return Err(cancelled());
+    }
+    let mut notes = summary.notes(&ws.bounds);
+    if collect.too_large > 0 {
+        notes.push(format!(
+            "{} source files larger than {} bytes (or unreadable) were skipped.",
+            collect.too_large, MAX_ANALYZE_FILE_BYTES
+        ));
+    }
+    if collect.not_text > 0 {
+        notes.push(format!(
+            "{} source files that are not UTF-8 were skipped.",
+            collect.not_text
+        ));
+    }
+    Ok((collect.files, notes, summary.complete()))
+}
+
+fn analyze(
+    ws: &Workspace,
+    args: &Arguments,
+    ctx: &mut Context<'_>,
+) -> Result<ToolOutput, HandlerError> {
+    let path = args.str("project_path").unwrap_or(".");
+    let only = match args.str("toolchain") {
+        Ok(name) => Some(
+            Lang::ALL
+                .into_iter()
+                .find(|l| l.as_str() == name)
+                .ok_or_else(|| HandlerError::Invalid(format!("`toolchain` must be one of rust, python, javascript, typescript, go (got {name:?})")))?,
+        ),
+        Err(_) => None,
+    };
+    let format = args.str("format").unwrap_or("json");
+    if !matches!(format, "json" | "markdown" | "sarif") {
+        return Err(HandlerError::Invalid(format!(
+            "`format` must be json, markdown or sarif (got {format:?})"
+        )));
+    }
+    let limits = Thresholds {
+        cyclomatic: threshold(args, "max_cyclomatic", DEFAULT_MAX_CYCLOMATIC)?,
+        cognitive: threshold(args, "max_cognitive", DEFAULT_MAX_COGNITIVE)?,
+    };
+    let top = args
+        .u64("top_files")?
+        .unwrap_or(DEFAULT_TOP_FILES as u64)
+        .min(1000) as usize;
+    let offset = args.u64("offset")?.unwrap_or(0) as usize;
+    let budget = ctx.result_budget();
+    let dir = directory(ws, path)?;
+    let (files, notes, complete) = match collect(ws, &dir, only, ctx) {
+        Ok(found) => found,
+        Err(output) => return Ok(output),
+    };
+    let summary = report::summary(&files);
+    let violations = report::violations(&files, limits);
+    let ranking = report::ranking(&files, top);
+    let mut page = json!({
+        "project_path": dir.rel.to_string(),
+        "format": format,
+        "summary": summary,
+        "thresholds": {"max_cyclomatic": limits.cyclomatic, "max_cognitive": limits.cognitive},
+        "violation_count": violations.len(),
+        "top_files": ranking,
+        "offset": offset,
+        "complete": complete,
+        "notes": notes,
+    });
+    let fixed = page.to_string().len() + PAGE_MARGIN;
+    let room = budget.saturating_sub(fixed);
+    match format {
+        "json" => {
+            let all: Vec<Value> = files
+                .iter()
+                .flat_map(|f| f.functions.iter().map(move |m| report::function_json(f, m)))
+                .collect();
+            let shown_violations: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
+            // Violations first (capped to half the room), then functions from `offset`.
+            let (violation_page, used) = fit(&shown_violations, 0, room / 2);
+            let (functions, _) = fit(&all, offset, room.saturating_sub(used));
+            let next = offset + functions.len();
+            page["violations"] = json!(violation_page);
+            page["functions"] = json!(functions);
+            page["total_functions"] = json!(all.len());
+            let mut text = format!(
+                "{} files, {} functions; {} violations (cyclomatic > {}, cognitive > {}). Functions {}..{} of {} are in structuredContent.functions.",
+                files.len(), all.len(), violations.len(), limits.cyclomatic, limits.cognitive,
+                offset, next, all.len()
+            );
+            if violation_page.len() < violations.len() {
+                text.push_str(&format!(" The worst {} violations are listed; use format markdown or sarif with offset to page through all of them.", violation_page.len()));
+            }
+            if next < all.len() {
+                page["next_offset"] = json!(next);
+                text.push_str(&format!(" More functions: call again with offset {next}."));
+            }
+            Ok(ToolOutput::structured_with_text(page, text))
+        }
+        "markdown" => {
+            let shown: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
+            // The markdown table costs roughly as much as the JSON rows.
+            let (rows, _) = fit(&shown, offset, room / 2);
+            let next = offset + rows.len();
+            let mut text = report::markdown(
+                &page["summary"],
+                &ranking_of(&page),
+                &rows,
+                violations.len(),
+            );
+            if next < violations.len() {
+                page["next_offset"] = json!(next);
+                text.push_str(&format!(
+                    "\n… violations {offset}..{next} of {} shown; call again with offset {next}.\n",
+                    violations.len()
+                ));
+            }
+            Ok(ToolOutput::structured_with_text(page, text))
+        }
+        _ => {
+            let shown: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
+            // A SARIF result is about three times the size of a violation row; the log is
+            // both the text and `structuredContent.sarif`.
+            let (rows, _) = fit(&shown, offset, room / 5);
+            let next = offset + rows.len();
+            let log = report::sarif(&violations[offset.min(violations.len())..next]);
+            let text = log.to_string();
+            page["sarif"] = log;
+            if next < violations.len() {
+                page["next_offset"] = json!(next);
+            }
+            Ok(ToolOutput::structured_with_text(page, text))
+        }
+    }
+}
+
+fn ranking_of(page: &Value) -> Vec<Value> {
+    page["top_files"].as_array().cloned().unwrap_or_default()
+}
+
+/// Items from `offset` while their JSON fits in `room` bytes (at least one, so paging always
+/// moves on), and the bytes used.
+fn fit(items: &[Value], offset: usize, room: usize) -> (Vec<Value>, usize) {
+    let mut used = 0;
+    let mut out = Vec::new();
+    for item in items.iter().skip(offset) {
+        let size = item.to_string().len() + 1;
+        if used + size > room && !out.is_empty() {
+            break;
+        }
+        used += size;
+        out.push(item.clone());
+    }
+    (out, used)
+}

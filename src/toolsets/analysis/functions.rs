@@ -1,0 +1,482 @@
+//! Finds the functions in a token stream: where each starts and ends, its name, and which
+//! tokens belong to it rather than to a function nested inside it.
+//!
+//! What counts as a function follows lizard, so the per-function numbers can be compared:
+//! Rust `fn` items (closures belong to their enclosing function), Go declarations, methods
+//! and function literals, JavaScript/TypeScript declarations, function expressions, arrow
+//! functions (with a block or an expression body), methods and accessors, and Python `def`s
+//! (lambdas belong to their enclosing function). A declaration without a body (a trait
+//! method, an interface member, an overload) is not a function.
+
+use super::lang::Lang;
+use super::lexer::{Kind, Token};
+
+/// Marks a token that belongs to no function.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// One function found in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Found {
+    /// The name: bare for brace languages (as lizard reports it), dotted with the
+    /// enclosing classes and functions for Python (`Class.method`, `outer.inner`).
+    pub(crate) name: String,
+    pub(crate) start_line: u32,
+    pub(crate) end_line: u32,
+    /// Tokens from the head (`fn`, `def`, the name or the parameters) to the end of the body.
+    pub(crate) first: usize,
+    pub(crate) last: usize,
+    /// The token that opens the body (`{`, `=>`, or Python's `:`).
+    pub(crate) body: usize,
+    /// The function this one is nested in.
+    pub(crate) parent: Option<usize>,
+    /// True when the body is a single expression (an arrow function without braces).
+    pub(crate) expression: bool,
+}
+
+/// The functions of a file and, for every token, the index of the innermost function that
+/// owns it ([`NONE`] outside functions).
+#[derive(Debug, Default)]
+pub(crate) struct Functions {
+    pub(crate) list: Vec<Found>,
+    pub(crate) owner: Vec<u32>,
+}
+
+/// Finds the functions in `tokens`.
+pub(crate) fn find(tokens: &[Token<'_>], lang: Lang) -> Functions {
+    let mut list = match lang {
+        Lang::Python => python(tokens),
+        _ => braced(tokens, lang),
+    };
+    // Parents first: a function starts before the functions nested in it.
+    list.sort_by_key(|f| (f.first, std::cmp::Reverse(f.last)));
+    let mut owner = vec![NONE; tokens.len()];
+    let mut open: Vec<usize> = Vec::new();
+    for index in 0..list.len() {
+        while open
+            .last()
+            .is_some_and(|&p| list[p].last < list[index].first)
+        {
+            open.pop();
+        }
+        list[index].parent = open.last().copied();
+        open.push(index);
+    }
+    // Outer functions first, so inner ones overwrite their own ranges.
+    for (index, f) in list.iter().enumerate() {
+        for slot in &mut owner[f.first..=f.last.min(tokens.len().saturating_sub(1))] {
+            *slot = index as u32;
+        }
+    }
+    Functions { list, owner }
+}
+
+/// The index of the token closing the bracket opened at `open`, or the last token.
+pub(crate) fn matching(tokens: &[Token<'_>], open: usize) -> usize {
+    let mut depth = 0i32;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        if t.kind != Kind::Op {
+            continue;
+        }
+        match t.text {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => {
+                depth -= 1;
+                if depth <= 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    tokens.len().saturating_sub(1)
+}
+
+fn op(tokens: &[Token<'_>], i: usize, s: &str) -> bool {
+    tokens
+        .get(i)
+        .is_some_and(|t| t.kind == Kind::Op && t.text == s)
+}
+
+fn ident<'s>(tokens: &[Token<'s>], i: usize) -> Option<&'s str> {
+    tokens
+        .get(i)
+        .filter(|t| t.kind == Kind::Ident)
+        .map(|t| t.text)
+}
+
+// ---- Rust, Go, JavaScript, TypeScript -----------------------------------------------------
+
+fn braced(tokens: &[Token<'_>], lang: Lang) -> Vec<Found> {
+    let mut out = Vec::new();
+    let mut depth = 0u32;
+    for i in 0..tokens.len() {
+        let t = &tokens[i];
+        if t.kind == Kind::Op {
+            match t.text {
+                "{" => depth += 1,
+                "}" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        let head = match lang {
+            Lang::Rust => rust_head(tokens, i),
+            Lang::Go => go_head(tokens, i, depth),
+            _ => js_head(tokens, i),
+        };
+        if let Some((name, first, body)) = head {
+            let expression = !op(tokens, body, "{");
+            let last = if expression {
+                expression_end(tokens, body)
+            } else {
+                matching(tokens, body)
+            };
+            out.push(Found {
+                name,
+                start_line: tokens[first].line,
+                end_line: tokens[last].line,
+                first,
+                last,
+                body,
+                parent: None,
+                expression,
+            });
+        }
+    }
+    out
+}
+
+/// From `from`, the index of the `{` that opens a body, scanning over balanced brackets;
+/// `None` at a `;` (a declaration without a body) or any of `stop` at bracket depth 0.
+fn body_brace(tokens: &[Token<'_>], from: usize, stop: &[&str]) -> Option<usize> {
+    let mut i = from;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        if t.kind == Kind::Op {
+            match t.text {
+                "{" => return Some(i),
+                "(" | "[" => i = matching(tokens, i),
+                ";" | "}" | ")" | "]" => return None,
+                s if stop.contains(&s) => return None,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `fn name<…>(…) -> T where … {`
+fn rust_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, usize)> {
+    if !tokens[i].is("fn") {
+        return None;
+    }
+    let name = ident(tokens, i + 1)?;
+    let body = body_brace(tokens, i + 2, &["="])?;
+    Some((name.to_string(), i, body))
+}
+
+/// `func name(…) T {`, `func (r T) name(…) T {`, and literals `func(…) T {` (named
+/// `(anonymous)`). The body `{` must be on the line where the signature ends (Go's
+/// semicolon insertion guarantees it), which tells a literal from a function type.
+fn go_head(tokens: &[Token<'_>], i: usize, depth: u32) -> Option<(String, usize, usize)> {
+    if !tokens[i].is("func") {
+        return None;
+    }
+    let mut j = i + 1;
+    let receiver_end = matching(tokens, j);
+    let method = depth == 0
+        && op(tokens, j, "(")
+        && ident(tokens, receiver_end + 1).is_some()
+        && (op(tokens, receiver_end + 2, "(") || op(tokens, receiver_end + 2, "["));
+    let name = if method {
+        // A method: skip the receiver.
+        j = receiver_end + 2;
+        tokens[receiver_end + 1].text.to_string()
+    } else if let Some(name) = ident(tokens, j) {
+        j += 1;
+        name.to_string()
+    } else {
+        "(anonymous)".to_string()
+    };
+    if op(tokens, j, "[") {
+        j = matching(tokens, j) + 1;
+    }
+    if !op(tokens, j, "(") {
+        return None;
+    }
+    let mut k = matching(tokens, j);
+    let line = tokens[k].line;
+    k += 1;
+    while let Some(t) = tokens.get(k) {
+        if t.line != line {
+            return None;
+        }
+        match (t.kind, t.text) {
+            (Kind::Op, "{") => return Some((name, i, k)),
+            (Kind::Op, "(" | "[") => k = matching(tokens, k),
+            (Kind::Keyword, "interface" | "struct") if op(tokens, k + 1, "{") => {
+                k = matching(tokens, k + 1);
+            }
+            (Kind::Op, ")" | "," | ";" | "=" | "}" | "]") => return None,
+            _ => {}
+        }
+        k += 1;
+    }
+    None
+}
+
+/// Words before a method name in a class body or object literal.
+const MODIFIERS: &[&str] = &[
+    "static",
+    "async",
+    "get",
+    "set",
+    "public",
+    "private",
+    "protected",
+    "readonly",
+    "override",
+    "abstract",
+    "*",
+    "declare",
+];
+
+/// JavaScript/TypeScript: `function [name](…) {`, `(…) => …`, `x => …`, and methods
+/// `name(…) {` / `name(…): T {` at the start of a class member or object property.
+fn js_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, usize)> {
+    let t = &tokens[i];
+    if t.is("function") {
+        let mut j = i + 1;
+        if op(tokens, j, "*") {
+            j += 1;
+        }
+        let name = match ident(tokens, j) {
+            Some(name) => {
+                j += 1;
+                name.to_string()
+            }
+            None => assigned_name(tokens, i),
+        };
+        if op(tokens, j, "<") {
+            j = angle_end(tokens, j)? + 1;
+        }
+        if !op(tokens, j, "(") {
+            return None;
+        }
+        let body = body_brace(tokens, matching(tokens, j) + 1, &["=>", "="])?;
+        return Some((name, i, body));
+    }
+    if t.is("=>") {
+        // The parameters: `x` or a parenthesized list (possibly with a return type).
+        let first = arrow_params(tokens, i)?;
+        let mut start = first;
+        if start > 0 && tokens[start - 1].is("async") {
+            start -= 1;
+        }
+        let name = assigned_name(tokens, start);
+        return Some((name, first, i + 1));
+    }
+    if t.kind != Kind::Ident || !op(tokens, i + 1, "(") {
+        return None;
+    }
+    let mut k = i;
+    while k > 0 && MODIFIERS.contains(&tokens[k - 1].text) && tokens[k - 1].kind != Kind::Str {
+        k -= 1;
+    }
+    let member_start = k == 0 || {
+        let p = &tokens[k - 1];
+        p.kind == Kind::Op && matches!(p.text, "{" | "}" | ";" | ",")
+    };
+    if !member_start {
+        return None;
+    }
+    let close = matching(tokens, i + 1);
+    let body = match tokens.get(close + 1) {
+        Some(n) if n.is("{") => close + 1,
+        Some(n) if n.is(":") => body_brace(tokens, close + 2, &["=>", "=", ","])?,
+        _ => return None,
+    };
+    let name = match tokens[i.saturating_sub(1)].text {
+        accessor @ ("get" | "set") if i > 0 => format!("{accessor} {}", t.text),
+        _ => t.text.to_string(),
+    };
+    Some((name, i, body))
+}
+
+/// The first token of an arrow function's parameters, given the index of its `=>`.
+fn arrow_params(tokens: &[Token<'_>], arrow: usize) -> Option<usize> {
+    let before = arrow.checked_sub(1)?;
+    let prev = &tokens[before];
+    if prev.kind == Kind::Ident {
+        return Some(before);
+    }
+    // `(…) =>` or `(…): T =>`: walk back to the `(` that opens the parameters.
+    let mut depth = 0i32;
+    let mut j = before;
+    loop {
+        let t = &tokens[j];
+        if t.kind == Kind::Op {
+            match t.text {
+                ")" | "]" | "}" | ">" => depth += 1,
+                "(" | "[" | "{" | "<" => {
+                    depth -= 1;
+                    if depth == 0 && t.text == "(" {
+                        // A return type annotation `(…): T`: keep going back if the
+                        // token before this `(` group is `:` preceded by `)`.
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if depth < 0 {
+            return None;
+        }
+        j = j.checked_sub(1)?;
+        if before - j > 4096 {
+            return None;
+        }
+    }
+}
+
+/// The end of a `<…>` type-parameter list starting at `open`.
+fn angle_end(tokens: &[Token<'_>], open: usize) -> Option<usize> {
+    let mut depth = 0;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        match t.text {
+            "<" => depth += 1,
+            ">" => depth -= 1,
+            ">>" => depth -= 2,
+            "(" | "{" | ";" => return None,
+            _ => {}
+        }
+        if depth <= 0 {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// The name a function expression gets from `name = …`, `name: …` or `name(…`
+/// (lizard's convention), else `(anonymous)`.
+fn assigned_name(tokens: &[Token<'_>], start: usize) -> String {
+    if start >= 2 && matches!(tokens[start - 1].text, "=" | ":") {
+        let t = &tokens[start - 2];
+        if matches!(t.kind, Kind::Ident | Kind::Str) {
+            return t.text.trim_matches(|c| c == '"' || c == '\'').to_string();
+        }
+    }
+    "(anonymous)".to_string()
+}
+
+/// The last token of an arrow function's expression body starting at `from`: before the
+/// first `,`, `;` or unmatched closing bracket at depth 0.
+fn expression_end(tokens: &[Token<'_>], from: usize) -> usize {
+    let mut i = from;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        if t.line > tokens[i - 1].line {
+            // lizard ends an expression body with its line (brackets aside); an arrow
+            // whose body starts on the next line is empty to it. Kept for comparability.
+            return (i - 1).max(from.min(i - 1));
+        }
+        if t.kind == Kind::Op {
+            match t.text {
+                "(" | "[" | "{" => {
+                    i = matching(tokens, i) + 1;
+                    continue;
+                }
+                ")" | "]" | "}" | "," | ";" => return i.saturating_sub(1).max(from),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    tokens.len().saturating_sub(1)
+}
+
+// ---- Python -------------------------------------------------------------------------------
+
+fn python(tokens: &[Token<'_>]) -> Vec<Found> {
+    let mut out: Vec<Found> = Vec::new();
+    // Open `class`/`def` scopes: (indent, name, index into `out` for functions).
+    let mut scopes: Vec<(u32, String, Option<usize>)> = Vec::new();
+    for i in 0..tokens.len() {
+        let t = &tokens[i];
+        let Some(indent) = t.indent else { continue };
+        while let Some((scope_indent, _, func)) = scopes.last() {
+            if *scope_indent < indent {
+                break;
+            }
+            if let Some(f) = func {
+                close_python(&mut out[*f], tokens, i);
+            }
+            scopes.pop();
+        }
+        let mut j = i;
+        if tokens[j].is("async") {
+            j += 1;
+        }
+        let (is_def, is_class) = (tokens[j].is("def"), tokens[j].is("class"));
+        if !is_def && !is_class {
+            continue;
+        }
+        let Some(name) = ident(tokens, j + 1) else {
+            continue;
+        };
+        let qualified = match scopes.last() {
+            Some((_, outer, _)) => format!("{outer}.{name}"),
+            None => name.to_string(),
+        };
+        let func = if is_def {
+            let body = python_colon(tokens, j + 2);
+            out.push(Found {
+                name: qualified.clone(),
+                start_line: t.line,
+                end_line: t.line,
+                first: i,
+                last: i,
+                body,
+                parent: None,
+                expression: false,
+            });
+            Some(out.len() - 1)
+        } else {
+            None
+        };
+        scopes.push((indent, qualified, func));
+    }
+    for (_, _, func) in scopes {
+        if let Some(f) = func {
+            close_python(&mut out[f], tokens, tokens.len());
+        }
+    }
+    out
+}
+
+/// The `:` ending a `def` header, skipping the bracketed parameters and annotations.
+fn python_colon(tokens: &[Token<'_>], from: usize) -> usize {
+    let mut i = from;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        if t.kind == Kind::Op {
+            match t.text {
+                "(" | "[" | "{" => i = matching(tokens, i),
+                ":" => return i,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    tokens.len().saturating_sub(1)
+}
+
+/// Ends a Python function just before token `end` (the next line at its indentation or less).
+fn close_python(f: &mut Found, tokens: &[Token<'_>], end: usize) {
+    f.last = end.saturating_sub(1).max(f.first);
+    f.end_line = tokens[f.last].line;
+}
+
+#[cfg(test)]
+#[path = "functions_tests.rs"]
+mod tests;

@@ -1,0 +1,529 @@
+//! One lexer for the five languages: it turns source text into the tokens the metrics need
+//! and nothing more. It knows each language's comments and string forms so that a `{` or an
+//! `if` inside a string or comment is never taken for code: Rust raw strings (`r#"…"#`),
+//! byte and C strings, char literals versus lifetimes and labels (`'a'` vs `'a`), nested
+//! block comments; Python string prefixes and triple-quoted strings, and the indentation of
+//! each logical line; JavaScript/TypeScript template literals (the `${…}` parts are lexed
+//! as code) and regular-expression literals; Go raw strings and runes.
+//!
+//! Comments are dropped. Malformed input (an unterminated string, a stray byte) never
+//! fails: the lexer takes the rest of the line or the single byte and goes on, so hostile
+//! input costs linear time and produces some tokens.
+
+use super::lang::Lang;
+
+/// What a token is, as far as the metrics care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A name (also Rust lifetimes and labels, JavaScript `#private` names).
+    Ident,
+    /// A word the language reserves.
+    Keyword,
+    Number,
+    /// A string, char, regular-expression or template-literal piece.
+    Str,
+    /// Punctuation and operators, longest match first.
+    Op,
+}
+
+/// One token: a slice of the source and where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Token<'s> {
+    pub(crate) kind: Kind,
+    pub(crate) text: &'s str,
+    /// 1-based line of the token's first character.
+    pub(crate) line: u32,
+    /// Python only: the indentation (in columns) when this token starts a logical line,
+    /// otherwise `None`. Other languages leave it `None`.
+    pub(crate) indent: Option<u32>,
+    /// True when whitespace (or a comment) separates this token from the previous one.
+    pub(crate) spaced: bool,
+    /// JavaScript/TypeScript: true inside a template literal's `${…}`.
+    pub(crate) templated: bool,
+}
+
+impl Token<'_> {
+    /// True for an operator or keyword spelled `s`.
+    pub(crate) fn is(&self, s: &str) -> bool {
+        matches!(self.kind, Kind::Op | Kind::Keyword) && self.text == s
+    }
+}
+
+/// Operators, longest first so the first match is the longest.
+const OPS: &[&str] = &[
+    ">>>=", "...", "..=", "===", "!==", "**=", "<<=", ">>=", "??=", "&&=", "||=", "//=", ">>>",
+    "=>", "->", "::", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=",
+    "^=", "&=", "|=", "<<", ">>", "**", "?.", "??", ":=", "<-", "..", "&^",
+];
+
+/// Keywords after which a `/` starts a regular expression in JavaScript.
+const REGEX_AFTER: &[&str] = &[
+    "return",
+    "typeof",
+    "case",
+    "do",
+    "else",
+    "in",
+    "of",
+    "new",
+    "delete",
+    "void",
+    "throw",
+    "yield",
+    "await",
+    "instanceof",
+];
+
+/// Splits `src` into tokens.
+pub(crate) fn lex(src: &str, lang: Lang) -> Vec<Token<'_>> {
+    let mut lexer = Lexer {
+        src,
+        b: src.as_bytes(),
+        i: 0,
+        line: 1,
+        lang,
+        out: Vec::with_capacity(src.len() / 5),
+        spaced: true,
+        depth: 0,
+        line_start: true,
+        indent: 0,
+        braces: 0,
+        templates: Vec::new(),
+    };
+    lexer.run();
+    lexer.out
+}
+
+struct Lexer<'s> {
+    src: &'s str,
+    b: &'s [u8],
+    i: usize,
+    line: u32,
+    lang: Lang,
+    out: Vec<Token<'s>>,
+    spaced: bool,
+    /// Python: bracket depth (newlines inside brackets do not end a logical line).
+    depth: u32,
+    /// Python: the next token starts a logical line.
+    line_start: bool,
+    /// Python: columns of indentation of the current physical line.
+    indent: u32,
+    /// JavaScript: `{` depth, to find the `}` that ends a template literal's `${`.
+    braces: u32,
+    /// JavaScript: the brace depth at each open `${`.
+    templates: Vec<u32>,
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
+}
+
+impl<'s> Lexer<'s> {
+    fn peek(&self, ahead: usize) -> u8 {
+        self.b.get(self.i + ahead).copied().unwrap_or(0)
+    }
+
+    fn push(&mut self, kind: Kind, start: usize, line: u32) {
+        let kind = match kind {
+            Kind::Ident if self.lang.is_keyword(&self.src[start..self.i]) => Kind::Keyword,
+            other => other,
+        };
+        let indent = (self.lang == Lang::Python && self.line_start).then_some(self.indent);
+        self.line_start = false;
+        self.out.push(Token {
+            kind,
+            // `start..i` always falls on char boundaries: the lexer only stops on ASCII
+            // bytes or at the end, and multi-byte sequences are consumed whole.
+            text: self.src.get(start..self.i).unwrap_or(""),
+            line,
+            indent,
+            spaced: self.spaced,
+            templated: !self.templates.is_empty(),
+        });
+        self.spaced = false;
+    }
+
+    /// Advances over `n` bytes, counting newlines.
+    fn bump(&mut self, n: usize) {
+        let end = (self.i + n).min(self.b.len());
+        self.line += self.b[self.i..end].iter().filter(|&&c| c == b'\n').count() as u32;
+        self.i = end;
+    }
+
+    /// Moves `i` forward to a char boundary (after consuming part of a multi-byte char).
+    fn skip_to_char_boundary(&mut self) {
+        while self.i < self.b.len() && !self.src.is_char_boundary(self.i) {
+            self.i += 1;
+        }
+    }
+
+    fn run(&mut self) {
+        while self.i < self.b.len() {
+            let c = self.b[self.i];
+            match c {
+                b'\n' => {
+                    self.i += 1;
+                    self.line += 1;
+                    self.spaced = true;
+                    if self.depth == 0 {
+                        self.line_start = true;
+                    }
+                    self.indent = 0;
+                }
+                b' ' | b'\t' | b'\r' | 0x0c => {
+                    if self.line_start {
+                        self.indent += if c == b'\t' { 8 - self.indent % 8 } else { 1 };
+                    }
+                    self.i += 1;
+                    self.spaced = true;
+                }
+                b'\\' if self.peek(1) == b'\n' || self.peek(1) == b'\r' => {
+                    // Line continuation: the logical line goes on.
+                    let keep = self.line_start;
+                    self.bump(if self.peek(1) == b'\r' { 3 } else { 2 });
+                    self.line_start = keep && self.out.is_empty();
+                    self.spaced = true;
+                }
+                b'#' if self.lang == Lang::Python => self.line_comment(),
+                b'/' if self.lang != Lang::Python && self.peek(1) == b'/' => self.line_comment(),
+                b'/' if self.lang != Lang::Python && self.peek(1) == b'*' => self.block_comment(),
+                b'"' | b'\'' | b'`' => self.quoted(),
+                b'0'..=b'9' => self.number(),
+                b'.' if self.peek(1).is_ascii_digit() => self.number(),
+                _ if is_ident_start(c) => self.word(),
+                b'#' if self.lang.is_js() && is_ident_start(self.peek(1)) => {
+                    let start = self.i;
+                    self.i += 1;
+                    self.ident_tail();
+                    self.push(Kind::Ident, start, self.line);
+                }
+                b'/' if self.lang.is_js() && self.regex_allowed() && self.regex() => {}
+                _ => self.op(),
+            }
+        }
+    }
+
+    fn line_comment(&mut self) {
+        while self.i < self.b.len() && self.b[self.i] != b'\n' {
+            self.i += 1;
+        }
+        self.spaced = true;
+    }
+
+    fn block_comment(&mut self) {
+        let nests = self.lang == Lang::Rust;
+        let mut level = 0u32;
+        while self.i < self.b.len() {
+            if self.peek(0) == b'/' && self.peek(1) == b'*' {
+                level += 1;
+                self.i += 2;
+            } else if self.peek(0) == b'*' && self.peek(1) == b'/' {
+                level = level.saturating_sub(1);
+                self.i += 2;
+                if level == 0 || !nests {
+                    break;
+                }
+            } else {
+                if self.b[self.i] == b'\n' {
+                    self.line += 1;
+                }
+                self.i += 1;
+            }
+        }
+        self.spaced = true;
+    }
+
+    fn ident_tail(&mut self) {
+        while self.i < self.b.len() && is_ident(self.b[self.i]) {
+            self.i += 1;
+        }
+        self.skip_to_char_boundary();
+    }
+
+    fn number(&mut self) {
+        let start = self.i;
+        self.i += 1;
+        while self.i < self.b.len() {
+            let c = self.b[self.i];
+            let exponent_sign = (c == b'+' || c == b'-')
+                && matches!(self.b[self.i - 1], b'e' | b'E')
+                && !self.src[start..self.i].starts_with("0x");
+            if is_ident(c) || exponent_sign || (c == b'.' && self.peek(1).is_ascii_digit()) {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+        self.skip_to_char_boundary();
+        self.push(Kind::Number, start, self.line);
+    }
+
+    /// An identifier or keyword, or a string with a prefix (`r"…"`, `b'…'`, `f"…"`).
+    fn word(&mut self) {
+        let start = self.i;
+        self.ident_tail();
+        let word = &self.src[start..self.i];
+        let next = self.peek(0);
+        match self.lang {
+            Lang::Rust => {
+                if matches!(word, "r" | "br" | "cr") && (next == b'"' || next == b'#') {
+                    if self.rust_raw_string(start) {
+                        return;
+                    }
+                } else if matches!(word, "b" | "c") && (next == b'"' || next == b'\'') {
+                    self.i = start + 1;
+                    self.quoted_from(start);
+                    return;
+                } else if word == "r" && next == b'#' && is_ident_start(self.peek(1)) {
+                    // A raw identifier, `r#type`.
+                    self.i += 1;
+                    self.ident_tail();
+                    self.push(Kind::Ident, start, self.line);
+                    return;
+                }
+            }
+            Lang::Python => {
+                let prefix = word.len() <= 3
+                    && word.bytes().all(|c| {
+                        matches!(c.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f' | b't')
+                    });
+                if prefix && (next == b'"' || next == b'\'') {
+                    self.quoted_from(start);
+                    return;
+                }
+            }
+            _ => {}
+        }
+        self.push(Kind::Ident, start, self.line);
+    }
+
+    /// `r"…"`, `r#"…"#` (any number of `#`); `i` is after the prefix. False when it is not
+    /// a raw string after all (`r#` followed by something else).
+    fn rust_raw_string(&mut self, start: usize) -> bool {
+        let line = self.line;
+        let mut hashes = 0;
+        while self.peek(hashes) == b'#' {
+            hashes += 1;
+        }
+        if self.peek(hashes) != b'"' {
+            return false;
+        }
+        self.i += hashes + 1;
+        loop {
+            if self.i >= self.b.len() {
+                break;
+            }
+            if self.b[self.i] == b'"' && (1..=hashes).all(|k| self.b.get(self.i + k) == Some(&b'#'))
+            {
+                self.i += hashes + 1;
+                break;
+            }
+            if self.b[self.i] == b'\n' {
+                self.line += 1;
+            }
+            self.i += 1;
+        }
+        self.skip_to_char_boundary();
+        self.push(Kind::Str, start, line);
+        true
+    }
+
+    fn quoted(&mut self) {
+        let start = self.i;
+        if self.lang == Lang::Rust && self.b[self.i] == b'\'' && !self.rust_char() {
+            // A lifetime or label: `'a`.
+            self.i += 1;
+            self.ident_tail();
+            self.push(Kind::Ident, start, self.line);
+            return;
+        }
+        self.quoted_from(start);
+    }
+
+    /// True when the `'` at `i` opens a Rust char literal rather than a lifetime.
+    fn rust_char(&self) -> bool {
+        match self.peek(1) {
+            b'\\' => true,
+            c if c >= 0x80 => {
+                // One multi-byte char, then the closing quote.
+                let rest = &self.src[self.i + 1..];
+                let len = rest.chars().next().map_or(1, char::len_utf8);
+                rest.as_bytes().get(len) == Some(&b'\'')
+            }
+            _ => self.peek(2) == b'\'',
+        }
+    }
+
+    /// A string from `start` (the prefix, if any) with its opening quote at or after `i`.
+    fn quoted_from(&mut self, start: usize) {
+        while self.i < self.b.len() && !matches!(self.b[self.i], b'"' | b'\'' | b'`') {
+            self.i += 1;
+        }
+        let line = self.line;
+        let quote = self.peek(0);
+        let triple = self.lang == Lang::Python && self.peek(1) == quote && self.peek(2) == quote;
+        let raw = (self.lang == Lang::Go && quote == b'`')
+            || (self.lang == Lang::Python
+                && self.src[start..self.i]
+                    .bytes()
+                    .any(|c| c == b'r' || c == b'R'));
+        if self.lang.is_js() && quote == b'`' {
+            self.i += 1;
+            self.template(start, line);
+            return;
+        }
+        self.i += if triple { 3 } else { 1 };
+        // Rust strings may span lines; elsewhere only triple-quoted and Go raw strings do.
+        let multiline =
+            triple || (raw && self.lang == Lang::Go) || (self.lang == Lang::Rust && quote == b'"');
+        while self.i < self.b.len() {
+            let c = self.b[self.i];
+            if c == b'\\' && (!raw || self.lang == Lang::Python) {
+                // In Python raw strings a backslash still keeps the quote from closing.
+                if self.peek(1) == b'\n' {
+                    self.line += 1;
+                }
+                self.i += 2;
+                continue;
+            }
+            if c == quote {
+                if !triple {
+                    self.i += 1;
+                    break;
+                }
+                if self.peek(1) == quote && self.peek(2) == quote {
+                    self.i += 3;
+                    break;
+                }
+            }
+            if c == b'\n' {
+                if !multiline {
+                    // Unterminated: the string ends with the line.
+                    break;
+                }
+                self.line += 1;
+            }
+            self.i += 1;
+        }
+        self.i = self.i.min(self.b.len());
+        self.skip_to_char_boundary();
+        self.push(Kind::Str, start, line);
+    }
+
+    /// The rest of a template literal from `i` (after a backtick or a `${…}`'s `}`) up to
+    /// its closing backtick or the next `${`.
+    fn template(&mut self, start: usize, line: u32) {
+        while self.i < self.b.len() {
+            match self.b[self.i] {
+                b'\\' => {
+                    if self.peek(1) == b'\n' {
+                        self.line += 1;
+                    }
+                    self.i += 2;
+                }
+                b'`' => {
+                    self.i += 1;
+                    break;
+                }
+                b'$' if self.peek(1) == b'{' => {
+                    self.i += 2;
+                    self.templates.push(self.braces);
+                    self.braces += 1;
+                    break;
+                }
+                b'\n' => {
+                    self.line += 1;
+                    self.i += 1;
+                }
+                _ => self.i += 1,
+            }
+        }
+        self.i = self.i.min(self.b.len());
+        self.skip_to_char_boundary();
+        self.push(Kind::Str, start, line);
+    }
+
+    /// True when a `/` here starts a regular expression (JavaScript): at the start, or
+    /// after an operator other than a closing bracket, or after certain keywords.
+    fn regex_allowed(&self) -> bool {
+        match self.out.last() {
+            None => true,
+            Some(t) => match t.kind {
+                Kind::Op => !matches!(t.text, ")" | "]" | "}" | "++" | "--"),
+                Kind::Keyword => REGEX_AFTER.contains(&t.text),
+                _ => false,
+            },
+        }
+    }
+
+    /// A regular-expression literal; false (nothing consumed) when the line ends first.
+    fn regex(&mut self) -> bool {
+        let start = self.i;
+        let mut j = self.i + 1;
+        let mut class = false;
+        while j < self.b.len() {
+            match self.b[j] {
+                b'\n' => return false,
+                b'\\' => j += 1,
+                b'[' => class = true,
+                b']' => class = false,
+                b'/' if !class => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        if j >= self.b.len() {
+            return false;
+        }
+        self.i = j + 1;
+        while self.i < self.b.len() && self.b[self.i].is_ascii_alphabetic() {
+            self.i += 1;
+        }
+        self.push(Kind::Str, start, self.line);
+        true
+    }
+
+    fn op(&mut self) {
+        let start = self.i;
+        let rest = &self.b[self.i..];
+        let len = OPS
+            .iter()
+            .find(|op| rest.starts_with(op.as_bytes()))
+            .map_or(1, |op| op.len());
+        // Python has no `?`-operators, `->` is an annotation arrow; the table is shared and
+        // harmless for the others. A stray non-ASCII byte cannot reach here (it is an
+        // identifier start), so one byte is one char.
+        self.i += len;
+        let c = self.b[start];
+        if self.lang == Lang::Python {
+            match c {
+                b'(' | b'[' | b'{' => self.depth += 1,
+                b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        if self.lang.is_js() && len == 1 {
+            if c == b'{' {
+                self.braces += 1;
+            } else if c == b'}' {
+                self.braces = self.braces.saturating_sub(1);
+                if self.templates.last() == Some(&self.braces) {
+                    self.templates.pop();
+                    // The `}` closes a `${`: the template literal goes on.
+                    let line = self.line;
+                    self.template(self.i, line);
+                    return;
+                }
+            }
+        }
+        self.push(Kind::Op, start, self.line);
+    }
+}
+
+#[cfg(test)]
+#[path = "lexer_tests.rs"]
+mod tests;

@@ -1,0 +1,30 @@
+//! Every bound and default of the analysis toolset, in one place. Walks also obey the
+//! workspace's bounds (entries, depth, time; see `workspace::limits`).
+
+use std::time::Duration;
+
+/// Source files larger than this are skipped (and counted in the notes): generated or
+/// minified files say little about a project's complexity and cost the most to lex.
+pub const MAX_ANALYZE_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Default `max_cyclomatic`: McCabe's own suggested limit.
+pub const DEFAULT_MAX_CYCLOMATIC: u32 = 10;
+
+/// Default `max_cognitive`: SonarSource's default rule threshold.
+pub const DEFAULT_MAX_COGNITIVE: u32 = 15;
+
+/// Default `top_files`.
+pub const DEFAULT_TOP_FILES: usize = 10;
+
+/// How long `git log` may run before it is killed and the call fails.
+pub const GIT_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Bytes of `git log` output read; beyond it the churn is computed from what was read and
+/// the result says so.
+pub const MAX_GIT_OUTPUT_BYTES: usize = 64 * 1024 * 1024;
+
+/// The largest `period_days` accepted (about 30 years).
+pub const MAX_PERIOD_DAYS: u64 = 11_000;
+
+/// Files listed as hotspots.
+pub const MAX_HOTSPOTS: usize = 20;

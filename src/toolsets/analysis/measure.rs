@@ -1,0 +1,71 @@
+//! Every metric of every function of one source file.
+
+use super::functions::{self, NONE};
+use super::halstead::{self, Halstead};
+use super::lang::Lang;
+use super::lexer;
+use super::{cognitive, cognitive_py, cyclomatic};
+
+/// One function and its metrics.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Measured {
+    pub(crate) name: String,
+    pub(crate) start_line: u32,
+    pub(crate) end_line: u32,
+    pub(crate) cyclomatic: u32,
+    pub(crate) cognitive: u32,
+    pub(crate) max_nesting: u32,
+    pub(crate) halstead: Halstead,
+}
+
+impl Measured {
+    /// Lines from the head to the end of the body, both included.
+    pub(crate) fn lines(&self) -> u32 {
+        self.end_line - self.start_line + 1
+    }
+}
+
+/// Lexes `src`, finds its functions and measures each, in source order.
+pub(crate) fn file(src: &str, lang: Lang) -> Vec<Measured> {
+    let tokens = lexer::lex(src, lang);
+    let found = functions::find(&tokens, lang);
+    let mut decisions = vec![0u32; found.list.len()];
+    cyclomatic::count(&tokens, lang, &found.owner, &mut decisions);
+    let mut out = Vec::with_capacity(found.list.len());
+    for (index, f) in found.list.iter().enumerate() {
+        let (cognitive, max_nesting) = match lang {
+            Lang::Python => cognitive_py::python(&tokens, f),
+            _ => cognitive::braced(&tokens, lang, &found.list, index),
+        };
+        let own = (f.first..=f.last.min(tokens.len().saturating_sub(1)))
+            .filter(|&i| found.owner[i] == index as u32 && found.owner[i] != NONE)
+            .map(|i| &tokens[i]);
+        out.push(Measured {
+            name: f.name.clone(),
+            start_line: f.start_line,
+            end_line: f.end_line.max(f.start_line),
+            cyclomatic: 1 + decisions[index] + default_parameters(&tokens, lang, f),
+            cognitive,
+            max_nesting,
+            halstead: halstead::measure(own),
+        });
+    }
+    out
+}
+
+/// JavaScript/TypeScript: each parameter default (`p = 1`) is a branch (taken when the
+/// argument is `undefined`), and lizard counts it.
+fn default_parameters(tokens: &[lexer::Token<'_>], lang: Lang, f: &functions::Found) -> u32 {
+    if !lang.is_js() {
+        return 0;
+    }
+    let Some(open) = (f.first..f.body).find(|&i| tokens[i].is("(")) else {
+        return 0;
+    };
+    let close = functions::matching(tokens, open).min(f.body);
+    tokens[open..close].iter().filter(|t| t.is("=")).count() as u32
+}
+
+#[cfg(test)]
+#[path = "measure_tests.rs"]
+mod tests;

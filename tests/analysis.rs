@@ -1,0 +1,141 @@
+//! The analysis tools through the real binary (`minimcp call`): complexity of a tree the
+//! test writes, and churn of a git repository the test creates.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("minimcp-analysis-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn call(root: &Path, tool: &str, args: Value) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+        .args(["call", tool, &args.to_string(), "--root"])
+        .arg(root)
+        .output()
+        .expect("the binary runs");
+    serde_json::from_slice(&out.stdout).expect("a JSON result")
+}
+
+#[test]
+fn complexity_lists_every_function_with_its_metrics() {
+    let dir = scratch("cx");
+    std::fs::write(
+        dir.join("a.py"),
+        "def f(a):\n    if a and b:\n        return 1\n    return 2\n\ndef g():\n    pass\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.rs"),
+        "fn h(x: u8) -> u8 { match x { 0 => 1, 1 => 2, _ => 3 } }\n",
+    )
+    .unwrap();
+    let result = call(&dir, "analyze_complexity", json!({"max_cyclomatic": 2}));
+    let s = &result["structuredContent"];
+    assert_eq!(s["summary"]["files"], 2, "{result}");
+    assert_eq!(s["summary"]["functions"], 3);
+    let f = &s["functions"][0];
+    assert_eq!(
+        (f["file"].as_str(), f["name"].as_str()),
+        (Some("a.py"), Some("f"))
+    );
+    assert_eq!(
+        (f["start_line"].as_u64(), f["end_line"].as_u64()),
+        (Some(1), Some(4))
+    );
+    assert_eq!(
+        (f["cyclomatic"].as_u64(), f["cognitive"].as_u64()),
+        (Some(3), Some(2))
+    );
+    // f (3) and h (3) are above max_cyclomatic 2.
+    assert_eq!(s["violation_count"], 2);
+    assert_eq!(s["top_files"][0]["rank"], 1);
+
+    let md = call(&dir, "analyze_complexity", json!({"format": "markdown"}));
+    assert!(md["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("# Complexity report"));
+    let sarif = call(
+        &dir,
+        "analyze_complexity",
+        json!({"format": "sarif", "max_cyclomatic": 2}),
+    );
+    assert_eq!(sarif["structuredContent"]["sarif"]["version"], "2.1.0");
+    assert_eq!(
+        sarif["structuredContent"]["sarif"]["runs"][0]["results"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    let bad = call(&dir, "analyze_complexity", json!({"project_path": "../x"}));
+    assert_eq!(bad["isError"], true);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn git(dir: &Path, args: &[&str]) -> bool {
+    Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=Ann", "-c", "user.email=ann@example.com"])
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn churn_counts_commits_lines_and_authors() {
+    let dir = scratch("churn");
+    if !git(&dir, &["init", "-q"]) {
+        eprintln!("skipped: git is not available");
+        return;
+    }
+    std::fs::write(dir.join("a.py"), "def f(a):\n    if a:\n        return 1\n").unwrap();
+    assert!(git(&dir, &["add", "."]) && git(&dir, &["commit", "-qm", "one"]));
+    std::fs::write(
+        dir.join("a.py"),
+        "def f(a):\n    if a or b:\n        return 1\n    return 0\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("notes.txt"), "x\n").unwrap();
+    assert!(git(&dir, &["add", "."]) && git(&dir, &["commit", "-qm", "two"]));
+    let result = call(&dir, "analyze_code_churn", json!({"period_days": 7}));
+    let s = &result["structuredContent"];
+    assert_eq!(s["total_commits"], 2, "{result}");
+    assert_eq!(s["total_authors"], 1);
+    let a = &s["files"][0];
+    assert_eq!(a["file"], "a.py");
+    assert_eq!(
+        (
+            a["commits"].as_u64(),
+            a["additions"].as_u64(),
+            a["deletions"].as_u64()
+        ),
+        (Some(2), Some(5), Some(1))
+    );
+    assert_eq!(a["authors"], json!(["Ann"]));
+    // a.py: churn 6 × cyclomatic 3.
+    assert_eq!(s["hotspots"][0]["score"], 18);
+    let csv = call(&dir, "analyze_code_churn", json!({"format": "csv"}));
+    assert!(csv["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("file,commits,"));
+
+    let plain = scratch("plain");
+    let result = call(&plain, "analyze_code_churn", json!({}));
+    assert_eq!(result["isError"], true);
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("not inside a git repository"),
+        "{result}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&plain);
+}
