@@ -272,6 +272,25 @@ fn close(segments: &[Segment], states: &mut [bool]) {
 
 /// Matches one component against tokens; `*` keeps one backtrack point.
 fn match_component(tokens: &[Token], text: &str) -> bool {
+    // Leading and trailing literal characters each consume exactly one character at their
+    // end of the text, so they can be compared first: `*.pem` against most names fails at
+    // the last character, `id_rsa*` at the first (every walked name meets the deny list).
+    let mut ends = text.chars();
+    for token in tokens {
+        match token {
+            Token::Char(c) if ends.next() == Some(*c) => {}
+            Token::Char(_) => return false,
+            _ => break,
+        }
+    }
+    let mut ends = text.chars().rev();
+    for token in tokens.iter().rev() {
+        match token {
+            Token::Char(c) if ends.next() == Some(*c) => {}
+            Token::Char(_) => return false,
+            _ => break,
+        }
+    }
     let (mut t, mut s) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     loop {
