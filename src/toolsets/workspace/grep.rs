@@ -144,7 +144,6 @@ impl Search<'_, '_> {
             self.binary += 1;
             return true;
         }
-        let text = String::from_utf8_lossy(bytes);
         let mut shown: Option<String> = None;
         let Search {
             matcher,
@@ -159,7 +158,7 @@ impl Search<'_, '_> {
             context_dropped,
             ..
         } = self;
-        let outcome = matcher.each_line(&text, steps, |line| {
+        let outcome = matcher.each_line(bytes, steps, |line| {
             *seen += 1;
             if *seen <= page.skip {
                 return true;
@@ -175,7 +174,7 @@ impl Search<'_, '_> {
                 let size = (*json_bytes + item_bytes).max(*text_bytes + lines_bytes);
                 (size <= page.bytes).then_some((item, lines, item_bytes, lines_bytes))
             };
-            let described = fits(describe(&text, line, shown, page)).or_else(|| {
+            let described = fits(describe(bytes, line, shown, page)).or_else(|| {
                 if !matches.is_empty() {
                     return None;
                 }
@@ -187,7 +186,7 @@ impl Search<'_, '_> {
                     after: 0,
                     ..*page
                 };
-                let (item, lines) = describe(&text, line, shown, &bare);
+                let (item, lines) = describe(bytes, line, shown, &bare);
                 let item_bytes = crate::model::json_size(&item) + 1;
                 let lines_bytes = lines.iter().map(|l| l.len() + 1).sum();
                 Some((item, lines, item_bytes, lines_bytes))
@@ -211,14 +210,13 @@ impl Search<'_, '_> {
 
 /// One match as structured JSON and as text lines (`path:12: text`, context lines as
 /// `path-11- text`).
-fn describe(text: &str, line: Line, shown: &str, page: &Page) -> (Value, Vec<String>) {
-    let matched = clip(&text[line.start..line.end], MAX_LINE_CHARS);
-    let before: Vec<String> = lines_before(text, line.start, page.before)
-        .map(|l| clip(l, MAX_LINE_CHARS))
+fn describe(bytes: &[u8], line: Line, shown: &str, page: &Page) -> (Value, Vec<String>) {
+    let show = |l: &[u8]| clip(&String::from_utf8_lossy(l), MAX_LINE_CHARS);
+    let matched = show(&bytes[line.start..line.end]);
+    let before: Vec<String> = lines_before(bytes, line.start, page.before)
+        .map(show)
         .collect();
-    let after: Vec<String> = lines_after(text, line.end, page.after)
-        .map(|l| clip(l, MAX_LINE_CHARS))
-        .collect();
+    let after: Vec<String> = lines_after(bytes, line.end, page.after).map(show).collect();
     let mut out = Vec::with_capacity(1 + before.len() + after.len());
     let first = line.number - before.len();
     for (i, l) in before.iter().enumerate() {
@@ -239,32 +237,41 @@ fn describe(text: &str, line: Line, shown: &str, page: &Page) -> (Value, Vec<Str
 }
 
 /// Up to `n` lines before the line starting at `start`, in order.
-fn lines_before(text: &str, start: usize, n: usize) -> impl Iterator<Item = &str> {
+fn lines_before(bytes: &[u8], start: usize, n: usize) -> impl Iterator<Item = &[u8]> {
     let mut found = Vec::new();
     let mut line_start = start;
     while found.len() < n && line_start > 0 {
         let end = line_start - 1;
-        let begin = text[..end].rfind('\n').map_or(0, |i| i + 1);
-        found.push(strip_cr(&text[begin..end]));
+        let begin = bytes[..end]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        found.push(strip_cr(&bytes[begin..end]));
         line_start = begin;
     }
     found.into_iter().rev()
 }
 
 /// Up to `n` lines after the line ending at `end` (before its terminator).
-fn lines_after(text: &str, end: usize, n: usize) -> impl Iterator<Item = &str> {
-    let mut next = text[end..].find('\n').map(|i| end + i + 1);
+fn lines_after(bytes: &[u8], end: usize, n: usize) -> impl Iterator<Item = &[u8]> {
+    let newline = |from: usize| {
+        bytes[from..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map(|i| from + i)
+    };
+    let mut next = newline(end).map(|i| i + 1);
     std::iter::from_fn(move || {
-        let start = next.filter(|&s| s < text.len())?;
-        let stop = text[start..].find('\n').map_or(text.len(), |i| start + i);
-        next = (stop < text.len()).then_some(stop + 1);
-        Some(strip_cr(&text[start..stop]))
+        let start = next.filter(|&s| s < bytes.len())?;
+        let stop = newline(start).unwrap_or(bytes.len());
+        next = (stop < bytes.len()).then_some(stop + 1);
+        Some(strip_cr(&bytes[start..stop]))
     })
     .take(n)
 }
 
-fn strip_cr(line: &str) -> &str {
-    line.strip_suffix('\r').unwrap_or(line)
+fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 impl Visitor for Search<'_, '_> {

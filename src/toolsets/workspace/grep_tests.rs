@@ -215,20 +215,28 @@ fn literal_queries_that_look_like_regexes_say_so() {
 
 #[test]
 fn context_lines_stop_at_the_edges() {
-    let text = "one\ntwo\r\nthree\nfour\n";
-    let three = text.find("three").expect("there");
-    assert_eq!(
-        lines_before(text, three, 5).collect::<Vec<_>>(),
-        ["one", "two"]
-    );
-    assert_eq!(
-        lines_after(text, three + 5, 5).collect::<Vec<_>>(),
-        ["four"]
-    );
+    let text: &[u8] = b"one\ntwo\r\nthree\nfour\n";
+    let three = 9;
+    let all = |lines: Vec<&[u8]>| lines.concat();
+    assert_eq!(all(lines_before(text, three, 5).collect()), b"onetwo");
+    assert_eq!(all(lines_after(text, three + 5, 5).collect()), b"four");
     assert_eq!(lines_before(text, 0, 2).count(), 0);
-    assert_eq!(lines_after("a\nb", 1, 3).collect::<Vec<_>>(), ["b"]);
-    assert_eq!(lines_after("a", 1, 3).count(), 0);
-    assert_eq!(lines_after("a\n\nc", 1, 1).collect::<Vec<_>>(), [""]);
+    assert_eq!(all(lines_after(b"a\nb", 1, 3).collect()), b"b");
+    assert_eq!(lines_after(b"a", 1, 3).count(), 0);
+    assert_eq!(lines_after(b"a\n\nc", 1, 1).collect::<Vec<_>>(), [b""]);
+}
+
+#[test]
+fn invalid_utf8_is_shown_replaced_and_still_searched() {
+    let tree = TempTree::new("grep-lossy");
+    tree.file("latin1.txt", b"caf\xe9 needle\nplain\n");
+    let out = search(&tree, json!({"query": "needle"}));
+    assert_eq!(
+        out.structured.as_ref().expect("s")["matches"][0]["text"],
+        "caf\u{fffd} needle"
+    );
+    let out = search(&tree, json!({"query": "f.\\s", "regex": true}));
+    assert_eq!(hits(&out), ["latin1.txt:1"]);
 }
 
 #[test]

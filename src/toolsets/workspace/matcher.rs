@@ -7,6 +7,8 @@
 //! it is checked (for literals the candidate is already a match), and the scan resumes after
 //! that line, so each matching line is reported once and non-matching text is only scanned.
 
+use std::borrow::Cow;
+
 use super::regex::{Exhausted, Regex, RegexError};
 
 /// One query, compiled.
@@ -57,16 +59,17 @@ impl Matcher {
         )?)))
     }
 
-    /// Calls `found` for each matching line of `text`, in order, until it returns false.
-    /// Regular expressions spend `budget` (see [`Regex::matches_from`]); `Err` when it ran
-    /// out before the end of the text.
+    /// Calls `found` for each matching line of `bytes`, in order, until it returns false.
+    /// The bytes need not be UTF-8: literals are found byte for byte, and a regular
+    /// expression sees each candidate line decoded on its own (invalid sequences as U+FFFD),
+    /// so a file is never validated or copied whole. Regular expressions spend `budget`
+    /// (see [`Regex::matches_from`]); `Err` when it ran out before the end.
     pub(crate) fn each_line(
         &mut self,
-        text: &str,
+        bytes: &[u8],
         budget: &mut u64,
         mut found: impl FnMut(Line) -> bool,
     ) -> Result<(), Exhausted> {
-        let bytes = text.as_bytes();
         let (mut from, mut number, mut counted_to) = (0, 1, 0);
         while from < bytes.len() {
             let candidate = match self {
@@ -77,8 +80,11 @@ impl Matcher {
             let Some(at) = candidate else {
                 return Ok(());
             };
-            let start = text[from..at].rfind('\n').map_or(from, |i| from + i + 1);
-            let next = text[at..].find('\n').map_or(bytes.len(), |i| at + i);
+            let start = bytes[from..at]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(from, |i| from + i + 1);
+            let next = find_byte(&bytes[at..], b'\n', false).map_or(bytes.len(), |i| at + i);
             let end = if next > start && bytes[next - 1] == b'\r' {
                 next - 1
             } else {
@@ -86,7 +92,14 @@ impl Matcher {
             };
             let matched = match self {
                 Matcher::Regex(regex) => {
-                    regex.matches_from(&text[start..end], at.min(end) - start, budget)?
+                    let line = String::from_utf8_lossy(&bytes[start..end]);
+                    // Candidates fall on character starts; in a line with invalid bytes the
+                    // offsets shift, so the whole line is examined.
+                    let skip = match &line {
+                        Cow::Borrowed(_) => at.min(end) - start,
+                        Cow::Owned(_) => 0,
+                    };
+                    regex.matches_from(&line, skip, budget)?
                 }
                 _ => true,
             };
@@ -201,7 +214,7 @@ mod tests {
         let mut out = Vec::new();
         let mut budget = u64::MAX;
         matcher
-            .each_line(text, &mut budget, |line| {
+            .each_line(text.as_bytes(), &mut budget, |line| {
                 out.push((line.number, text[line.start..line.end].to_string()));
                 true
             })
@@ -303,7 +316,7 @@ mod tests {
         let mut budget = u64::MAX;
         Matcher::literal("x", true)
             .expect("short")
-            .each_line("x\nx\nx\n", &mut budget, |_| {
+            .each_line(b"x\nx\nx\n", &mut budget, |_| {
                 seen += 1;
                 seen < 2
             })
