@@ -106,6 +106,25 @@ impl Regex {
     }
 }
 
+/// The text a pattern stands for when it has no operators at all (`foo\.rs`), and whether
+/// a leading `(?i)` asked for case folding: such a pattern is searched as a literal.
+pub(crate) fn plain_text(pattern: &str) -> Option<(String, bool)> {
+    let (node, fold) = parse(pattern).ok()?;
+    let text = match trim_dot_stars(node) {
+        Node::Char(c) => c.to_string(),
+        Node::Concat(items) => items
+            .iter()
+            .map(|item| match item {
+                Node::Char(c) => Some(*c),
+                _ => None,
+            })
+            .collect::<Option<String>>()?,
+        _ => return None,
+    };
+    // A line never holds a newline, so `a\nb` matches nothing as a regex; not so as text.
+    (!text.is_empty() && !text.contains('\n')).then_some((text, fold))
+}
+
 /// Drops a leading and a trailing `.*`: whether a line matches does not depend on them (`.`
 /// matches every character of a line), and without them most patterns get a narrow first
 /// byte set.

@@ -278,3 +278,13 @@ fn agrees_with_pythons_re_on_generated_patterns() {
     }
     assert_eq!(checked, 1500 * 12);
 }
+
+#[test]
+fn patterns_without_operators_are_plain_text() {
+    assert_eq!(plain_text("foo\\.rs"), Some(("foo.rs".into(), false)));
+    assert_eq!(plain_text("(?i)Needle"), Some(("Needle".into(), true)));
+    assert_eq!(plain_text(".*needle.*"), Some(("needle".into(), false)));
+    for pattern in ["a.c", "a|b", "^a", "a*", "", "(ab)c", "[a]", "a\\nb"] {
+        assert_eq!(plain_text(pattern), None, "{pattern}");
+    }
+}
