@@ -6,7 +6,6 @@
 //! routed by [`Connection::serve_common`] with an [`Era`] describing the request's protocol.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
 use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
@@ -41,7 +40,7 @@ pub(crate) fn invalid(message: impl Into<String>) -> McpError {
     McpError::InvalidParams(message.into())
 }
 
-impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
+impl<'s> Connection<'s> {
     /// Routes one request. `None` means no response (an open listen stream).
     pub(crate) fn dispatch(&mut self, request: Request) -> Option<Reply> {
         // A request carrying the 2026-07-28 `_meta` is a 2026-07-28 request whatever its
@@ -317,6 +316,7 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
         }
         self.listens.push(Listen {
             id: id.clone(),
+            origin: self.origin(),
             resources_list_changed: list_changed,
             uris,
         });

@@ -64,6 +64,7 @@ mod context;
 mod dispatch;
 mod encoding;
 mod error;
+pub mod http;
 mod jsonrpc;
 pub mod log;
 mod methods;
@@ -74,6 +75,7 @@ mod resources;
 mod schema;
 mod server;
 mod session;
+mod stdio;
 pub mod toolsets;
 mod transport;
 mod uri_template;
@@ -90,7 +92,7 @@ pub use model::{
 pub use protocol::{LogLevel, Version};
 pub use resources::{ReadFn, TemplateReadFn, VariableCompleteFn};
 pub use server::{Builder, ConfigError, Limits, Server};
-pub use session::serve;
+pub use stdio::serve;
 
 /// Serves one session over this process's stdin and stdout until stdin closes.
 pub fn run_stdio(server: &Server) -> Result<(), Error> {

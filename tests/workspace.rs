@@ -1468,6 +1468,17 @@ fn several_roots_on_the_command_line() {
     );
     let prompt_ref = json!({"type": "ref/prompt", "name": "explain_file"});
     assert_eq!(complete(&mut client, prompt_ref, "path", "t"), ["two/"]);
+    let overview = client.request(
+        "prompts/get",
+        json!({"name": "project_overview", "arguments": {}}),
+    );
+    let layout = overview["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{overview}"));
+    assert!(
+        layout.contains("one/\n  src/\n    a.rs\ntwo/\n  src/"),
+        "{layout}"
+    );
 }
 
 #[test]
@@ -1553,6 +1564,13 @@ fn denied_files_are_hidden_and_refused_everywhere() {
         assert_error(
             &client.request("resources/read", json!({"uri": client.u(path)})),
             "deny list",
+        );
+        assert!(
+            client
+                .request("resources/subscribe", json!({"uri": client.u(path)}))
+                .get("error")
+                .is_some(),
+            "{path}: subscribed"
         );
         assert_error(
             &client.request(
@@ -1866,4 +1884,7 @@ fn in_the_stateless_era_roots_come_with_input_required() {
         retry["result"]["structuredContent"]["content"],
         "from the client's root"
     );
+    // Listings cannot answer input_required: they use the roots as they are.
+    let listed = client.request("resources/list", json!({"_meta": meta}));
+    assert_eq!(listed["result"]["resultType"], "complete", "{listed}");
 }

@@ -2,6 +2,7 @@
 """Drive minimcp with the official Python MCP SDK (`mcp` from PyPI), once per protocol version.
 
 usage: python_client.py [--generic | --roots DIR] [--versions V,V,...] -- SERVER_COMMAND [ARGS...]
+       python_client.py [--generic] [--versions V,V,...] -- http://HOST:PORT/mcp
 
 For each version a fresh server process is spawned over stdio and a fresh session opened:
 - handshake versions (2024-11-05 ... 2025-11-25): the SDK's ClientSession, with the
@@ -68,7 +69,7 @@ FIXTURE_TOOLS = {
 }
 FIXTURE_PROMPTS = {
     "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
-    "test_prompt_with_image",
+    "test_prompt_with_image", "test_input_required_result_prompt",
 }
 FIXTURE_RESOURCES = {"test://static-text", "test://static-binary", "test://watched-resource"}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -203,9 +204,26 @@ class Conn:
         return wire(result)["completion"]["values"]
 
 
+def is_url(command: list[str]) -> bool:
+    """A server given as `http://…/mcp` is reached over Streamable HTTP, not spawned."""
+    return command[0].startswith(("http://", "https://"))
+
+
+def http_transport(url: str):
+    try:  # mcp 2.x
+        from mcp.client.streamable_http import streamable_http_client as connect
+    except ImportError:  # mcp 1.x
+        from mcp.client.streamable_http import streamablehttp_client as connect
+    return connect(url)
+
+
 async def open_handshake(stack: AsyncExitStack, command: list[str], version: str, peer: Peer) -> Conn:
-    params = StdioServerParameters(command=command[0], args=command[1:])
-    read, write = await stack.enter_async_context(stdio_client(params))
+    if is_url(command):
+        streams = await stack.enter_async_context(http_transport(command[0]))
+        read, write = streams[0], streams[1]  # 1.x also yields a session-id getter
+    else:
+        params = StdioServerParameters(command=command[0], args=command[1:])
+        read, write = await stack.enter_async_context(stdio_client(params))
     session = await stack.enter_async_context(ClientSession(
         read, write,
         list_roots_callback=peer.on_roots if peer.roots else None,
@@ -240,7 +258,7 @@ async def open_stateless(stack: AsyncExitStack, command: list[str], peer: Peer) 
     from mcp import Client
 
     client = await stack.enter_async_context(Client(
-        StdioServerParameters(command=command[0], args=command[1:]),
+        command[0] if is_url(command) else StdioServerParameters(command=command[0], args=command[1:]),
         mode="auto",  # probe server/discover; fall back to initialize only if the server lacks it
         sampling_callback=peer.on_sampling,
         elicitation_callback=peer.on_elicitation,
@@ -323,7 +341,7 @@ async def check_tools_call(conn: Conn, peer: Peer) -> None:
 
 
 async def check_tool_input_validation(conn: Conn, peer: Peer) -> str:
-    ok = await conn.call("json_schema_2020_12_tool", {"name": "n", "address": {"street": "s", "city": "c"}})
+    ok = await conn.call("json_schema_2020_12_tool", {"name": "n", "email": "n@example.com", "address": {"street": "s", "city": "c"}})
     expect(not ok.get("isError"), f"valid 2020-12 arguments refused: {ok}")
     try:
         bad = await conn.call("json_schema_2020_12_tool", {"name": "n", "unexpected": 1})

@@ -21,6 +21,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
@@ -49,7 +50,7 @@ const FIXTURE_TOOLS = [
   "json_schema_2020_12_tool",
 ];
 const FIXTURE_PROMPTS = [
-  "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image",
+  "test_input_required_result_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image",
   "test_simple_prompt",
 ];
 const FIXTURE_RESOURCES = ["test://static-binary", "test://static-text", "test://watched-resource"];
@@ -101,7 +102,10 @@ const fileUri = (path) =>
 
 async function open(command, offered) {
   const conn = { offered, version: undefined, received: [], logs: [], sampling: [], elicitations: [], init: null };
-  const transport = new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: "inherit" });
+  // A server given as http://…/mcp is reached over Streamable HTTP instead of spawned.
+  const transport = /^https?:\/\//.test(command[0])
+    ? new StreamableHTTPClientTransport(new URL(command[0]))
+    : new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: "inherit" });
   const send = transport.send.bind(transport);
   let initId;
   transport.send = (message, options) => {
@@ -215,7 +219,7 @@ const checks = {
     expect(error.isError === true && error.content[0].text, "tool error");
   },
   async "tool input errors"(conn) {
-    const ok = await call(conn, "json_schema_2020_12_tool", { name: "n", address: { street: "s", city: "c" } });
+    const ok = await call(conn, "json_schema_2020_12_tool", { name: "n", email: "n@example.com", address: { street: "s", city: "c" } });
     expect(!ok.isError, `valid arguments refused: ${JSON.stringify(ok)}`);
     if (atLeast(conn.version, "2025-11-25")) {
       const bad = await call(conn, "json_schema_2020_12_tool", { name: "n", unexpected: 1 });

@@ -206,28 +206,26 @@ fn describe_roots(roots: &[Value]) -> String {
 /// `test_input_required_result_capabilities`: each question the client cannot answer is
 /// skipped (the core reports it as unsupported and asks nothing); the rest are asked together.
 fn capabilities(ctx: &mut Context<'_>) -> Result<String, HandlerError> {
-    let name = ask_name(ctx, "user_name", "What is your name?");
-    let greeting = ctx
-        .input_key("greeting")
-        .sample(question("Generate a greeting", 50));
-    let roots = ctx.input_key("client_roots").roots();
-    let skipped = |e: &HandlerError| matches!(e, HandlerError::Input(InputError::Unsupported(_)));
-    let unsupported = |e: &InputError| matches!(e, InputError::Unsupported(_));
+    let name = unless_unsupported(ask_name(ctx, "user_name", "What is your name?"));
+    let greeting = unless_unsupported(
+        ctx.input_key("greeting")
+            .sample(question("Generate a greeting", 50))
+            .map_err(HandlerError::from),
+    );
+    let roots = unless_unsupported(
+        ctx.input_key("client_roots")
+            .roots()
+            .map_err(HandlerError::from),
+    );
     let mut answers = Vec::new();
-    match name {
-        Ok(name) => answers.push(format!("name: {name}")),
-        Err(e) if skipped(&e) => {}
-        Err(e) => return Err(e),
+    if let Some(name) = name? {
+        answers.push(format!("name: {name}"));
     }
-    match greeting {
-        Ok(greeting) => answers.push(format!("greeting: {}", sampled_text(&greeting))),
-        Err(e) if unsupported(&e) => {}
-        Err(e) => return Err(e.into()),
+    if let Some(greeting) = greeting? {
+        answers.push(format!("greeting: {}", sampled_text(&greeting)));
     }
-    match roots {
-        Ok(roots) => answers.push(format!("roots: {}", describe_roots(&roots))),
-        Err(e) if unsupported(&e) => {}
-        Err(e) => return Err(e.into()),
+    if let Some(roots) = roots? {
+        answers.push(format!("roots: {}", describe_roots(&roots)));
     }
     if answers.is_empty() {
         return Ok(
@@ -236,6 +234,14 @@ fn capabilities(ctx: &mut Context<'_>) -> Result<String, HandlerError> {
         );
     }
     Ok(answers.join("; "))
+}
+
+/// `Ok(None)` when the client cannot answer: it did not declare the capability.
+fn unless_unsupported<T>(answer: Result<T, HandlerError>) -> Result<Option<T>, HandlerError> {
+    match answer {
+        Err(HandlerError::Input(InputError::Unsupported(_))) => Ok(None),
+        other => other.map(Some),
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use super::catalog::Entry;
 use super::error::TemplateError;
 use super::render::Template;
 use super::resolve;
-use super::sha256;
 use super::tools::{offset_arg, parameters_arg, ENVELOPE_BYTES};
 use super::validate::{self, Unknown};
 use crate::{Arguments, Context, HandlerError, ToolOutput};
@@ -99,7 +98,7 @@ pub(super) fn generate_template(
         Ok(content) => content,
         Err(e) => return Ok(e.to_output()),
     };
-    let checksum = format!("sha256:{}", sha256::hex(content.as_bytes()));
+    let checksum = format!("sha256:{}", crate::encoding::sha256_hex(content.as_bytes()));
     let offset = offset_arg(args)?;
     if offset > content.len() || !content.is_char_boundary(offset) {
         return Err(HandlerError::Invalid(format!(

@@ -25,7 +25,6 @@ mod render;
 mod resources;
 mod scaffold;
 mod search;
-mod sha256;
 mod tokens;
 mod tools;
 mod validate;

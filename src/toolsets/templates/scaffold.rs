@@ -6,7 +6,6 @@ use super::catalog::{self, Entry};
 use super::error::TemplateError;
 use super::generate::render;
 use super::resolve;
-use super::sha256;
 use super::tools::{filter, offset_arg, optional_str, page, parameters_arg, with_next};
 use super::validate::{self, Unknown};
 use crate::{Arguments, Context, HandlerError, ToolOutput};
@@ -88,7 +87,8 @@ pub(super) fn scaffold_project(
         });
         match outcome {
             Ok((entry, content)) => {
-                let checksum = format!("sha256:{}", sha256::hex(content.as_bytes()));
+                let checksum =
+                    format!("sha256:{}", crate::encoding::sha256_hex(content.as_bytes()));
                 let line = format!(
                     "=== {} ({}, {checksum})\n{content}",
                     entry.filename(),

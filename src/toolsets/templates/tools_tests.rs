@@ -1,4 +1,3 @@
-use super::super::sha256;
 use super::*;
 use crate::{Content, ToolOutput};
 use serde_json::json;
@@ -218,7 +217,7 @@ fn generate_returns_the_file_its_name_and_checksum() {
     assert_eq!(s["size"], content.len());
     assert_eq!(
         s["checksum"],
-        format!("sha256:{}", sha256::hex(content.as_bytes()))
+        format!("sha256:{}", crate::encoding::sha256_hex(content.as_bytes()))
     );
     assert!(content.contains("clippy --all-targets"));
     assert!(

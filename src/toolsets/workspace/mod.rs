@@ -44,7 +44,7 @@ mod complete;
 mod gitignore;
 mod glob;
 mod grep;
-mod info;
+pub(crate) mod info;
 mod lines;
 mod matcher;
 mod mime;
@@ -201,7 +201,19 @@ impl Workspace {
     /// `notifications/roots/list_changed`; in 2026-07-28 with `input_required`). Errs when
     /// there is no root at all, with how to configure one.
     pub(crate) fn enter(&self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
-        if !self.fixed
+        self.refresh(ctx, true)
+    }
+
+    /// [`Workspace::enter`] for requests that cannot answer `input_required` (listings and
+    /// completions): in 2026-07-28 they use the roots as they are instead of asking.
+    pub(crate) fn enter_listing(&self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
+        let may_ask = !ctx.protocol_version().is_stateless();
+        self.refresh(ctx, may_ask)
+    }
+
+    fn refresh(&self, ctx: &mut Context<'_>, may_ask: bool) -> Result<(), HandlerError> {
+        if may_ask
+            && !self.fixed
             && !self.client_silent.get()
             && ctx.client_capabilities().get("roots").is_some()
         {

@@ -243,7 +243,7 @@ impl ResourceSource for Files {
         ctx: &mut Context<'_>,
     ) -> Result<Page<ResourceInfo>, HandlerError> {
         // No root yet: an empty list, not an error (clients list resources at startup).
-        match self.ws.enter(ctx) {
+        match self.ws.enter_listing(ctx) {
             Err(HandlerError::Input(e)) => return Err(HandlerError::Input(e)),
             Err(_) => {
                 return Ok(Page {

@@ -291,6 +291,12 @@ impl Sandbox {
         &self.label
     }
 
+    /// True when the deny list hides the entry `local` itself (its directories were checked
+    /// when the walk entered them): one rule check per entry, not one per component.
+    pub(crate) fn is_denied_entry(&self, local: &RelPath, is_dir: bool) -> bool {
+        !self.deny.is_empty() && self.deny.decide(local.as_str(), is_dir) == Some(true)
+    }
+
     /// True when the deny list hides `local` (a root-relative path) or a directory above it.
     pub(crate) fn is_denied(&self, local: &RelPath, is_dir: bool) -> bool {
         if self.deny.is_empty() {

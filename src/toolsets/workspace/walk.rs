@@ -218,7 +218,7 @@ pub(crate) fn walk(
         }
         // Denied files are hidden without a trace (not even counted in the notes).
         let is_dir = kind == Kind::Dir;
-        if sandbox.is_denied(&real_rel, is_dir)
+        if sandbox.is_denied_entry(&real_rel, is_dir)
             || (symlink
                 && sandbox
                     .relative(&real)
