@@ -360,6 +360,7 @@ fn list_directory(
                 kind: Kind::Dir,
                 symlink: false,
                 depth: 1,
+                id: None,
             };
             list.page.offer(|| describe(&root, &RelPath::root()));
             depth - 1
