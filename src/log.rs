@@ -61,20 +61,24 @@ pub fn enabled(level: Level) -> bool {
 
 fn write(level: Level, message: Arguments<'_>) {
     if enabled(level) {
-        // A failed stderr write has nowhere to be reported; ignoring it is all we can do.
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "minimcp: {}: {message}",
-            level.name()
-        );
+        emit(format_args!("minimcp: {}: {message}\n", level.name()));
     }
+}
+
+/// Writes one whole line with one `write` call: stderr is unbuffered, so formatting
+/// straight into it costs a system call per piece (a dozen for a typical line), and lines
+/// from different threads could interleave with other writers of the same pipe.
+fn emit(line: Arguments<'_>) {
+    let line = std::fmt::format(line);
+    // A failed stderr write has nowhere to be reported; ignoring it is all we can do.
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// Logs a fact the operator needs whatever the level (unless `off`): where the server
 /// listens.
 pub fn notice(message: Arguments<'_>) {
     if enabled(Level::Error) {
-        let _ = writeln!(std::io::stderr().lock(), "minimcp: {message}");
+        emit(format_args!("minimcp: {message}\n"));
     }
 }
 
@@ -101,5 +105,5 @@ pub fn debug(message: Arguments<'_>) {
 /// One access line per HTTP request (the caller decides whether: `--access-log` writes
 /// them at any level). The line's content and what it must never hold: `http::access`.
 pub(crate) fn access(line: Arguments<'_>) {
-    let _ = writeln!(std::io::stderr().lock(), "minimcp: access: {line}");
+    emit(format_args!("minimcp: access: {line}\n"));
 }
