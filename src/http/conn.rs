@@ -451,9 +451,10 @@ fn post(
         );
     }
     let content_type = request.header("content-type").unwrap_or_default();
+    let json = "application/json";
     if !content_type
-        .to_ascii_lowercase()
-        .starts_with("application/json")
+        .get(..json.len())
+        .is_some_and(|t| t.eq_ignore_ascii_case(json))
     {
         return refuse(415, "Content-Type must be application/json");
     }
@@ -647,9 +648,11 @@ fn accepts(request: &Request, media: &str) -> bool {
     let (kind, _) = media.split_once('/').unwrap_or((media, ""));
     accept.split(',').any(|item| {
         let item = item.split(';').next().unwrap_or_default().trim();
-        item.eq_ignore_ascii_case(media)
-            || item == "*/*"
-            || item.eq_ignore_ascii_case(&format!("{kind}/*"))
+        // `kind/*` is matched in place: this runs twice per POST, so no string is built.
+        let wildcard = item
+            .strip_suffix("/*")
+            .is_some_and(|k| k == "*" || k.eq_ignore_ascii_case(kind));
+        item.eq_ignore_ascii_case(media) || wildcard
     })
 }
 
@@ -842,6 +845,37 @@ mod tests {
                 session_route(&with(bad), Some("X-Mcp-Route")).is_err(),
                 "{bad:?}"
             );
+        }
+    }
+
+    #[test]
+    fn accept_matches_types_and_wildcards_case_insensitively() {
+        let with = |accept: &str| Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: vec![("Accept".into(), accept.into())],
+            body: Vec::new(),
+            close: false,
+        };
+        let json = "application/json";
+        for yes in [
+            json,
+            "Application/JSON",
+            "application/*",
+            "*/*",
+            "text/html, APPLICATION/*;q=0.5",
+        ] {
+            assert!(accepts(&with(yes), json), "{yes}");
+        }
+        for no in [
+            "text/event-stream",
+            "application/xml",
+            "app/*",
+            "*",
+            "application/json*",
+            "",
+        ] {
+            assert!(!accepts(&with(no), json), "{no}");
         }
     }
 

@@ -245,19 +245,21 @@ pub(crate) fn write_response(
     body: &[u8],
     close: bool,
 ) -> io::Result<()> {
-    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    // Head and body in one buffer and one write: one system call, one TCP segment, and no
+    // temporary string per header line.
+    let mut all = Vec::with_capacity(160 + body.len());
+    write!(all, "HTTP/1.1 {status} {}\r\n", reason(status))?;
     if let Some(ct) = content_type {
-        head.push_str(&format!("Content-Type: {ct}\r\n"));
+        write!(all, "Content-Type: {ct}\r\n")?;
     }
-    head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    write!(all, "Content-Length: {}\r\n", body.len())?;
     for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
+        write!(all, "{name}: {value}\r\n")?;
     }
     if close {
-        head.push_str("Connection: close\r\n");
+        all.extend_from_slice(b"Connection: close\r\n");
     }
-    head.push_str("\r\n");
-    let mut all = head.into_bytes();
+    all.extend_from_slice(b"\r\n");
     all.extend_from_slice(body);
     out.write_all(&all)?;
     out.flush()
