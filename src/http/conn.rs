@@ -2,12 +2,12 @@
 //! everything that needs no session, handing the message to the dispatch thread and writing
 //! what it sends back. Nothing here runs a handler.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -28,8 +28,6 @@ use crate::session::port::{self, Origin, Unit};
 const STACK: usize = 256 * 1024;
 /// How often a connection waiting for a slow reply is checked for a client that left.
 const PROBE: Duration = Duration::from_secs(1);
-/// An I/O thread with no connection to serve ends after this long.
-const IDLE_THREAD: Duration = Duration::from_secs(10);
 /// An open event stream gets a comment this often, so proxies keep it and a vanished
 /// client is noticed.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -93,23 +91,43 @@ pub(crate) enum Out {
     End,
 }
 
-/// Connections accepted but not yet taken by an I/O thread, and how many threads wait.
-#[derive(Default)]
+/// The listening socket, shared by every I/O thread, and how many threads there are.
 struct Pool {
-    queue: VecDeque<TcpStream>,
-    idle: usize,
+    listener: TcpListener,
+    /// I/O threads blocked in `accept`, waiting for a connection.
+    accepting: AtomicUsize,
+    /// I/O threads alive (at most `max_connections + 1`).
+    threads: AtomicUsize,
 }
 
-/// Accepts connections until the listener fails, at most `max_connections` open at once;
+/// Serves connections until the listener fails, at most `max_connections` open at once;
 /// past that, a connection is answered 503 and closed at once (the client may retry; nobody
-/// waits in a queue of unknown length). Each connection is served by an I/O thread: an idle
-/// one if there is one (threads are reused: spawning one per connection would cost more
-/// than a short request), else a new one, never more threads than `max_connections`.
+/// waits in a queue of unknown length). The calling thread becomes the first I/O thread.
+///
+/// Every idle I/O thread waits in `accept` itself and serves what it accepts: a connection
+/// wakes one thread, not an acceptor and then a worker (a thread hop costs about as much
+/// CPU as a short request). A thread that takes the last waiting place starts another, so
+/// one thread is always accepting, to serve the next connection or refuse it past the
+/// limit: at most `max_connections + 1` threads. Threads are kept once started (spawning
+/// one per connection would cost more than a short request; an idle one is a few pages).
 pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
-    let pool = Arc::new((Mutex::new(Pool::default()), Condvar::new()));
-    let threads = Arc::new(AtomicUsize::new(0));
-    for stream in listener.incoming() {
-        let Ok(mut stream) = stream else { continue };
+    let pool = Arc::new(Pool {
+        listener,
+        accepting: AtomicUsize::new(0),
+        threads: AtomicUsize::new(1),
+    });
+    work(&pool, &shared);
+}
+
+/// One I/O thread: accept a connection, serve it, repeat.
+fn work(pool: &Arc<Pool>, shared: &Arc<Shared>) {
+    loop {
+        pool.accepting.fetch_add(1, Ordering::AcqRel);
+        let accepted = pool.listener.accept();
+        let others = pool.accepting.fetch_sub(1, Ordering::AcqRel) - 1;
+        let Ok((mut stream, _)) = accepted else {
+            continue;
+        };
         // Small request/response pairs: never wait for Nagle's algorithm.
         let _ = stream.set_nodelay(true);
         if shared.open.fetch_add(1, Ordering::AcqRel) >= shared.config.max_connections {
@@ -128,63 +146,31 @@ pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
             );
             continue;
         }
-        {
-            let (lock, ready) = &*pool;
-            let Ok(mut waiting) = lock.lock() else { return };
-            // An idle thread takes it; so does one finishing a connection when every thread
-            // allowed exists already.
-            if waiting.idle > waiting.queue.len()
-                || threads.load(Ordering::Acquire) >= shared.config.max_connections
-            {
-                waiting.queue.push_back(stream);
-                ready.notify_one();
-                continue;
-            }
+        if others == 0 {
+            spawn(pool, shared);
         }
-        threads.fetch_add(1, Ordering::AcqRel);
-        let worker = Arc::clone(&shared);
-        let (pool, count) = (Arc::clone(&pool), Arc::clone(&threads));
-        let spawned = thread::Builder::new()
-            .name("minimcp-http".into())
-            .stack_size(STACK)
-            .spawn(move || {
-                let mut next = Some(stream);
-                while let Some(stream) = next.take() {
-                    serve_connection(stream, &worker);
-                    worker.open.fetch_sub(1, Ordering::AcqRel);
-                    next = next_connection(&pool);
-                }
-                count.fetch_sub(1, Ordering::AcqRel);
-            });
-        if let Err(e) = spawned {
-            threads.fetch_sub(1, Ordering::AcqRel);
-            shared.open.fetch_sub(1, Ordering::AcqRel);
-            log::warn(format_args!("cannot start a connection thread: {e}"));
-        }
+        serve_connection(stream, shared);
+        shared.open.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
-/// Waits for another connection to serve; `None` after [`IDLE_THREAD`] without one.
-fn next_connection(pool: &(Mutex<Pool>, Condvar)) -> Option<TcpStream> {
-    let (lock, ready) = pool;
-    let mut waiting = lock.lock().ok()?;
-    waiting.idle += 1;
-    let deadline = Instant::now() + IDLE_THREAD;
-    let stream = loop {
-        if let Some(stream) = waiting.queue.pop_front() {
-            break Some(stream);
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            break None;
-        }
-        waiting = match ready.wait_timeout(waiting, left) {
-            Ok((guard, _)) => guard,
-            Err(_) => return None,
-        };
-    };
-    waiting.idle -= 1;
-    stream
+/// Starts another I/O thread, unless `max_connections + 1` exist.
+fn spawn(pool: &Arc<Pool>, shared: &Arc<Shared>) {
+    let limit = shared.config.max_connections + 1;
+    if pool.threads.fetch_add(1, Ordering::AcqRel) >= limit {
+        pool.threads.fetch_sub(1, Ordering::AcqRel);
+        return;
+    }
+    let (mine, worker) = (Arc::clone(pool), Arc::clone(shared));
+    let spawned = thread::Builder::new()
+        .name("minimcp-http".into())
+        .stack_size(STACK)
+        .spawn(move || work(&mine, &worker));
+    if let Err(e) = spawned {
+        // The threads already started keep accepting once their connections end.
+        pool.threads.fetch_sub(1, Ordering::AcqRel);
+        log::warn(format_args!("cannot start a connection thread: {e}"));
+    }
 }
 
 /// Serves requests on one connection until it closes, times out, or misbehaves.

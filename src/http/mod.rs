@@ -2,10 +2,11 @@
 //!
 //! Two kinds of threads, so the session core stays single-threaded:
 //!
-//! - **I/O threads** (the acceptor, and one per open connection, at most
-//!   [`HttpConfig::max_connections`]): they read and check HTTP (sizes, timeouts, `Host`,
-//!   `Origin`, the token, headers), parse the JSON body, hand it to the dispatch thread with
-//!   a channel for the reply, and write what comes back (a JSON body, or an event stream).
+//! - **I/O threads** (one per open connection, at most [`HttpConfig::max_connections`],
+//!   plus one waiting in `accept`; each accepts the connection it then serves): they read
+//!   and check HTTP (sizes, timeouts, `Host`, `Origin`, the token, headers), parse the JSON
+//!   body, hand it to the dispatch thread with a channel for the reply, and write what
+//!   comes back (a JSON body, or an event stream).
 //!   They never run a handler: a slow or hostile client can only ever tie up its own thread.
 //! - **The dispatch thread** (the caller of [`serve`]) owns every session and runs
 //!   dispatch and every handler, one at a time, exactly as over stdio: each session is a
