@@ -18,8 +18,9 @@ pub(crate) enum Matcher {
     Exact(Literal),
     /// An ASCII literal, case-insensitive: compared with ASCII folding in place.
     AsciiFold(Literal),
-    /// A regular expression (or a literal with non-ASCII case folding).
-    Regex(Box<Regex>),
+    /// A regular expression (or a literal with non-ASCII case folding), and the literal
+    /// every match contains when there is one: lines are found by scanning for it.
+    Regex(Box<Regex>, Option<Literal>),
 }
 
 /// A literal needle and which of its bytes the scan looks for first.
@@ -47,7 +48,7 @@ impl Matcher {
         Ok(match (case_sensitive, query.is_ascii()) {
             (true, _) => Matcher::Exact(literal()),
             (false, true) => Matcher::AsciiFold(literal()),
-            (false, false) => Matcher::Regex(Box::new(Regex::literal(query)?)),
+            (false, false) => Matcher::with_regex(Regex::literal(query)?),
         })
     }
 
@@ -57,10 +58,12 @@ impl Matcher {
         if let Some((text, fold)) = plain_text(pattern) {
             return Matcher::literal(&text, case_sensitive && !fold);
         }
-        Ok(Matcher::Regex(Box::new(Regex::new(
-            pattern,
-            !case_sensitive,
-        )?)))
+        Ok(Matcher::with_regex(Regex::new(pattern, !case_sensitive)?))
+    }
+
+    fn with_regex(regex: Regex) -> Matcher {
+        let required = regex.required().map(|text| Literal::new(text.as_bytes()));
+        Matcher::Regex(Box::new(regex), required)
     }
 
     /// Calls `found` for each matching line of `bytes`, in order, until it returns false.
@@ -79,7 +82,10 @@ impl Matcher {
             let candidate = match self {
                 Matcher::Exact(literal) => literal.find(bytes, from, false),
                 Matcher::AsciiFold(literal) => literal.find(bytes, from, true),
-                Matcher::Regex(regex) => regex.candidate(bytes, from),
+                Matcher::Regex(regex, Some(literal)) => {
+                    literal.find(bytes, from, regex.folds_case())
+                }
+                Matcher::Regex(regex, None) => regex.candidate(bytes, from),
             };
             let Some(at) = candidate else {
                 return Ok(());
@@ -95,13 +101,14 @@ impl Matcher {
                 next
             };
             let matched = match self {
-                Matcher::Regex(regex) => {
+                Matcher::Regex(regex, required) => {
                     let line = String::from_utf8_lossy(&bytes[start..end]);
-                    // Candidates fall on character starts; in a line with invalid bytes the
-                    // offsets shift, so the whole line is examined.
-                    let skip = match &line {
-                        Cow::Borrowed(_) => at.min(end) - start,
-                        Cow::Owned(_) => 0,
+                    // A match starts no earlier than a first-byte candidate, which falls on a
+                    // character start; it may start before the required text, and in a line
+                    // with invalid bytes the offsets shift: then the whole line is examined.
+                    let skip = match (&line, required) {
+                        (Cow::Borrowed(_), None) => at.min(end) - start,
+                        _ => 0,
                     };
                     regex.matches_from(&line, skip, budget)?
                 }

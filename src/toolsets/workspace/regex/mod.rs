@@ -9,7 +9,7 @@
 //! whether a line matches is reported); escapes `\n \t \r \f \v` and `\` before any
 //! punctuation; a leading `(?i)` for case-insensitive. A `{` that does not start a valid
 //! repetition is a literal. Case-insensitive matching uses simple (one-character) case
-//! folding. Lookaround, backreferences, `\p{..}` and POSIX classes are refused with an
+//! folding, in which ASCII letters pair only with ASCII letters. Lookaround, backreferences, `\p{..}` and POSIX classes are refused with an
 //! error naming them.
 //!
 //! Bounds: [`MAX_REGEX_NESTING`], [`MAX_REGEX_REPEAT`] and [`MAX_REGEX_STATES`] when
@@ -39,6 +39,8 @@ pub(crate) struct Regex {
     /// The bytes a match can start with, when that set is narrow enough to be worth
     /// skipping ahead to.
     first: Option<Box<[bool; 256]>>,
+    /// Text every match contains (see [`Regex::required`]).
+    required: Option<String>,
 }
 
 impl Regex {
@@ -66,10 +68,25 @@ impl Regex {
     fn from_node(node: Node, fold: bool, max_states: usize) -> Result<Regex, RegexError> {
         let program = compile(&node, max_states)?;
         let first = first_bytes(&program, fold);
+        // Folded, only ASCII text can be looked for byte by byte.
+        let required = required_text(&node).filter(|text| !fold || text.is_ascii());
         Ok(Regex {
             machine: Machine::new(program, fold),
             first,
+            required,
         })
+    }
+
+    /// True when the pattern folds case.
+    pub(crate) fn folds_case(&self) -> bool {
+        self.machine.folds_case()
+    }
+
+    /// The longest run of literal characters every match contains (case-folded when the
+    /// pattern folds case, and then ASCII), if any: a line without it cannot match, so a
+    /// scan for it can stand in for running the NFA on every line.
+    pub(crate) fn required(&self) -> Option<&str> {
+        self.required.as_deref()
     }
 
     /// The first byte at or after `from` where a match could start (`from` itself when
@@ -125,6 +142,33 @@ pub(crate) fn plain_text(pattern: &str) -> Option<(String, bool)> {
     (!text.is_empty() && !text.contains('\n')).then_some((text, fold))
 }
 
+/// The longest run of consecutive literal characters at the top level of `node`.
+fn required_text(node: &Node) -> Option<String> {
+    let items = match node {
+        Node::Char(c) => return Some(c.to_string()),
+        Node::Concat(items) => items,
+        _ => return None,
+    };
+    let mut best = String::new();
+    let mut run = String::new();
+    for item in items {
+        match item {
+            Node::Char(c) => run.push(*c),
+            _ => {
+                if run.len() > best.len() {
+                    best = std::mem::take(&mut run);
+                }
+                run.clear();
+            }
+        }
+    }
+    if run.len() > best.len() {
+        best = run;
+    }
+    // A newline can never be inside a line: no scan for it (the NFA answers no anyway).
+    (!best.is_empty() && !best.contains('\n')).then_some(best)
+}
+
 /// Drops a leading and a trailing `.*`: whether a line matches does not depend on them (`.`
 /// matches every character of a line), and without them most patterns get a narrow first
 /// byte set.
@@ -155,8 +199,8 @@ fn first_bytes(program: &Program, fold: bool) -> Option<Box<[bool; 256]>> {
         let mut buf = [0; 4];
         set[usize::from(c.encode_utf8(&mut buf).as_bytes()[0])] = true;
     };
-    // Under case folding a non-ASCII character can fold to an ASCII letter (the Kelvin sign
-    // to `k`), so every multi-byte start byte is a candidate then.
+    // A class reaching past ASCII may match any multi-byte character (ASCII letters fold
+    // only with ASCII letters, see `case_variants`).
     let mut all_non_ascii = false;
     while let Some(pc) = stack.pop() {
         if std::mem::replace(&mut seen[pc], true) {
@@ -173,7 +217,6 @@ fn first_bytes(program: &Program, fold: bool) -> Option<Box<[bool; 256]>> {
                     let (lower, upper) = case_variants(*c);
                     add(&mut set, lower);
                     add(&mut set, upper);
-                    all_non_ascii |= c.is_alphabetic();
                 }
             }
             Inst::Class(i) => {
@@ -191,7 +234,6 @@ fn first_bytes(program: &Program, fold: bool) -> Option<Box<[bool; 256]>> {
                         if fold {
                             set[usize::from(c.to_ascii_lowercase() as u8)] = true;
                             set[usize::from(c.to_ascii_uppercase() as u8)] = true;
-                            all_non_ascii |= c.is_ascii_alphabetic();
                         }
                     }
                 }

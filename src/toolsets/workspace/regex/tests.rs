@@ -65,9 +65,13 @@ fn case_folding() {
     assert!(matches_i("grüße", "GRÜßE"));
     assert!(!matches("hello", "HELLO"));
     assert!(matches("(?i)hello", "HELLO"));
-    // The Kelvin sign folds to `k`: the first-byte skip must not hide it.
-    assert!(matches_i("k", "\u{212A}"));
-    assert!(matches_i("[k]", "\u{212A}"));
+    // ASCII letters fold only with ASCII letters (so a scan for them finds every match):
+    // not with the Kelvin sign, dotless ı or long ſ.
+    assert!(!matches_i("k", "\u{212A}"));
+    assert!(!matches_i("[i]", "\u{131}"));
+    assert!(!matches_i("\u{17F}", "s"));
+    assert!(matches_i("\u{17F}", "\u{17F}"));
+    assert!(matches_i("é", "É"));
 }
 
 #[test]
@@ -287,4 +291,27 @@ fn patterns_without_operators_are_plain_text() {
     for pattern in ["a.c", "a|b", "^a", "a*", "", "(ab)c", "[a]", "a\\nb"] {
         assert_eq!(plain_text(pattern), None, "{pattern}");
     }
+}
+
+#[test]
+fn the_longest_literal_run_is_required() {
+    let required = |p: &str, fold| {
+        Regex::new(p, fold)
+            .expect("valid")
+            .required()
+            .map(String::from)
+    };
+    assert_eq!(
+        required("^\\s*import .* from \"x\";$", false),
+        Some(" from \"x\";".into())
+    );
+    assert_eq!(required("\\bvisitor\\b", true), Some("visitor".into()));
+    assert_eq!(required("TODO|FIXME", false), None);
+    assert_eq!(required("a(bc)*d", false), Some("a".into()));
+    assert_eq!(
+        required("grüße\\d", true),
+        None,
+        "folded non-ASCII is not scanned for"
+    );
+    assert_eq!(required("grüße\\d", false), Some("grüße".into()));
 }
