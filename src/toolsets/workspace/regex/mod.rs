@@ -39,8 +39,8 @@ pub(crate) struct Regex {
     /// The bytes a match can start with, when that set is narrow enough to be worth
     /// skipping ahead to.
     first: Option<Box<[bool; 256]>>,
-    /// Text every match contains (see [`Regex::required`]).
-    required: Option<String>,
+    /// Texts one of which every match contains (see [`Regex::required`]).
+    required: Vec<String>,
 }
 
 impl Regex {
@@ -69,7 +69,9 @@ impl Regex {
         let program = compile(&node, max_states)?;
         let first = first_bytes(&program, fold);
         // Folded, only ASCII text can be looked for byte by byte.
-        let required = required_text(&node).filter(|text| !fold || text.is_ascii());
+        let required = required_texts(&node)
+            .filter(|texts| !fold || texts.iter().all(|t| t.is_ascii()))
+            .unwrap_or_default();
         Ok(Regex {
             machine: Machine::new(program, fold),
             first,
@@ -82,11 +84,11 @@ impl Regex {
         self.machine.folds_case()
     }
 
-    /// The longest run of literal characters every match contains (case-folded when the
-    /// pattern folds case, and then ASCII), if any: a line without it cannot match, so a
-    /// scan for it can stand in for running the NFA on every line.
-    pub(crate) fn required(&self) -> Option<&str> {
-        self.required.as_deref()
+    /// Texts one of which every match contains (case-folded when the pattern folds case,
+    /// and then ASCII); empty when there are none to go by. A line with none of them cannot
+    /// match, so a scan for them can stand in for running the NFA on every line.
+    pub(crate) fn required(&self) -> &[String] {
+        &self.required
     }
 
     /// The first byte at or after `from` where a match could start (`from` itself when
@@ -142,31 +144,45 @@ pub(crate) fn plain_text(pattern: &str) -> Option<(String, bool)> {
     (!text.is_empty() && !text.contains('\n')).then_some((text, fold))
 }
 
-/// The longest run of consecutive literal characters at the top level of `node`.
-fn required_text(node: &Node) -> Option<String> {
-    let items = match node {
-        Node::Char(c) => return Some(c.to_string()),
-        Node::Concat(items) => items,
+/// At most this many texts are scanned for (`a|b|c|...`); more alternatives run the NFA.
+const MAX_REQUIRED_TEXTS: usize = 8;
+
+/// Texts one of which every match of `node` contains: the longest run of literal characters
+/// of a sequence, the union over the branches of an alternation, what a repetition of at
+/// least once repeats. `None` when some match need contain no literal text.
+fn required_texts(node: &Node) -> Option<Vec<String>> {
+    let texts = match node {
+        Node::Char(c) => vec![c.to_string()],
+        Node::Concat(items) => {
+            let mut best = String::new();
+            let mut run = String::new();
+            for item in items.iter().chain([&Node::Empty]) {
+                match item {
+                    Node::Char(c) => run.push(*c),
+                    _ if run.len() > best.len() => best = std::mem::take(&mut run),
+                    _ => run.clear(),
+                }
+            }
+            if best.is_empty() {
+                // No run of literals: a single item that requires texts will do.
+                return items.iter().find_map(required_texts);
+            }
+            vec![best]
+        }
+        Node::Alternate(branches) => {
+            let mut all = Vec::new();
+            for branch in branches {
+                all.extend(required_texts(branch)?);
+            }
+            all
+        }
+        Node::Repeat { node, min, .. } if *min >= 1 => required_texts(node)?,
         _ => return None,
     };
-    let mut best = String::new();
-    let mut run = String::new();
-    for item in items {
-        match item {
-            Node::Char(c) => run.push(*c),
-            _ => {
-                if run.len() > best.len() {
-                    best = std::mem::take(&mut run);
-                }
-                run.clear();
-            }
-        }
-    }
-    if run.len() > best.len() {
-        best = run;
-    }
     // A newline can never be inside a line: no scan for it (the NFA answers no anyway).
-    (!best.is_empty() && !best.contains('\n')).then_some(best)
+    let usable = texts.len() <= MAX_REQUIRED_TEXTS
+        && texts.iter().all(|t| !t.is_empty() && !t.contains('\n'));
+    usable.then_some(texts)
 }
 
 /// Drops a leading and a trailing `.*`: whether a line matches does not depend on them (`.`

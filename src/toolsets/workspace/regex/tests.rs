@@ -294,24 +294,29 @@ fn patterns_without_operators_are_plain_text() {
 }
 
 #[test]
-fn the_longest_literal_run_is_required() {
-    let required = |p: &str, fold| {
-        Regex::new(p, fold)
-            .expect("valid")
-            .required()
-            .map(String::from)
-    };
+fn texts_every_match_contains_are_found() {
+    let required = |p: &str, fold| Regex::new(p, fold).expect("valid").required().to_vec();
     assert_eq!(
         required("^\\s*import .* from \"x\";$", false),
-        Some(" from \"x\";".into())
+        [" from \"x\";"]
     );
-    assert_eq!(required("\\bvisitor\\b", true), Some("visitor".into()));
-    assert_eq!(required("TODO|FIXME", false), None);
-    assert_eq!(required("a(bc)*d", false), Some("a".into()));
-    assert_eq!(
-        required("grüße\\d", true),
-        None,
+    assert_eq!(required("\\bvisitor\\b", true), ["visitor"]);
+    assert_eq!(required("TODO|FIXME", false), ["TODO", "FIXME"]);
+    assert_eq!(required("(fn|impl)\\s+\\w+", false), ["fn", "impl"]);
+    assert_eq!(required("a(bc)*d", false), ["a"]);
+    assert_eq!(required("(ab)+", false), ["ab"]);
+    assert!(
+        required("TODO|\\d", false).is_empty(),
+        "a branch without text"
+    );
+    assert!(required("(ab)*", false).is_empty());
+    assert!(
+        required("grüße\\d", true).is_empty(),
         "folded non-ASCII is not scanned for"
     );
-    assert_eq!(required("grüße\\d", false), Some("grüße".into()));
+    assert_eq!(required("grüße\\d", false), ["grüße"]);
+    assert!(
+        required("a|b|c|d|e|f|g|h|i", false).is_empty(),
+        "too many to scan for"
+    );
 }
