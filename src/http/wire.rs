@@ -355,6 +355,33 @@ mod tests {
     }
 
     #[test]
+    fn header_values_are_trimmed_and_kept_in_order() {
+        let request =
+            read(b"GET /mcp HTTP/1.1\r\nX-A:  one \r\nx-b:\r\nX-A:two\r\nX-C: a\rb\tc\r\n\r\n")
+                .expect("request");
+        let fields: Vec<_> = request
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ("X-A", "one"),
+                ("x-b", ""),
+                ("X-A", "two"),
+                ("X-C", "a\rb\tc")
+            ]
+        );
+        assert_eq!(request.header("x-a"), Some("one"));
+        assert_eq!(request.header_count("X-A"), 2);
+        assert_eq!(request.header("X-B"), Some(""));
+        assert_eq!(request.header("x-d"), None);
+        let bare = read(b"GET / HTTP/1.1\r\n\r\n").expect("no headers");
+        assert!(bare.headers.is_empty());
+    }
+
+    #[test]
     fn refuses_malformed_and_oversized_requests() {
         let status = |bytes: &[u8]| match read(bytes) {
             Err(ReadError::Bad(status, _)) => status,
