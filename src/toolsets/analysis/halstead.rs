@@ -4,8 +4,6 @@
 //! operators/operands: vocabulary n = n1 + n2, length N = N1 + N2, volume V = N·log2(n),
 //! difficulty D = (n1/2)·(N2/n2), effort E = D·V.
 
-use std::collections::HashSet;
-
 use super::lexer::{Kind, Token};
 
 /// Halstead's counts and the measures derived from them.
@@ -22,25 +20,25 @@ pub(crate) struct Halstead {
 
 /// Counts the tokens `keep` selects.
 pub(crate) fn measure<'s>(tokens: impl Iterator<Item = &'s Token<'s>>) -> Halstead {
-    let mut operators: HashSet<&str> = HashSet::new();
-    let mut operands: HashSet<&str> = HashSet::new();
-    let (mut n_operators, mut n_operands) = (0u32, 0u32);
+    // Sorting and deduplicating is cheaper than hashing for these small sets.
+    let mut operators: Vec<&str> = Vec::new();
+    let mut operands: Vec<&str> = Vec::new();
     for t in tokens {
         match t.kind {
             Kind::Op if matches!(t.text, ")" | "]" | "}") => {}
-            Kind::Op | Kind::Keyword => {
-                n_operators += 1;
-                operators.insert(t.text);
-            }
-            Kind::Ident | Kind::Number | Kind::Str => {
-                n_operands += 1;
-                operands.insert(t.text);
-            }
+            Kind::Op | Kind::Keyword => operators.push(t.text),
+            Kind::Ident | Kind::Number | Kind::Str => operands.push(t.text),
         }
     }
+    let (n_operators, n_operands) = (operators.len() as u32, operands.len() as u32);
+    let distinct = |mut v: Vec<&str>| {
+        v.sort_unstable();
+        v.dedup();
+        v.len() as u32
+    };
     from_counts(
-        operators.len() as u32,
-        operands.len() as u32,
+        distinct(operators),
+        distinct(operands),
         n_operators,
         n_operands,
     )

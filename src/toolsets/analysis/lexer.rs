@@ -490,15 +490,17 @@ impl<'s> Lexer<'s> {
     fn op(&mut self) {
         let start = self.i;
         let rest = &self.b[self.i..];
+        let c = rest[0];
+        // Comparing the first byte before the rest keeps this off `memcmp` for most ops.
         let len = OPS
             .iter()
-            .find(|op| rest.starts_with(op.as_bytes()))
-            .map_or(1, |op| op.len());
+            .map(|op| op.as_bytes())
+            .find(|op| op[0] == c && rest.starts_with(op))
+            .map_or(1, <[u8]>::len);
         // Python has no `?`-operators, `->` is an annotation arrow; the table is shared and
         // harmless for the others. A stray non-ASCII byte cannot reach here (it is an
         // identifier start), so one byte is one char.
         self.i += len;
-        let c = self.b[start];
         if self.lang == Lang::Python {
             match c {
                 b'(' | b'[' | b'{' => self.depth += 1,
