@@ -4,6 +4,9 @@
 //! operators/operands: vocabulary n = n1 + n2, length N = N1 + N2, volume V = N·log2(n),
 //! difficulty D = (n1/2)·(N2/n2), effort E = D·V.
 
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use super::lexer::{Kind, Token};
 
 /// Halstead's counts and the measures derived from them.
@@ -20,28 +23,54 @@ pub(crate) struct Halstead {
 
 /// Counts the tokens `keep` selects.
 pub(crate) fn measure<'s>(tokens: impl Iterator<Item = &'s Token<'s>>) -> Halstead {
-    // Sorting and deduplicating is cheaper than hashing for these small sets.
-    let mut operators: Vec<&str> = Vec::new();
-    let mut operands: Vec<&str> = Vec::new();
+    let mut operators: Distinct<'_> = HashSet::default();
+    let mut operands: Distinct<'_> = HashSet::default();
+    let (mut n_operators, mut n_operands) = (0u32, 0u32);
     for t in tokens {
         match t.kind {
             Kind::Op if matches!(t.text, ")" | "]" | "}") => {}
-            Kind::Op | Kind::Keyword => operators.push(t.text),
-            Kind::Ident | Kind::Number | Kind::Str => operands.push(t.text),
+            Kind::Op | Kind::Keyword => {
+                n_operators += 1;
+                operators.insert(t.text);
+            }
+            Kind::Ident | Kind::Number | Kind::Str => {
+                n_operands += 1;
+                operands.insert(t.text);
+            }
         }
     }
-    let (n_operators, n_operands) = (operators.len() as u32, operands.len() as u32);
-    let distinct = |mut v: Vec<&str>| {
-        v.sort_unstable();
-        v.dedup();
-        v.len() as u32
-    };
     from_counts(
-        distinct(operators),
-        distinct(operands),
+        operators.len() as u32,
+        operands.len() as u32,
         n_operators,
         n_operands,
     )
+}
+
+/// A set of token texts hashed with FNV-1a: short keys from our own lexer, where SipHash's
+/// resistance to chosen collisions buys nothing (a set is per function, bounded by its
+/// tokens) and costs most of the time.
+type Distinct<'s> = HashSet<&'s str, BuildHasherDefault<Fnv>>;
+
+/// FNV-1a, 64 bits.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
 }
 
 /// The measures from the four counts.

@@ -49,12 +49,28 @@ impl Token<'_> {
     }
 }
 
-/// Operators, longest first so the first match is the longest.
-const OPS: &[&str] = &[
-    ">>>=", "...", "..=", "===", "!==", "**=", "<<=", ">>=", "??=", "&&=", "||=", "//=", ">>>",
-    "=>", "->", "::", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=",
-    "^=", "&=", "|=", "<<", ">>", "**", "?.", "??", ":=", "<-", "..", "&^",
-];
+/// The operators longer than one byte that start with `c`, longest first (so the first
+/// match is the longest). Most punctuation starts none, and answers without a comparison.
+fn operators(c: u8) -> &'static [&'static str] {
+    match c {
+        b'>' => &[">>>=", ">>>", ">>=", ">=", ">>"],
+        b'<' => &["<<=", "<=", "<<", "<-"],
+        b'=' => &["===", "=>", "=="],
+        b'!' => &["!==", "!="],
+        b'.' => &["...", "..=", ".."],
+        b'*' => &["**=", "*=", "**"],
+        b'?' => &["??=", "?.", "??"],
+        b'&' => &["&&=", "&&", "&=", "&^"],
+        b'|' => &["||=", "||", "|="],
+        b'/' => &["//=", "/="],
+        b'-' => &["->", "--", "-="],
+        b':' => &["::", ":="],
+        b'+' => &["++", "+="],
+        b'%' => &["%="],
+        b'^' => &["^="],
+        _ => &[],
+    }
+}
 
 /// Keywords after which a `/` starts a regular expression in JavaScript.
 const REGEX_AFTER: &[&str] = &[
@@ -491,12 +507,10 @@ impl<'s> Lexer<'s> {
         let start = self.i;
         let rest = &self.b[self.i..];
         let c = rest[0];
-        // Comparing the first byte before the rest keeps this off `memcmp` for most ops.
-        let len = OPS
+        let len = operators(c)
             .iter()
-            .map(|op| op.as_bytes())
-            .find(|op| op[0] == c && rest.starts_with(op))
-            .map_or(1, <[u8]>::len);
+            .find(|op| rest.starts_with(op.as_bytes()))
+            .map_or(1, |op| op.len());
         // Python has no `?`-operators, `->` is an annotation arrow; the table is shared and
         // harmless for the others. A stray non-ASCII byte cannot reach here (it is an
         // identifier start), so one byte is one char.
