@@ -44,7 +44,7 @@ analyzed=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stru
 complete=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["structuredContent"]["complete"])' "$SCRATCH/minimcp.out")
 mm=$(echo "$mm_total / $ROUNDS" | bc -l); lz=$(echo "$lz_total / $ROUNDS" | bc -l)
 printf 'minimcp: %s files analyzed (complete: %s), %.2f s: %.0f files/s, %.1f MB/s\n' \
-  "$analyzed" "$complete" "$mm" "$(echo "$analyzed / $mm" | bc -l)" "$(echo "$bytes / 1000000 / $mm" | bc -l)"
+  "$analyzed" "$complete" "$mm" "$(echo "$analyzed / $mm" | bc -l)" "$(echo "$bytes * $analyzed / $files / 1000000 / $mm" | bc -l)"
 printf 'lizard:  %s files, %.2f s: %.0f files/s, %.2f MB/s\n' \
   "$files" "$lz" "$(echo "$files / $lz" | bc -l)" "$(echo "$bytes / 1000000 / $lz" | bc -l)"
 printf 'ratio: minimcp is %.1fx lizard (target ≥ 20x)\n' "$(echo "$lz / $mm" | bc -l)"
