@@ -1,5 +1,6 @@
 //! Command-line parsing, by hand (no clap: the design card allows three dependencies).
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -34,15 +35,39 @@ pub(crate) struct Options {
     pub(crate) roots: Vec<PathBuf>,
     /// The deny list: the defaults, plus `--deny` patterns, cleared by `--deny none`.
     pub(crate) deny: Vec<String>,
+    /// `--http`: serve Streamable HTTP instead of stdio.
+    pub(crate) http: Option<Http>,
+    /// `--state-key-file`: the secret sealing 2026-07-28 `requestState`.
+    pub(crate) state_key_file: Option<PathBuf>,
     pub(crate) profile: Profile,
+    /// The toolsets of the workspace profile (`--toolsets`), as names from
+    /// [`minimcp::toolsets::TOOLSETS`]; all of them by default.
+    pub(crate) toolsets: Vec<&'static str>,
     pub(crate) log_level: Level,
     pub(crate) limits: Limits,
+}
+
+/// The HTTP transport's flags, as given.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Http {
+    pub(crate) addr: SocketAddr,
+    pub(crate) path: String,
+    pub(crate) allow_remote: bool,
+    pub(crate) token_file: Option<PathBuf>,
+    pub(crate) allowed_origins: Vec<String>,
+    pub(crate) timeout: Duration,
+    pub(crate) max_connections: usize,
+    pub(crate) max_sessions: usize,
+    pub(crate) session_idle: Duration,
+    pub(crate) access_log: bool,
+    pub(crate) instance_id: Option<String>,
+    pub(crate) session_route_header: Option<String>,
 }
 
 /// Which toolset the binary serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Profile {
-    /// The read-only workspace toolset (default).
+    /// The toolsets of `--toolsets` for the workspace (default).
     Workspace,
     /// Fixtures for the official conformance suite and the benchmarks (`echo`).
     Conformance,
@@ -50,12 +75,14 @@ pub(crate) enum Profile {
     Transcripts,
 }
 
-pub(crate) const HELP: &str = "\
+const HELP: &str = "\
 minimcp — a small, read-only Model Context Protocol server over stdio
 
 USAGE:
     minimcp [serve] [OPTIONS] [DIR...]        serve one MCP session on stdin/stdout; each
                                               DIR is a workspace root, like --root DIR
+    minimcp serve --http ADDR:PORT [OPTIONS]  serve Streamable HTTP (POST/GET/DELETE on
+                                              --http-path), loopback unless --allow-remote
     minimcp call <TOOL|METHOD> [JSON] [OPTIONS]
                                               run one session in-process: initialize, make
                                               one call, print the result as JSON
@@ -75,11 +102,16 @@ OPTIONS:
                               syntax); repeatable. Defaults: .env .env.* *.env *.pem *.key
                               *.p12 *.pfx id_rsa* id_dsa* id_ecdsa* id_ed25519*.
                               `--deny none` clears the list (later --deny add again).
-    --profile NAME            workspace (default): the read-only workspace tools.
+    --profile NAME            workspace (default): the toolsets of --toolsets for the
+                              workspace roots.
                               conformance: fixtures for the official conformance suite
                               and benchmarks (includes an `echo` tool).
                               transcripts: conformance plus the fixtures of the
                               transcript corpus in conformance/.
+    --toolsets LIST           Comma-separated toolsets of the workspace profile
+                              (default: all). A model works better with only the
+                              tools it needs:
+{toolsets}
     --log-level LEVEL         What to write to stderr: off, error, warn (default), info,
                               debug. stdout carries protocol messages only.
     --max-message-bytes N     Longest accepted request line (default 1048576). Longer
@@ -98,11 +130,45 @@ OPTIONS:
                               100); the rest is reached through nextCursor.
     --request-timeout SECS    How long a request to the client (sampling, elicitation,
                               roots) may wait for its answer (default 60).
+    --http ADDR:PORT          Serve Streamable HTTP on ADDR:PORT (e.g. 127.0.0.1:8080;
+                              a bare PORT means 127.0.0.1) instead of stdio.
+    --http-path PATH          The MCP endpoint (default /mcp). GET /healthz answers ok.
+    --allow-remote            Allow a non-loopback --http address; needs a bearer token
+                              from --token-file or the MINIMCP_TOKEN variable.
+    --token-file FILE         Every HTTP request must carry Authorization: Bearer TOKEN
+                              (the file's first line).
+    --allow-origin ORIGIN     Accept this Origin besides loopback ones (repeatable).
+    --http-timeout SECS       A request must arrive whole within SECS; idle keep-alive
+                              connections close after it (default 30).
+    --max-connections N       Open HTTP connections at once (default 64); more get 503.
+    --max-sessions N          HTTP sessions at once (default 256); more get 503.
+    --session-idle SECS       End an HTTP session unused this long (default 1800).
+    --access-log              One line per HTTP request on stderr at any --log-level
+                              (method, path, MCP method, status, microseconds; also
+                              written at --log-level info).
+    --instance-id NAME        Name this instance in access lines.
+    --session-route-header H  Start new session ids with the balancer's routing key from
+                              header H (1-64 hex digits), e.g. X-Mcp-Route: see the
+                              README, Running many instances.
+    --state-key-file FILE     Seal 2026-07-28 requestState with a key derived from FILE's
+                              first line (at least 32 bytes, e.g. `head -c 32
+                              /dev/urandom | base64`); a second line is a key also
+                              accepted (rotation). Processes sharing it accept each
+                              other's input_required retries (default: a random key).
     --protocol VERSION        call only: the protocol version of the in-process client
                               (default 2025-11-25; 2026-07-28 uses per-request _meta).
     -h, --help                Print this help.
     -V, --version             Print the version.
 ";
+
+/// The help text, with one line per toolset of [`minimcp::toolsets::TOOLSETS`].
+pub(crate) fn help() -> String {
+    let lines: Vec<String> = minimcp::toolsets::TOOLSETS
+        .iter()
+        .map(|t| format!("{:30}{}: {}\n", "", t.name, t.summary))
+        .collect();
+    HELP.replace("{toolsets}\n", &lines.concat())
+}
 
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
@@ -110,13 +176,33 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
     let mut options = Options {
         roots: Vec::new(),
         deny: DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
+        http: None,
+        state_key_file: None,
         profile: Profile::Workspace,
+        toolsets: all_toolsets(),
         log_level: Level::Warn,
         limits: Limits::default(),
     };
     let mut positional = Vec::new();
+    let mut http_addr: Option<SocketAddr> = None;
+    let mut http = Http {
+        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        path: "/mcp".into(),
+        allow_remote: false,
+        token_file: None,
+        allowed_origins: Vec::new(),
+        timeout: Duration::from_secs(30),
+        max_connections: 64,
+        max_sessions: 256,
+        session_idle: Duration::from_secs(1800),
+        access_log: false,
+        instance_id: None,
+        session_route_header: None,
+    };
+    let mut http_flags = false;
     let mut version = Version::LATEST_HANDSHAKE;
     let mut version_given = false;
+    let mut toolsets_given = false;
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => {
@@ -150,6 +236,10 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                         ))
                     }
                 }
+            }
+            "--toolsets" => {
+                options.toolsets = toolsets(&value("--toolsets")?)?;
+                toolsets_given = true;
             }
             "--log-level" => {
                 let level = value("--log-level")?;
@@ -185,6 +275,76 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
                 let secs = number(&value(&flag)?, &flag, 1)?;
                 options.limits.request_timeout = Duration::from_secs(secs as u64);
             }
+            "--http" => {
+                let text = value(&flag)?;
+                let addr = text
+                    .parse::<SocketAddr>()
+                    .ok()
+                    .or_else(|| {
+                        // A bare port, or localhost:PORT, means loopback.
+                        let port = text.strip_prefix("localhost:").unwrap_or(&text);
+                        port.parse::<u16>()
+                            .ok()
+                            .map(|p| SocketAddr::from(([127, 0, 0, 1], p)))
+                    })
+                    .ok_or_else(|| {
+                        format!("--http wants ADDR:PORT such as 127.0.0.1:8080, not {text:?}")
+                    })?;
+                http_addr = Some(addr);
+            }
+            "--state-key-file" => options.state_key_file = Some(PathBuf::from(value(&flag)?)),
+            "--http-path" => {
+                http_flags = true;
+                http.path = value(&flag)?;
+                if !http.path.starts_with('/') {
+                    return Err("--http-path must start with '/'".into());
+                }
+            }
+            "--allow-remote" => {
+                http_flags = true;
+                http.allow_remote = true;
+            }
+            "--token-file" => {
+                http_flags = true;
+                http.token_file = Some(PathBuf::from(value(&flag)?));
+            }
+            "--allow-origin" => {
+                http_flags = true;
+                http.allowed_origins.push(value(&flag)?);
+            }
+            "--http-timeout" => {
+                http_flags = true;
+                http.timeout = Duration::from_secs(number(&value(&flag)?, &flag, 1)? as u64);
+            }
+            "--max-connections" => {
+                http_flags = true;
+                http.max_connections = number(&value(&flag)?, &flag, 1)?;
+            }
+            "--max-sessions" => {
+                http_flags = true;
+                http.max_sessions = number(&value(&flag)?, &flag, 1)?;
+            }
+            "--session-idle" => {
+                http_flags = true;
+                http.session_idle = Duration::from_secs(number(&value(&flag)?, &flag, 1)? as u64);
+            }
+            "--access-log" => {
+                http_flags = true;
+                http.access_log = true;
+            }
+            "--instance-id" => {
+                http_flags = true;
+                http.instance_id = Some(value(&flag)?);
+            }
+            "--session-route-header" => {
+                http_flags = true;
+                let name = value(&flag)?;
+                if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                {
+                    return Err(format!("--session-route-header wants a header name such as X-Mcp-Route, not {name:?}"));
+                }
+                http.session_route_header = Some(name);
+            }
             "--protocol" => {
                 let text = value(&flag)?;
                 version = Version::parse(&text).ok_or_else(|| {
@@ -202,9 +362,13 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
             _ => positional.push(arg),
         }
     }
+    if toolsets_given && options.profile != Profile::Workspace {
+        return Err("--toolsets applies to the workspace profile only".into());
+    }
     let mut positional = positional.into_iter();
     let first = positional.next();
-    // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught).
+    // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught). A
+    // path-like argument that does not exist is taken as one too, so startup says so.
     let bare_dir = first
         .as_deref()
         .filter(|f| !matches!(*f, "serve" | "call" | "help"))
@@ -214,6 +378,16 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         options.roots.extend(dirs.map(|d| expand_home(&d)));
         if version_given {
             return Err("--protocol applies to `call` only".into());
+        }
+        match http_addr {
+            Some(addr) => {
+                http.addr = addr;
+                options.http = Some(http);
+            }
+            None if http_flags => {
+                return Err("the HTTP options need --http ADDR:PORT".into());
+            }
+            None => {}
         }
         return Ok(Command::Serve(options));
     }
@@ -250,6 +424,28 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
     }
 }
 
+fn all_toolsets() -> Vec<&'static str> {
+    minimcp::toolsets::TOOLSETS.iter().map(|t| t.name).collect()
+}
+
+/// `workspace,templates` → the names, each checked against the known toolsets.
+fn toolsets(list: &str) -> Result<Vec<&'static str>, String> {
+    let known = all_toolsets();
+    let mut chosen = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let Some(found) = known.iter().find(|k| **k == name) else {
+            return Err(format!(
+                "unknown toolset {name:?} in --toolsets; use a comma-separated list of {}",
+                known.join(", ")
+            ));
+        };
+        if !chosen.contains(found) {
+            chosen.push(*found);
+        }
+    }
+    Ok(chosen)
+}
+
 fn number(text: &str, flag: &str, minimum: usize) -> Result<usize, String> {
     text.parse::<usize>()
         .ok()
@@ -271,6 +467,8 @@ mod tests {
             panic!("expected serve");
         };
         assert_eq!(options.profile, Profile::Workspace);
+        assert_eq!(options.toolsets, all_toolsets());
+        assert!(options.toolsets.contains(&"templates"));
         assert_eq!(options.limits, Limits::default());
         assert_eq!(
             parse_str("serve").map(|c| matches!(c, Command::Serve(_))),
@@ -292,6 +490,23 @@ mod tests {
         assert_eq!(o.limits.rate_limit, Some(50.0));
         assert_eq!(o.limits.request_timeout, Duration::from_secs(5));
         assert_eq!(o.limits.page_size, 2);
+    }
+
+    #[test]
+    fn help_lists_every_toolset() {
+        let help = help();
+        assert!(!help.contains("{toolsets}"));
+        for toolset in minimcp::toolsets::TOOLSETS {
+            assert!(help.contains(&format!("{}: ", toolset.name)), "{help}");
+        }
+    }
+
+    #[test]
+    fn toolsets_are_a_deduplicated_list() {
+        let Ok(Command::Serve(o)) = parse_str("--toolsets templates,workspace,templates") else {
+            panic!("expected serve");
+        };
+        assert_eq!(o.toolsets, ["templates", "workspace"]);
     }
 
     #[test]
@@ -368,6 +583,13 @@ mod tests {
             ("--bogus", "unknown option --bogus"),
             ("--root", "--root needs a value"),
             ("--profile x", "unknown profile"),
+            ("--toolsets workspace,bogus", "unknown toolset \"bogus\""),
+            ("--toolsets ", "--toolsets needs a value"),
+            ("--toolsets=", "unknown toolset \"\""),
+            (
+                "--profile conformance --toolsets workspace",
+                "workspace profile only",
+            ),
             ("--log-level loud", "unknown log level"),
             ("--max-message-bytes 12", "at least 1024"),
             ("--rate-limit fast", "requests per second"),

@@ -9,6 +9,7 @@
 //! the start and this time gets it (MRTR). Handlers should therefore ask before they do
 //! anything they would not want to do twice.
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -88,8 +89,22 @@ pub(crate) struct Inputs {
     pub(crate) answers: Map<String, Value>,
     pub(crate) asked: usize,
     pub(crate) pending: Map<String, Value>,
+    /// The keys of `answers` the handler asked for in this run: only those are sealed into
+    /// the next `requestState` (answers to questions never asked are ignored, not carried).
+    pub(crate) used: BTreeSet<String>,
     /// The key the handler chose for its next question ([`Context::input_key`]).
     pub(crate) next_key: Option<String>,
+}
+
+impl Inputs {
+    /// The answers to questions this run asked: what the next `requestState` carries.
+    pub(crate) fn answered(&self) -> Map<String, Value> {
+        self.answers
+            .iter()
+            .filter(|(key, _)| self.used.contains(*key))
+            .map(|(key, answer)| (key.clone(), answer.clone()))
+            .collect()
+    }
 }
 
 /// The handle a tool, prompt or resource handler gets for the request it serves.
@@ -331,7 +346,9 @@ impl<'a> Context<'a> {
             });
             self.scope.inputs.asked += 1;
             if let Some(answer) = self.scope.inputs.answers.get(&key) {
-                return Ok(answer.clone());
+                let answer = answer.clone();
+                self.scope.inputs.used.insert(key);
+                return Ok(answer);
             }
             if !supported {
                 return Err(InputError::Unsupported(required));

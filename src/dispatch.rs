@@ -6,7 +6,6 @@
 //! routed by [`Connection::serve_common`] with an [`Era`] describing the request's protocol.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
 use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
@@ -41,15 +40,17 @@ pub(crate) fn invalid(message: impl Into<String>) -> McpError {
     McpError::InvalidParams(message.into())
 }
 
-impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
+impl<'s> Connection<'s> {
     /// Routes one request. `None` means no response (an open listen stream).
     pub(crate) fn dispatch(&mut self, request: Request) -> Option<Reply> {
-        let stateless = request.method != "initialize"
-            && (protocol::is_stateless_request(request.params.as_ref())
-                || matches!(
-                    request.method.as_str(),
-                    "server/discover" | "subscriptions/listen"
-                ));
+        // A request carrying the 2026-07-28 `_meta` is a 2026-07-28 request whatever its
+        // method: `initialize` there is a removed method (-32601), as the official suite's
+        // server-stateless scenario checks. A handshake `initialize` never carries that key.
+        let stateless = protocol::is_stateless_request(request.params.as_ref())
+            || matches!(
+                request.method.as_str(),
+                "server/discover" | "subscriptions/listen"
+            );
         if stateless {
             self.dispatch_stateless(request)
         } else {
@@ -315,6 +316,7 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
         }
         self.listens.push(Listen {
             id: id.clone(),
+            origin: self.origin(),
             resources_list_changed: list_changed,
             uris,
         });

@@ -55,6 +55,28 @@ pub(crate) fn base64url_decode(text: &str) -> Option<Vec<u8>> {
     (base64url(&out) == text).then_some(out)
 }
 
+/// Decodes standard, padded base64 strictly: wrong padding or a stray character is `None`.
+pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let unpadded = text.trim_end_matches('=');
+    if text.len() - unpadded.len() > 2 {
+        return None;
+    }
+    let url: String = unpadded
+        .chars()
+        .map(|c| match c {
+            '+' => '-',
+            '/' => '_',
+            '-' | '_' => '!',
+            c => c,
+        })
+        .collect();
+    let out = base64url_decode(&url)?;
+    (base64(&out) == text).then_some(out)
+}
+
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -65,6 +87,11 @@ const K: [u32; 64] = [
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ];
+
+/// SHA-256 of `data` as 64 lowercase hex digits, as `sha256sum` prints it.
+pub(crate) fn sha256_hex(data: &[u8]) -> String {
+    sha256(data).iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// SHA-256 (FIPS 180-4).
 pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
@@ -172,6 +199,33 @@ mod tests {
         assert_eq!(base64url_decode("-_8").as_deref(), Some(&[0xfb, 0xff][..]));
         for bad in ["a", "Zm9v!", "Zg=", "Zh"] {
             assert_eq!(base64url_decode(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn sha256_padding_boundaries_and_a_million_bytes() {
+        // 55, 56 and 64 bytes straddle the one-or-two padding blocks cases; the expected
+        // values are from `sha256sum`.
+        let cases: [(&[u8], &str); 4] = [
+            (
+                &[b'a'; 55],
+                "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318",
+            ),
+            (
+                &[b'a'; 56],
+                "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a",
+            ),
+            (
+                &[b'a'; 64],
+                "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb",
+            ),
+            (
+                &[b'a'; 1_000_000],
+                "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+            ),
+        ];
+        for (data, expected) in cases {
+            assert_eq!(sha256_hex(data), expected, "{} bytes", data.len());
         }
     }
 

@@ -1,7 +1,8 @@
 //! # minimcp
 //!
 //! A small, synchronous Model Context Protocol server: a library for adding your own tools,
-//! prompts and resources, and a ready binary with a read-only workspace toolset.
+//! prompts and resources, and a ready binary with read-only toolsets ([`toolsets`]: the
+//! workspace, project templates).
 //!
 //! It speaks every published MCP version — the handshake versions 2024-11-05, 2025-03-26,
 //! 2025-06-18 and 2025-11-25, and the stateless 2026-07-28 — chosen per message. It uses
@@ -63,6 +64,7 @@ mod context;
 mod dispatch;
 mod encoding;
 mod error;
+pub mod http;
 mod jsonrpc;
 pub mod log;
 mod methods;
@@ -73,6 +75,7 @@ mod resources;
 mod schema;
 mod server;
 mod session;
+mod stdio;
 pub mod toolsets;
 mod transport;
 mod uri_template;
@@ -89,7 +92,7 @@ pub use model::{
 pub use protocol::{LogLevel, Version};
 pub use resources::{ReadFn, TemplateReadFn, VariableCompleteFn};
 pub use server::{Builder, ConfigError, Limits, Server};
-pub use session::serve;
+pub use stdio::serve;
 
 /// Serves one session over this process's stdin and stdout until stdin closes.
 pub fn run_stdio(server: &Server) -> Result<(), Error> {

@@ -70,6 +70,14 @@ fn write(level: Level, message: Arguments<'_>) {
     }
 }
 
+/// Logs a fact the operator needs whatever the level (unless `off`): where the server
+/// listens.
+pub fn notice(message: Arguments<'_>) {
+    if enabled(Level::Error) {
+        let _ = writeln!(std::io::stderr().lock(), "minimcp: {message}");
+    }
+}
+
 /// Logs a failure that ends the session.
 pub fn error(message: Arguments<'_>) {
     write(Level::Error, message);
@@ -88,4 +96,10 @@ pub fn info(message: Arguments<'_>) {
 /// Logs per-message detail.
 pub fn debug(message: Arguments<'_>) {
     write(Level::Debug, message);
+}
+
+/// One access line per HTTP request (the caller decides whether: `--access-log` writes
+/// them at any level). The line's content and what it must never hold: `http::access`.
+pub(crate) fn access(line: Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "minimcp: access: {line}");
 }

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod cli;
+mod keyfile;
 
 use std::io::{Cursor, Write};
 use std::process::ExitCode;
@@ -21,12 +22,15 @@ fn main() -> ExitCode {
         }
     };
     match command {
-        Command::Help => print(cli::HELP),
+        Command::Help => print(&cli::help()),
         Command::Version => print(&format!("minimcp {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Serve(options) => {
             let Some(server) = build(&options) else {
                 return ExitCode::from(2);
             };
+            if let Some(http) = &options.http {
+                return serve_http(&server, http);
+            }
             log::info(format_args!("serving on stdio"));
             match minimcp::run_stdio(&server) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -53,6 +57,46 @@ fn main() -> ExitCode {
     }
 }
 
+/// Serves Streamable HTTP until the process is stopped.
+fn serve_http(server: &Server, http: &cli::Http) -> ExitCode {
+    let token = match &http.token_file {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => Some(text.lines().next().unwrap_or_default().trim().to_string()),
+            Err(e) => {
+                eprintln!(
+                    "minimcp: cannot read the token file {}: {e}",
+                    path.display()
+                );
+                return ExitCode::from(2);
+            }
+        },
+        None => std::env::var("MINIMCP_TOKEN").ok(),
+    };
+    if token.as_deref() == Some("") {
+        eprintln!("minimcp: the bearer token is empty");
+        return ExitCode::from(2);
+    }
+    let mut config = minimcp::http::HttpConfig::new(http.addr);
+    config.path = http.path.clone();
+    config.allow_remote = http.allow_remote;
+    config.token = token;
+    config.allowed_origins = http.allowed_origins.clone();
+    config.read_timeout = http.timeout;
+    config.max_connections = http.max_connections;
+    config.max_sessions = http.max_sessions;
+    config.session_idle = http.session_idle;
+    config.access_log = http.access_log;
+    config.instance_id = http.instance_id.clone();
+    config.session_route_header = http.session_route_header.clone();
+    match minimcp::http::serve(server, config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("minimcp: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// Writes text meant for the user to stdout (help, version, `call` results; never while
 /// serving, when stdout carries protocol messages only).
 fn print(text: &str) -> ExitCode {
@@ -68,9 +112,36 @@ fn print(text: &str) -> ExitCode {
 
 fn build(options: &Options) -> Option<Server> {
     log::set_level(options.log_level);
-    let builder = Server::builder("minimcp", env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder("minimcp", env!("CARGO_PKG_VERSION"))
         .title("minimcp")
         .limits(options.limits.clone());
+    if let Some(path) = &options.state_key_file {
+        let text = match std::fs::read(path) {
+            Ok(text) => text,
+            Err(e) => {
+                eprintln!(
+                    "minimcp: cannot read the state key file {}: {e}",
+                    path.display()
+                );
+                return None;
+            }
+        };
+        match keyfile::parse(&text) {
+            Ok((current, previous)) => {
+                builder = builder.state_secret(current);
+                if let Some(previous) = previous {
+                    builder = builder.previous_state_secret(previous);
+                }
+            }
+            Err(why) => {
+                eprintln!(
+                    "minimcp: the state key file {} is unusable: {why}",
+                    path.display()
+                );
+                return None;
+            }
+        }
+    }
     let builder = match options.profile {
         Profile::Conformance => minimcp::toolsets::conformance::add(builder),
         // The transcript corpus (conformance/) needs a few fixtures of its own; they stay out
@@ -90,12 +161,8 @@ fn build(options: &Options) -> Option<Server> {
                 },
                 deny: Some(options.deny.clone()),
             };
-            let builder = builder.instructions(minimcp::toolsets::workspace::INSTRUCTIONS);
-            // The analysis tools share the workspace's roots, deny list and sandbox.
-            let added = minimcp::toolsets::workspace::add_with(builder, &config)
-                .and_then(|b| minimcp::toolsets::analysis::add_with(b, &config));
-            match added {
-                Ok(builder) => builder,
+            match minimcp::toolsets::Options::new(&config) {
+                Ok(shared) => minimcp::toolsets::add_named(builder, &options.toolsets, &shared),
                 Err(e) => {
                     eprintln!("minimcp: {e}; pass --root DIR with an existing directory");
                     return None;

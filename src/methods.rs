@@ -3,7 +3,6 @@
 //! becomes −32603), and 2026-07-28 multi round-trip inputs.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 use std::panic::{self, AssertUnwindSafe};
 
 use serde_json::{json, Map, Value};
@@ -24,7 +23,7 @@ use crate::session::Connection;
 /// Completion results carry at most this many values (MCP CP-3).
 const MAX_COMPLETIONS: usize = 100;
 
-impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
+impl<'s> Connection<'s> {
     // ---- Tools --------------------------------------------------------------------------
 
     pub(crate) fn list_tools(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
@@ -550,7 +549,7 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
                 Some(Ok(json!({
                     "resultType": "input_required",
                     "inputRequests": inputs.pending,
-                    "requestState": mrtr::seal(&self.server.state_key, binding, &inputs.answers),
+                    "requestState": mrtr::seal(&self.server.state_key, binding, &inputs.answered()),
                 })))
             }
             HandlerError::Input(InputError::Unsupported(required)) => {

@@ -341,7 +341,7 @@ impl Content {
 }
 
 /// The length of `value` as compact JSON, without building the string.
-fn json_size(value: &impl Serialize) -> usize {
+pub(crate) fn json_size(value: &impl Serialize) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {

@@ -6,6 +6,10 @@
 //! the method, the target (tool or prompt name, or resource URI) and a digest of the
 //! arguments, and it expires. A state that fails any check is rejected (−32602), and the
 //! client can simply start over without it.
+//!
+//! Behind a load balancer every instance shares the key (`--state-key-file`), and a second
+//! key is accepted while keys rotate: the retry may reach an instance that has not yet
+//! switched, or come back with a state sealed just before the switch.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -15,6 +19,28 @@ use crate::encoding::{base64url, base64url_decode, constant_time_eq, hmac_sha256
 
 /// How long a `requestState` stays valid.
 pub(crate) const STATE_TTL_SECS: u64 = 600;
+
+/// The keys of one process: states are sealed with `current`; a state sealed with
+/// `previous` still opens (key rotation across many instances).
+#[derive(Debug, Clone)]
+pub(crate) struct StateKeys {
+    pub(crate) current: [u8; 32],
+    pub(crate) previous: Option<[u8; 32]>,
+}
+
+impl StateKeys {
+    /// True when `mac` is `payload`'s MAC under one of the keys.
+    fn verifies(&self, payload: &[u8], mac: &[u8]) -> bool {
+        std::iter::once(&self.current)
+            .chain(self.previous.as_ref())
+            .any(|key| constant_time_eq(mac, &hmac_sha256(key, payload)))
+    }
+}
+
+/// Why a state that is not malformed was rejected: sealed with a key this process does not
+/// hold (another deployment, a retired key) or altered since, which a MAC cannot tell apart.
+const UNKNOWN_KEY: &str =
+    "it was sealed with a key this server does not hold (another deployment or a retired key) or was altered";
 
 /// What a state is bound to: the request it was issued for.
 pub(crate) struct Binding<'a> {
@@ -36,8 +62,12 @@ fn now() -> u64 {
 }
 
 /// Seals `answers` for the request described by `binding`.
-pub(crate) fn seal(key: &[u8; 32], binding: &Binding<'_>, answers: &Map<String, Value>) -> String {
-    seal_at(key, binding, answers, now())
+pub(crate) fn seal(
+    keys: &StateKeys,
+    binding: &Binding<'_>,
+    answers: &Map<String, Value>,
+) -> String {
+    seal_at(&keys.current, binding, answers, now())
 }
 
 fn seal_at(
@@ -60,15 +90,15 @@ fn seal_at(
 
 /// Opens a sealed state; the error says why it was rejected.
 pub(crate) fn open(
-    key: &[u8; 32],
+    keys: &StateKeys,
     binding: &Binding<'_>,
     state: &str,
 ) -> Result<Map<String, Value>, &'static str> {
-    open_at(key, binding, state, now())
+    open_at(keys, binding, state, now())
 }
 
 fn open_at(
-    key: &[u8; 32],
+    keys: &StateKeys,
     binding: &Binding<'_>,
     state: &str,
     at: u64,
@@ -76,8 +106,8 @@ fn open_at(
     let (payload, mac) = state.split_once('.').ok_or("malformed")?;
     let payload = base64url_decode(payload).ok_or("malformed")?;
     let mac = base64url_decode(mac).ok_or("malformed")?;
-    if !constant_time_eq(&mac, &hmac_sha256(key, &payload)) {
-        return Err("its signature does not verify");
+    if !keys.verifies(&payload, &mac) {
+        return Err(UNKNOWN_KEY);
     }
     let mut payload: Map<String, Value> =
         serde_json::from_slice(&payload).map_err(|_| "malformed")?;
@@ -86,7 +116,7 @@ fn open_at(
         .and_then(Value::as_u64)
         .is_none_or(|expiry| at > expiry)
     {
-        return Err("it has expired");
+        return Err("it has expired (states are valid for 10 minutes)");
     }
     let bound = payload.get("m").and_then(Value::as_str) == Some(binding.method)
         && payload.get("t").and_then(Value::as_str) == Some(binding.target)
@@ -105,6 +135,17 @@ mod tests {
     use super::*;
 
     const KEY: [u8; 32] = [7; 32];
+    const KEYS: StateKeys = StateKeys {
+        current: KEY,
+        previous: None,
+    };
+
+    fn only(key: [u8; 32]) -> StateKeys {
+        StateKeys {
+            current: key,
+            previous: None,
+        }
+    }
 
     fn binding<'a>(target: &'a str, arguments: &'a Value) -> Binding<'a> {
         Binding {
@@ -123,7 +164,7 @@ mod tests {
             .unwrap_or_default();
         let state = seal_at(&KEY, &binding("delete", &args), &answers, 1000);
         assert_eq!(
-            open_at(&KEY, &binding("delete", &args), &state, 1000),
+            open_at(&KEYS, &binding("delete", &args), &state, 1000),
             Ok(answers)
         );
 
@@ -145,16 +186,11 @@ mod tests {
                 binding("delete", &args),
                 1000 + STATE_TTL_SECS + 1,
                 KEY,
-                "it has expired",
+                "it has expired (states are valid for 10 minutes)",
             ),
-            (
-                binding("delete", &args),
-                1000,
-                [8; 32],
-                "its signature does not verify",
-            ),
+            (binding("delete", &args), 1000, [8; 32], UNKNOWN_KEY),
         ] {
-            assert_eq!(open_at(&key, &bind, &state, at), Err(why));
+            assert_eq!(open_at(&only(key), &bind, &state, at), Err(why));
         }
     }
 
@@ -170,14 +206,37 @@ mod tests {
         forged = text.into_bytes();
         let forged = format!("{}.{mac}", base64url(&forged));
         assert_eq!(
-            open_at(&KEY, &binding("t", &args), &forged, 1000),
-            Err("its signature does not verify")
+            open_at(&KEYS, &binding("t", &args), &forged, 1000),
+            Err(UNKNOWN_KEY)
         );
         for garbage in ["", "abc", "a.b.c", "!!.!!"] {
             assert!(
-                open_at(&KEY, &binding("t", &args), garbage, 1000).is_err(),
+                open_at(&KEYS, &binding("t", &args), garbage, 1000).is_err(),
                 "{garbage}"
             );
         }
+    }
+
+    #[test]
+    fn a_previous_key_still_opens_during_rotation() {
+        let args = json!({});
+        let old = seal_at(&[1; 32], &binding("t", &args), &Map::new(), 1000);
+        let rotated = StateKeys {
+            current: [2; 32],
+            previous: Some([1; 32]),
+        };
+        assert!(open_at(&rotated, &binding("t", &args), &old, 1000).is_ok());
+        // A state sealed after the rotation opens on an instance still holding the old
+        // file only if that file lists the new key too (the first step of a rotation).
+        let new = seal_at(&rotated.current, &binding("t", &args), &Map::new(), 1000);
+        assert_eq!(
+            open_at(&only([1; 32]), &binding("t", &args), &new, 1000),
+            Err(UNKNOWN_KEY)
+        );
+        let first_step = StateKeys {
+            current: [1; 32],
+            previous: Some([2; 32]),
+        };
+        assert!(open_at(&first_step, &binding("t", &args), &new, 1000).is_ok());
     }
 }

@@ -97,8 +97,8 @@ pub struct Server {
     pub(crate) limits: Limits,
     /// Whether some source reports additions and removals (asked once, at build).
     list_changes: bool,
-    /// Signs 2026-07-28 `requestState`; fresh per process.
-    pub(crate) state_key: [u8; 32],
+    /// Signs 2026-07-28 `requestState`; fresh per process unless given.
+    pub(crate) state_key: crate::mrtr::StateKeys,
 }
 
 /// Builds a [`Server`].
@@ -110,6 +110,8 @@ pub struct Builder {
     sources: Vec<Box<dyn ResourceSource>>,
     limits: Limits,
     errors: Vec<String>,
+    state_key: Option<[u8; 32]>,
+    previous_state_key: Option<[u8; 32]>,
 }
 
 impl Server {
@@ -127,6 +129,8 @@ impl Server {
             sources: Vec::new(),
             limits: Limits::default(),
             errors: Vec::new(),
+            state_key: None,
+            previous_state_key: None,
         }
     }
 
@@ -298,6 +302,31 @@ impl Builder {
         self
     }
 
+    /// Appends a paragraph to the instructions: each toolset of a server adds its own.
+    pub fn add_instructions(mut self, paragraph: &str) -> Self {
+        let text = match self.identity.instructions.take() {
+            Some(before) => format!("{before}\n\n{paragraph}"),
+            None => paragraph.to_string(),
+        };
+        self.identity.instructions = Some(text);
+        self
+    }
+
+    /// Derives the key that seals 2026-07-28 `requestState` from `secret` (default: fresh
+    /// random bytes per process). Processes given the same secret accept each other's
+    /// states, so an `input_required` retry may reach any of them behind a load balancer.
+    pub fn state_secret(mut self, secret: &[u8]) -> Self {
+        self.state_key = Some(crate::encoding::sha256(secret));
+        self
+    }
+
+    /// A second secret whose states still open (they are never sealed with it): while
+    /// keys rotate across many processes, each accepts the other key too.
+    pub fn previous_state_secret(mut self, secret: &[u8]) -> Self {
+        self.previous_state_key = Some(crate::encoding::sha256(secret));
+        self
+    }
+
     /// Replaces the limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -431,7 +460,10 @@ impl Builder {
             sources,
             limits: self.limits,
             list_changes,
-            state_key: random_key(),
+            state_key: crate::mrtr::StateKeys {
+                current: self.state_key.unwrap_or_else(random_key),
+                previous: self.previous_state_key,
+            },
         })
     }
 }
@@ -449,7 +481,7 @@ fn check_name(name: &str) -> Result<(), String> {
 
 /// 32 bytes from the OS; if that is impossible, from std's randomly seeded hasher, the
 /// clock and the process id (still unpredictable to a client that cannot see the machine).
-fn random_key() -> [u8; 32] {
+pub(crate) fn random_key() -> [u8; 32] {
     use std::hash::{BuildHasher, Hasher};
     use std::io::Read;
     let mut key = [0u8; 32];

@@ -68,6 +68,8 @@ pub(crate) struct LineReader<R> {
     max: usize,
     eof: bool,
     discarding: Option<Discarding>,
+    /// Where the last line handed out started, so it can be put back ([`LineReader::unread`]).
+    last_start: Option<usize>,
 }
 
 impl<R: Read + Send + 'static> LineReader<R> {
@@ -82,6 +84,7 @@ impl<R: Read + Send + 'static> LineReader<R> {
             max,
             eof: false,
             discarding: None,
+            last_start: None,
         }
     }
 
@@ -102,13 +105,28 @@ impl<R: Read + Send + 'static> LineReader<R> {
         }
     }
 
+    /// The longest line accepted, in bytes.
+    pub(crate) fn limit(&self) -> usize {
+        self.max
+    }
+
     /// True once input has been moved to the helper thread.
     pub(crate) fn is_threaded(&self) -> bool {
         matches!(self.source, Source::Threaded(_))
     }
 
+    /// Puts the line last returned by [`LineReader::next_frame`] back, so the next call
+    /// returns it again. Only valid right after a [`Frame::Line`].
+    pub(crate) fn unread(&mut self) {
+        if let Some(start) = self.last_start.take() {
+            self.start = start;
+            self.scanned = 0;
+        }
+    }
+
     /// The next frame. Blocks until a line arrives, the input ends, or `deadline` passes.
     pub(crate) fn next_frame(&mut self, deadline: Option<Instant>) -> io::Result<Frame<'_>> {
+        self.last_start = None;
         loop {
             if self.discarding.is_none() {
                 let from = self.start + self.scanned;
@@ -123,7 +141,8 @@ impl<R: Read + Send + 'static> LineReader<R> {
                     match trim_line(&self.buf[line_start..line_end]) {
                         None => continue,
                         Some((a, b)) => {
-                            return Ok(Frame::Line(&self.buf[line_start + a..line_start + b]))
+                            self.last_start = Some(line_start);
+                            return Ok(Frame::Line(&self.buf[line_start + a..line_start + b]));
                         }
                     }
                 }
@@ -142,7 +161,8 @@ impl<R: Read + Send + 'static> LineReader<R> {
                     match trim_line(&self.buf[line_start..line_end]) {
                         None => return Ok(Frame::Eof),
                         Some((a, b)) => {
-                            return Ok(Frame::Line(&self.buf[line_start + a..line_start + b]))
+                            self.last_start = Some(line_start);
+                            return Ok(Frame::Line(&self.buf[line_start + a..line_start + b]));
                         }
                     }
                 }
@@ -210,6 +230,7 @@ impl<R: Read + Send + 'static> LineReader<R> {
 
     /// Reads more input. Returns false when the deadline passed first.
     fn fill(&mut self, deadline: Option<Instant>) -> io::Result<bool> {
+        self.last_start = None;
         if deadline.is_some() && !self.is_threaded() {
             self.make_threaded();
         }
@@ -355,6 +376,28 @@ impl Write for Limited<'_> {
 #[derive(Debug)]
 pub(crate) struct TooLarge(pub(crate) usize);
 
+/// Appends `message` to `buf` as compact JSON, unless it would exceed `limit` bytes (then
+/// `buf` is left as it was). Serializing counts past the limit without keeping the bytes.
+pub(crate) fn to_json_limited(
+    message: &impl Serialize,
+    limit: usize,
+    buf: &mut Vec<u8>,
+) -> Result<(), TooLarge> {
+    let mark = buf.len();
+    let mut writer = Limited {
+        buf,
+        written: 0,
+        limit,
+    };
+    let ok = serde_json::to_writer(&mut writer, message).is_ok();
+    let written = writer.written;
+    if !ok || written > limit {
+        buf.truncate(mark);
+        return Err(TooLarge(written));
+    }
+    Ok(())
+}
+
 /// Buffered, line-per-message output. A closed pipe is remembered, not reported again.
 pub(crate) struct Output<W: Write> {
     inner: W,
@@ -372,21 +415,17 @@ impl<W: Write> Output<W> {
     }
 
     /// Appends one message as a compact JSON line, unless it would exceed `limit` bytes.
+    #[cfg(test)]
     pub(crate) fn send(&mut self, message: &impl Serialize, limit: usize) -> Result<(), TooLarge> {
-        let mark = self.buf.len();
-        let mut writer = Limited {
-            buf: &mut self.buf,
-            written: 0,
-            limit,
-        };
-        let ok = serde_json::to_writer(&mut writer, message).is_ok();
-        let written = writer.written;
-        if !ok || written > limit {
-            self.buf.truncate(mark);
-            return Err(TooLarge(written));
-        }
+        to_json_limited(message, limit, &mut self.buf)?;
         self.buf.push(b'\n');
         Ok(())
+    }
+
+    /// Appends one serialized message (a single line of JSON) and its line ending.
+    pub(crate) fn send_line(&mut self, message: &[u8]) {
+        self.buf.extend_from_slice(message);
+        self.buf.push(b'\n');
     }
 
     /// True when enough output is buffered that it should be written now.

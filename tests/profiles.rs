@@ -1,5 +1,5 @@
 //! The conformance fixtures are served by `--profile conformance` and never by the default
-//! profile (issue 4, part 2).
+//! profile (issue 4, part 2); `--toolsets` picks the default profile's toolsets (issue 9).
 
 use std::process::Command;
 
@@ -41,4 +41,53 @@ fn the_conformance_profile_serves_the_official_fixtures_only() {
     for name in ["\"transcript_elicit\"", "\"test_simple_text\"", "\"echo\""] {
         assert!(transcripts.contains(name), "{name} missing: {transcripts}");
     }
+}
+
+fn tool_names(args: &[&str]) -> Vec<String> {
+    let listing: serde_json::Value =
+        serde_json::from_str(&list_tools(args)).expect("tools/list prints JSON");
+    listing["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_string())
+        .collect()
+}
+
+#[test]
+fn toolsets_pick_the_default_profiles_tools() {
+    let workspace = ["search_files", "list_directory", "read_file", "search_text"];
+    let templates = [
+        "list_templates",
+        "search_templates",
+        "validate_template",
+        "generate_template",
+        "scaffold_project",
+    ];
+    let all = tool_names(&[]);
+    for name in workspace.iter().chain(&templates) {
+        assert!(all.iter().any(|n| n == name), "{name} missing: {all:?}");
+    }
+    assert_eq!(tool_names(&["--toolsets", "workspace"]), workspace);
+    assert_eq!(tool_names(&["--toolsets=templates"]), templates);
+    // The order of the list does not change the listing.
+    assert_eq!(
+        tool_names(&["--toolsets", "templates,workspace"]),
+        tool_names(&["--toolsets", "workspace,templates"])
+    );
+}
+
+#[test]
+fn unknown_toolsets_are_a_usage_error() {
+    let output = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+        .args(["--toolsets", "workspace,nope"])
+        .output()
+        .expect("the binary runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty(), "stdout stays clean");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("unknown toolset \"nope\"") && stderr.contains("templates"),
+        "{stderr}"
+    );
 }

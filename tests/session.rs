@@ -1034,6 +1034,84 @@ fn sampling_and_roots_round_trips_and_refusals() {
         .contains("User rejected"));
 }
 
+// ---- Issue 12: while a handler reads input, every line keeps its rules -------------------
+
+#[test]
+fn an_empty_batch_while_a_handler_waits_is_refused_as_ever() {
+    let out = legacy_with(
+        "2025-11-25",
+        json!({"elicitation": {}}),
+        &[
+            request(1, "tools/call", json!({"name": "ask"})),
+            "[]".to_string(),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "decline"}}).to_string(),
+        ],
+    );
+    assert_eq!(out[0]["method"], "elicitation/create");
+    assert_eq!(error_code(&out[1]), -32600, "empty batch answered: {out:?}");
+    assert!(out[1]["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("empty"));
+    assert_eq!(result(&out[2])["content"][0]["text"], "declined");
+}
+
+#[test]
+fn a_batch_of_responses_outside_2025_03_26_is_refused_not_taken_as_the_answer() {
+    let out = legacy_with("2025-06-18", json!({"elicitation": {}}), &[
+        request(1, "tools/call", json!({"name": "ask"})),
+        json!([{"jsonrpc": "2.0", "id": 1, "result": {"action": "accept", "content": {"name": "Batch"}}}]).to_string(),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "decline"}}).to_string(),
+    ]);
+    assert_eq!(error_code(&out[1]), -32600, "batch refused: {out:?}");
+    assert!(out[1]["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("batches"));
+    assert_eq!(
+        result(&out[2])["content"][0]["text"],
+        "declined",
+        "the answer on its own line is the one taken"
+    );
+}
+
+#[test]
+fn a_cancellation_inside_a_batch_is_honoured_while_the_handler_waits() {
+    let out = legacy_with("2025-03-26", json!({"sampling": {}}), &[
+        request(1, "tools/call", json!({"name": "sample"})),
+        json!([{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}]).to_string(),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"role": "assistant", "content": {"type": "text", "text": "late"}, "model": "m"}}).to_string(),
+        request(2, "ping", json!({})),
+    ]);
+    assert_eq!(out[0]["method"], "sampling/createMessage");
+    assert!(
+        out.iter()
+            .all(|m| m.get("id") != Some(&json!(1)) || m.get("method").is_some()),
+        "the cancelled call gets no response: {out:?}"
+    );
+    assert_eq!(out.last().map(|m| m["id"].clone()), Some(json!(2)));
+}
+
+#[test]
+fn requests_pipelined_behind_a_busy_handler_wait_in_the_pipe_instead_of_being_refused() {
+    let server = test_server(Limits {
+        max_queued_requests: 2,
+        ..limits()
+    });
+    let mut lines = initialize("2025-11-25", json!({}));
+    lines.push(request(1, "tools/call", json!({"name": "slow"})));
+    for id in 2..8 {
+        lines.push(request(id, "tools/list", json!({})));
+    }
+    let out = run_with(&server, &lines);
+    let refused: Vec<&Value> = out
+        .iter()
+        .filter(|m| m["error"]["code"] == json!(-32003))
+        .collect();
+    assert!(refused.is_empty(), "nothing refused: {refused:?}");
+    assert_eq!(out.len(), 8, "initialize and every request answered");
+}
+
 #[test]
 fn no_requests_to_the_client_before_initialized() {
     let out = run(&[

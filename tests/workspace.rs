@@ -103,6 +103,8 @@ impl Client {
         roots: Option<Vec<Value>>,
     ) -> Client {
         let mut command = Command::new(BIN);
+        // The workspace toolset alone: these tests count its tools and resources.
+        command.args(["--toolsets", "workspace"]);
         command.args(args);
         if let Some(cwd) = cwd {
             command.current_dir(cwd);
@@ -1018,14 +1020,7 @@ fn tools_are_listed_read_only_with_strict_schemas() {
         .collect();
     assert_eq!(
         names,
-        [
-            "search_files",
-            "list_directory",
-            "read_file",
-            "search_text",
-            "analyze_complexity",
-            "analyze_code_churn"
-        ]
+        ["search_files", "list_directory", "read_file", "search_text"]
     );
     for tool in &tools {
         let name = &tool["name"];
@@ -1473,6 +1468,17 @@ fn several_roots_on_the_command_line() {
     );
     let prompt_ref = json!({"type": "ref/prompt", "name": "explain_file"});
     assert_eq!(complete(&mut client, prompt_ref, "path", "t"), ["two/"]);
+    let overview = client.request(
+        "prompts/get",
+        json!({"name": "project_overview", "arguments": {}}),
+    );
+    let layout = overview["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{overview}"));
+    assert!(
+        layout.contains("one/\n  src/\n    a.rs\ntwo/\n  src/"),
+        "{layout}"
+    );
 }
 
 #[test]
@@ -1558,6 +1564,13 @@ fn denied_files_are_hidden_and_refused_everywhere() {
         assert_error(
             &client.request("resources/read", json!({"uri": client.u(path)})),
             "deny list",
+        );
+        assert!(
+            client
+                .request("resources/subscribe", json!({"uri": client.u(path)}))
+                .get("error")
+                .is_some(),
+            "{path}: subscribed"
         );
         assert_error(
             &client.request(
@@ -1700,6 +1713,7 @@ fn every_default_result_fits_the_budget_on_a_hostile_tree() {
     let mut client = Client::start(root.path());
     let mut largest = 0;
     let mut measured = Vec::new();
+    let twenty = [["min.js", "control.txt", "quotes.txt", "huge.log", "nope"]; 4].concat();
     for (tool, args) in [
         ("read_file", json!({"path": "huge.log"})),
         ("read_file", json!({"path": "min.js"})),
@@ -1710,6 +1724,7 @@ fn every_default_result_fits_the_budget_on_a_hostile_tree() {
             json!({"paths": ["huge.log", "min.js", "control.txt", "quotes.txt", "nope"]}),
         ),
         ("read_file", json!({"path": "huge.log", "tail": 10000})),
+        ("read_file", json!({"paths": twenty.clone()})),
         ("read_file", json!({"path": "huge.log", "limit": 10000})),
         ("list_directory", json!({"path": "wide"})),
         ("list_directory", json!({"depth": 10})),
@@ -1869,4 +1884,7 @@ fn in_the_stateless_era_roots_come_with_input_required() {
         retry["result"]["structuredContent"]["content"],
         "from the client's root"
     );
+    // Listings cannot answer input_required: they use the roots as they are.
+    let listed = client.request("resources/list", json!({"_meta": meta}));
+    assert_eq!(listed["result"]["resultType"], "complete", "{listed}");
 }

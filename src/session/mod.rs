@@ -1,5 +1,5 @@
-//! One client session: the read loop, the session state machine, and everything that has to
-//! happen between reading a line and writing its answer.
+//! One client session: the session state machine and everything that has to happen between
+//! receiving a message and sending its answer, over any transport (a [`Port`]).
 //!
 //! ```text
 //!                 initialize                  notifications/initialized
@@ -14,13 +14,12 @@
 //! 2026-07-28 request: it is served statelessly whatever the state, and never changes it.
 //!
 //! Handlers run one at a time on this thread. While one waits for the client (a
-//! server-to-client request), input keeps being read: `ping` is answered at once,
-//! cancellations are recorded, other requests are queued and served after the handler
-//! returns. Output is flushed whenever no further complete input line is already buffered,
-//! and always before blocking on a read.
+//! server-to-client request), input keeps being read with the same rules as outside a
+//! handler ([`incoming::sort`]): `ping` is answered at once, cancellations are recorded,
+//! other requests are queued and served after the handler returns. A handler that only
+//! checks for cancellation reads no requests at all: they stay in the transport.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
-use std::io::{Read, Write};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -28,41 +27,21 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{EnvelopeError, Error, McpError};
 use crate::jsonrpc::{
-    classify, ErrorObject, Message, Notification, Outgoing, Request, RequestId, ResponseId,
+    ErrorObject, Message, Notification, Outgoing, Rejected, Request, RequestId, ResponseId,
     UnreadableId,
 };
 use crate::log;
 use crate::protocol::{LogLevel, Version};
 use crate::server::Server;
-use crate::transport::{Frame, LineReader, Output, TooLarge};
+use crate::transport::{to_json_limited, TooLarge};
 
+mod incoming;
+pub(crate) mod port;
 mod waiting;
 mod watch;
 
-/// Serves one session: reads requests from `input` until it ends, writes responses and
-/// notifications to `output`. Returns `Ok` on end of input and when the client closes
-/// `output`; `Err` only when reading or writing fails otherwise.
-pub fn serve<R, W>(server: &Server, input: R, output: W) -> Result<(), Error>
-where
-    R: Read + Send + 'static,
-    W: Write,
-{
-    // Boxed here so the session machinery is compiled once, whatever the stream types: the
-    // binary (and with it the server's resident memory) stays small, and a dynamic call per
-    // read or write is nothing next to the system call behind it.
-    serve_boxed(server, Box::new(input), Box::new(output))
-}
-
-fn serve_boxed(
-    server: &Server,
-    input: Box<dyn Read + Send>,
-    output: Box<dyn Write + '_>,
-) -> Result<(), Error> {
-    let mut connection = Connection::new(server, input, output);
-    let result = connection.run();
-    log::info(format_args!("session ended"));
-    result
-}
+use incoming::Incoming;
+pub(crate) use port::{Origin, Port, Received, Unit};
 
 /// The handshake-era session state.
 pub(crate) enum Session {
@@ -117,14 +96,16 @@ impl Session {
 /// An open 2026-07-28 `subscriptions/listen` stream.
 pub(crate) struct Listen {
     pub(crate) id: RequestId,
+    /// Where its notifications go.
+    pub(crate) origin: Origin,
     pub(crate) resources_list_changed: bool,
     pub(crate) uris: BTreeSet<String>,
 }
 
 /// Input held back while a handler waits for the client.
 enum Queued {
-    Request(Request),
-    Batch(Vec<Value>),
+    Request(Request, Origin),
+    Batch(Vec<Result<Message, Rejected>>, Origin),
 }
 
 /// How an over-large response is replaced.
@@ -190,11 +171,14 @@ impl TokenBucket {
     }
 }
 
-/// The state of one session over one input and one output.
-pub(crate) struct Connection<'s, R, W: Write> {
+/// The state of one session, talking to its client through a [`Port`].
+pub(crate) struct Connection<'s> {
     pub(crate) server: &'s Server,
-    input: LineReader<R>,
-    output: Output<W>,
+    port: Box<dyn Port + 's>,
+    /// Where what is written now goes: the origin of the unit being handled.
+    origin: Origin,
+    /// Reused for serializing each outgoing message.
+    scratch: Vec<u8>,
     pub(crate) session: Session,
     queue: VecDeque<Queued>,
     /// The request whose handler is running, and whether the client cancelled it.
@@ -207,12 +191,13 @@ pub(crate) struct Connection<'s, R, W: Write> {
     rate: Option<TokenBucket>,
 }
 
-impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
-    pub(crate) fn new(server: &'s Server, input: R, output: W) -> Self {
+impl<'s> Connection<'s> {
+    pub(crate) fn new(server: &'s Server, port: Box<dyn Port + 's>) -> Self {
         Connection {
             server,
-            input: LineReader::new(input, server.limits.max_message_bytes),
-            output: Output::new(output),
+            port,
+            origin: 0,
+            scratch: Vec::new(),
             session: Session::New,
             queue: VecDeque::new(),
             current: None,
@@ -230,50 +215,94 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
         }
     }
 
-    fn run(&mut self) -> Result<(), Error> {
+    /// Serves the session until its input closes: the loop of a transport that owns its
+    /// input (stdio, a socket).
+    pub(crate) fn run(&mut self) -> Result<(), Error> {
         loop {
-            if let Some(item) = self.queue.pop_front() {
-                match item {
-                    Queued::Request(request) => self.serve_request(request),
-                    Queued::Batch(items) => self.serve_batch(items),
-                }
+            if self.serve_queued() {
                 continue;
             }
-            if self.output.is_closed() {
-                log::info(format_args!(
-                    "the client closed its input (our stdout); stopping"
-                ));
+            if self.port.is_closed() {
+                log::info(format_args!("the client closed its end; stopping"));
                 return Ok(());
             }
-            if !self.input.has_buffered_line() || self.output.wants_flush() {
-                self.output.flush().map_err(Error::Write)?;
+            let deadline = self.next_poll();
+            match self.port.receive(deadline, None)? {
+                Received::Unit(unit, origin) => self.handle(unit, origin),
+                Received::Closed => break,
+                Received::Idle | Received::Left => {}
             }
-            let deadline = self.is_watching().then_some(self.watch.next_poll);
-            let parsed = match self.input.next_frame(deadline).map_err(Error::Read)? {
-                Frame::Line(line) => Some(parse_line(line)),
-                Frame::TooLarge { size, id } => {
-                    let limit = self.server.limits.max_message_bytes;
-                    log::warn(format_args!(
-                        "skipped a message of {size} bytes (limit {limit})"
-                    ));
-                    Some(Err((EnvelopeError::TooLarge { size, limit }, id)))
-                }
-                Frame::Eof => break,
-                Frame::TimedOut => None,
-            };
-            match parsed {
-                Some(Ok(value)) => self.handle_value(value),
-                Some(Err((error, id))) => {
-                    let id = ResponseId::recovered(id.as_ref(), self.unreadable_id());
-                    self.send_error(id, &error.to_object());
-                }
-                None => {}
-            }
-            if self.is_watching() && Instant::now() >= self.watch.next_poll {
-                self.poll_changes();
-            }
+            self.poll_if_due();
         }
-        self.output.flush().map_err(Error::Write)
+        self.port.flush()
+    }
+
+    /// Checks subscribed resources when the poll interval has passed.
+    pub(crate) fn poll_if_due(&mut self) {
+        if self.is_watching() && Instant::now() >= self.watch.next_poll {
+            self.origin = port::SESSION;
+            self.poll_changes();
+        }
+    }
+
+    /// When the next change check is due, if anything is watched.
+    pub(crate) fn next_poll(&self) -> Option<Instant> {
+        self.is_watching().then_some(self.watch.next_poll)
+    }
+
+    /// Serves the oldest queued item; false when the queue is empty.
+    pub(crate) fn serve_queued(&mut self) -> bool {
+        match self.queue.pop_front() {
+            Some(Queued::Request(request, origin)) => {
+                self.origin = origin;
+                self.serve_request(request);
+            }
+            Some(Queued::Batch(items, origin)) => {
+                self.origin = origin;
+                self.serve_batch(items);
+                self.port.finish(origin);
+            }
+            None => return false,
+        }
+        true
+    }
+
+    /// Handles one unit of input from `origin`, outside any handler.
+    pub(crate) fn handle(&mut self, unit: Unit, origin: Origin) {
+        self.origin = origin;
+        match incoming::sort(unit, self.version()) {
+            Incoming::Single(Message::Request(request)) => return self.serve_request(request),
+            Incoming::Single(Message::Notification(notification)) => {
+                self.handle_notification(notification)
+            }
+            Incoming::Single(Message::Response(response)) => log::warn(format_args!(
+                "ignored a response to id {} that matches no request of ours",
+                response.id
+            )),
+            Incoming::Batch(items) => self.serve_batch(items),
+            Incoming::Rejected(rejected) => self.reject(rejected),
+        }
+        self.port.finish(origin);
+    }
+
+    /// Where what is written now goes.
+    pub(crate) fn origin(&self) -> Origin {
+        self.origin
+    }
+
+    /// The client of `origin` went away: a `subscriptions/listen` stream it held is closed
+    /// (closing a request's stream cancels it).
+    pub(crate) fn origin_gone(&mut self, origin: Origin) {
+        let before = self.listens.len();
+        self.listens.retain(|l| l.origin != origin);
+        if before != self.listens.len() {
+            self.unwatch_unused();
+        }
+    }
+
+    /// The negotiated version, if any.
+    fn version(&self) -> Option<Version> {
+        self.session.negotiated().map(|n| n.version)
     }
 
     /// How an error response writes an id it could not read (ARCHITECTURE §4; B-9).
@@ -284,24 +313,11 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
         }
     }
 
-    /// Handles one parsed line.
-    fn handle_value(&mut self, value: Value) {
-        match value {
-            Value::Array(items) => self.serve_batch(items),
-            value => match classify(value) {
-                Ok(Message::Request(request)) => self.serve_request(request),
-                Ok(Message::Notification(notification)) => self.handle_notification(notification),
-                Ok(Message::Response(response)) => log::warn(format_args!(
-                    "ignored a response to id {} that matches no request of ours",
-                    response.id
-                )),
-                Err(rejected) => self.reject(rejected),
-            },
-        }
-    }
-
-    fn reject(&mut self, rejected: crate::jsonrpc::Rejected) {
+    fn reject(&mut self, rejected: Rejected) {
         if rejected.answer {
+            if matches!(rejected.error, EnvelopeError::TooLarge { .. }) {
+                log::warn(format_args!("skipped: {}", rejected.error));
+            }
             let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
             self.send_error(id, &rejected.error.to_object());
         } else {
@@ -312,11 +328,19 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
         }
     }
 
-    /// Serves one request and writes its answer (if it gets one).
+    /// Serves one request and writes its answer (if it gets one); its exchange is then
+    /// complete, unless it opened a `subscriptions/listen` stream.
     fn serve_request(&mut self, request: Request) {
         let id = request.id.clone();
         if let Some(reply) = self.answer(request) {
             self.send_reply(&id, reply);
+        }
+        if !self
+            .listens
+            .iter()
+            .any(|l| l.id == id && l.origin == self.origin)
+        {
+            self.port.finish(self.origin);
         }
     }
 
@@ -348,31 +372,10 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
         reply
     }
 
-    /// Serves a JSON-RPC batch: only in a 2025-03-26 session (MCP B-11), else one −32600.
-    fn serve_batch(&mut self, items: Vec<Value>) {
-        let version = self.session.negotiated().map(|n| n.version);
-        if items.is_empty() {
-            let id = ResponseId::Unreadable(self.unreadable_id());
-            return self.send_error(id, &EnvelopeError::EmptyBatch.to_object());
-        }
-        if version != Some(Version::V2025_03_26) {
-            let hint = match version {
-                None => "; initialize first",
-                Some(_) => "",
-            };
-            let id = ResponseId::Unreadable(self.unreadable_id());
-            return self.send_error(id, &EnvelopeError::BatchNotSupported(hint).to_object());
-        }
+    /// Serves the items of a 2025-03-26 batch; the answers go out as one array.
+    fn serve_batch(&mut self, items: Vec<Result<Message, Rejected>>) {
         let mut replies: Vec<Value> = Vec::new();
-        for item in items {
-            let message = match item {
-                Value::Array(_) => Err(crate::jsonrpc::Rejected {
-                    id: None,
-                    error: EnvelopeError::NotAnObject,
-                    answer: true,
-                }),
-                item => classify(item),
-            };
+        for message in items {
             match message {
                 Ok(Message::Request(request)) if request.method == "initialize" => {
                     replies.push(self.reply_json(
@@ -447,25 +450,15 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
     fn send_reply(&mut self, id: &RequestId, reply: Reply) {
         let limit = self.server.limits.max_response_bytes;
         let sent = match &reply.outcome {
-            Ok(result) => self
-                .output
-                .send(&Outgoing::Result(ResponseId::Id(id), result), limit),
-            Err(error) => self
-                .output
-                .send(&Outgoing::<Value>::Error(ResponseId::Id(id), error), limit),
+            Ok(result) => self.emit(&Outgoing::Result(ResponseId::Id(id), result), limit),
+            Err(error) => self.emit(&Outgoing::<Value>::Error(ResponseId::Id(id), error), limit),
         };
         if let Err(TooLarge(size)) = sent {
             let replacement = self.too_large(reply.kind, size);
-            let sent = match &replacement {
-                Ok(result) => self
-                    .output
-                    .send(&Outgoing::Result(ResponseId::Id(id), result), usize::MAX),
-                Err(error) => self.output.send(
-                    &Outgoing::<Value>::Error(ResponseId::Id(id), error),
-                    usize::MAX,
-                ),
-            };
-            debug_assert!(sent.is_ok());
+            match &replacement {
+                Ok(result) => self.write(&Outgoing::Result(ResponseId::Id(id), result)),
+                Err(error) => self.write(&Outgoing::<Value>::Error(ResponseId::Id(id), error)),
+            }
         }
     }
 
@@ -475,10 +468,26 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
     }
 
     /// Writes a small message of the server's own; these never exceed the limit.
-    fn write(&mut self, message: &impl serde::Serialize) {
-        if self.output.send(message, usize::MAX).is_err() {
+    pub(crate) fn write(&mut self, message: &impl serde::Serialize) {
+        if self.emit(message, usize::MAX).is_err() {
             log::error(format_args!("a message could not be serialized"));
         }
+    }
+
+    /// Serializes `message` and sends it to the current origin, unless it exceeds `limit`.
+    fn emit(&mut self, message: &impl serde::Serialize, limit: usize) -> Result<(), TooLarge> {
+        self.scratch.clear();
+        to_json_limited(message, limit, &mut self.scratch)?;
+        self.port.send(self.origin, &self.scratch);
+        Ok(())
+    }
+
+    /// Runs `f` with output going to `origin`, then restores the current origin.
+    fn answering<T>(&mut self, origin: Origin, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.origin, origin);
+        let result = f(self);
+        self.origin = saved;
+        result
     }
 
     fn handle_notification(&mut self, notification: Notification) {
@@ -523,10 +532,28 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
             }
         }
         let queued = self.queue.len();
-        self.queue
-            .retain(|q| !matches!(q, Queued::Request(r) if r.id == id));
+        let mut dropped = Vec::new();
+        self.queue.retain(|q| match q {
+            Queued::Request(r, origin) if r.id == id => {
+                dropped.push(*origin);
+                false
+            }
+            _ => true,
+        });
+        for origin in dropped {
+            self.port.finish(origin);
+        }
         let listens = self.listens.len();
-        self.listens.retain(|l| l.id != id);
+        let mut closed = Vec::new();
+        self.listens.retain(|l| {
+            if l.id == id {
+                closed.push(l.origin);
+            }
+            l.id != id
+        });
+        for origin in closed {
+            self.port.finish(origin);
+        }
         if listens != self.listens.len() {
             self.unwatch_unused();
         } else if queued == self.queue.len() {
@@ -535,7 +562,7 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
     }
 
     fn flush_quietly(&mut self) {
-        if let Err(e) = self.output.flush() {
+        if let Err(e) = self.port.flush() {
             log::error(format_args!("writing output failed: {e}"));
         }
     }
@@ -549,11 +576,4 @@ impl<'s, R: Read + Send + 'static, W: Write> Connection<'s, R, W> {
         self.write(&Outgoing::Notification(method, params));
         self.flush_quietly();
     }
-}
-
-/// Parses one line into JSON; on failure, the error and (never) an id.
-fn parse_line(line: &[u8]) -> Result<Value, (EnvelopeError, Option<RequestId>)> {
-    let text = std::str::from_utf8(line)
-        .map_err(|e| (EnvelopeError::InvalidUtf8(e.valid_up_to()), None))?;
-    serde_json::from_str(text).map_err(|e| (EnvelopeError::Syntax(e.to_string()), None))
 }

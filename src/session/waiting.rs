@@ -1,114 +1,101 @@
 //! While a handler waits for the client: reading on, answering `ping`, queueing other
 //! requests, recording cancellations — and the [`Link`] a running handler talks through.
 
-use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::{parse_line, Connection, Queued, Reply, RootsCache, Session};
+use super::incoming::{self, Incoming};
+use super::port::{Origin, Received, Take};
+use super::{Connection, Queued, Reply, RootsCache, Session};
 use crate::context::Link;
-use crate::error::{EnvelopeError, McpError};
-use crate::jsonrpc::{classify, ErrorObject, Message, Outgoing, RequestId, ResponseId};
+use crate::error::McpError;
+use crate::jsonrpc::{ErrorObject, Message, Outgoing, Request, RequestId};
 use crate::log;
 use crate::model::InputError;
 use crate::protocol;
-use crate::transport::Frame;
 
-impl<R: Read + Send + 'static, W: Write> Connection<'_, R, W> {
-    /// Reads one line while a handler runs and deals with it: our awaited response is
-    /// returned; anything else is answered, recorded or queued.
-    fn interleave(&mut self, deadline: Option<Instant>, awaited: Option<u64>) -> Interleaved {
-        // As in the main loop: answers already written (to a duplicate id, to a line that is
-        // not JSON) go out before waiting for more input, not after the handler returns.
-        if !self.input.has_buffered_line() || self.output.wants_flush() {
-            self.flush_quietly();
-        }
-        let frame = match self.input.next_frame(deadline) {
-            Ok(frame) => frame,
+impl Connection<'_> {
+    /// Reads one unit while a handler runs and deals with it: our awaited response is
+    /// returned; anything else is answered, recorded or queued, by the same classification
+    /// as outside a handler. With `take`, units it refuses are left unread.
+    fn interleave(
+        &mut self,
+        deadline: Option<Instant>,
+        awaited: Option<u64>,
+        take: Option<Take<'_>>,
+    ) -> Interleaved {
+        let (unit, origin) = match self.port.receive(deadline, take) {
+            Ok(Received::Unit(unit, origin)) => (unit, origin),
+            Ok(Received::Idle) => return Interleaved::Idle,
+            Ok(Received::Left) => return Interleaved::Left,
+            Ok(Received::Closed) => return Interleaved::Closed,
             Err(e) => {
-                log::error(format_args!("reading input failed: {e}"));
+                log::error(format_args!("{e}"));
                 return Interleaved::Closed;
             }
         };
-        let value = match frame {
-            Frame::Line(line) => parse_line(line),
-            Frame::TooLarge { size, id } => Err((
-                EnvelopeError::TooLarge {
-                    size,
-                    limit: self.server.limits.max_message_bytes,
-                },
-                id,
-            )),
-            Frame::Eof => return Interleaved::Closed,
-            Frame::TimedOut => return Interleaved::Idle,
-        };
-        let value = match value {
-            Ok(value) => value,
-            Err((error, id)) => {
-                self.send_error(
-                    ResponseId::recovered(id.as_ref(), self.unreadable_id()),
-                    &error.to_object(),
-                );
-                return Interleaved::Handled;
-            }
-        };
-        if let Value::Array(items) = value {
-            // Responses inside a batch may be the one we wait for; the rest waits its turn.
-            let mut rest = Vec::new();
-            let mut found = None;
-            for item in items {
-                match classify(item.clone()) {
-                    Ok(Message::Response(r))
-                        if awaited.is_some_and(|a| RequestId::number(a) == r.id) =>
-                    {
-                        found = Some(r.outcome)
-                    }
-                    Ok(Message::Response(r)) => self.late_response(&r.id),
-                    _ => rest.push(item),
-                }
-            }
-            if !rest.is_empty() {
-                self.enqueue(Queued::Batch(rest));
-            }
-            return found.map_or(Interleaved::Handled, Interleaved::Answer);
-        }
-        match classify(value) {
-            Ok(Message::Response(r)) if awaited.is_some_and(|a| RequestId::number(a) == r.id) => {
+        let is_awaited = |id: &RequestId| awaited.is_some_and(|a| RequestId::number(a) == *id);
+        let outcome = self.answering(origin, |this| match incoming::sort(unit, this.version()) {
+            Incoming::Single(Message::Response(r)) if is_awaited(&r.id) => {
                 Interleaved::Answer(r.outcome)
             }
-            Ok(Message::Response(r)) => {
-                self.late_response(&r.id);
+            Incoming::Single(Message::Response(r)) => {
+                this.late_response(&r.id);
                 Interleaved::Handled
             }
-            // Checked before ping: a ping reusing the in-flight id must not be answered
-            // with a result the client would take for the in-flight request's answer.
-            Ok(Message::Request(r)) if self.in_flight(&r.id) => {
-                let error = McpError::DuplicateId(r.id.to_string()).to_object(false);
-                self.send_reply(&r.id, Reply::plain(Err(error)));
+            Incoming::Single(Message::Request(r)) => this.interleave_request(r, origin),
+            Incoming::Single(Message::Notification(n)) => {
+                this.handle_notification(n);
                 Interleaved::Handled
             }
-            Ok(Message::Request(r))
-                if r.method == "ping" && !protocol::is_stateless_request(r.params.as_ref()) =>
-            {
-                let id = r.id.clone();
-                self.send_reply(&id, Reply::plain(Ok(json!({}))));
-                self.flush_quietly();
+            Incoming::Batch(items) => {
+                // Responses and notifications count now (a cancellation in a batch is as
+                // good as one on its own line); requests wait their turn, as one batch.
+                let mut found = None;
+                let mut rest = Vec::new();
+                for item in items {
+                    match item {
+                        Ok(Message::Response(r)) if is_awaited(&r.id) => found = Some(r.outcome),
+                        Ok(Message::Response(r)) => this.late_response(&r.id),
+                        Ok(Message::Notification(n)) => this.handle_notification(n),
+                        other => rest.push(other),
+                    }
+                }
+                if !rest.is_empty() {
+                    this.enqueue(Queued::Batch(rest, origin));
+                    return found.map_or(Interleaved::Queued, Interleaved::Answer);
+                }
+                found.map_or(Interleaved::Handled, Interleaved::Answer)
+            }
+            Incoming::Rejected(rejected) => {
+                this.reject(rejected);
                 Interleaved::Handled
             }
-            Ok(Message::Request(r)) => {
-                self.enqueue(Queued::Request(r));
-                Interleaved::Handled
-            }
-            Ok(Message::Notification(n)) => {
-                self.handle_notification(n);
-                Interleaved::Handled
-            }
-            Err(rejected) => {
-                self.reject(rejected);
-                Interleaved::Handled
-            }
+        });
+        if !matches!(outcome, Interleaved::Queued) {
+            // Everything that unit gets has been sent (a queued one is finished when served).
+            self.port.finish(origin);
         }
+        outcome
+    }
+
+    /// A request arriving while a handler runs: a duplicate id is refused, `ping` answered
+    /// at once, anything else queued.
+    fn interleave_request(&mut self, r: Request, origin: Origin) -> Interleaved {
+        // Checked before ping: a ping reusing the in-flight id must not be answered with a
+        // result the client would take for the in-flight request's answer.
+        if self.in_flight(&r.id) {
+            let error = McpError::DuplicateId(r.id.to_string()).to_object(false);
+            self.send_reply(&r.id, Reply::plain(Err(error)));
+            return Interleaved::Handled;
+        }
+        if r.method == "ping" && !protocol::is_stateless_request(r.params.as_ref()) {
+            self.send_reply(&r.id, Reply::plain(Ok(json!({}))));
+            return Interleaved::Handled;
+        }
+        self.enqueue(Queued::Request(r, origin));
+        Interleaved::Queued
     }
 
     /// True when `id` is the request being handled or one queued behind it.
@@ -119,38 +106,57 @@ impl<R: Read + Send + 'static, W: Write> Connection<'_, R, W> {
             || self
                 .queue
                 .iter()
-                .any(|q| matches!(q, Queued::Request(q) if q.id == *id))
+                .any(|q| matches!(q, Queued::Request(q, _) if q.id == *id))
     }
 
     fn late_response(&mut self, id: &RequestId) {
         log::debug(format_args!("ignored a late or unknown response to {id}"));
     }
 
+    /// Queues `item` for after the handler, or refuses it (−32003) when the queue is full.
     fn enqueue(&mut self, item: Queued) {
         if self.queue.len() < self.server.limits.max_queued_requests {
             self.queue.push_back(item);
             return;
         }
         let error = McpError::Overloaded(self.queue.len()).to_object(false);
-        match item {
-            Queued::Request(r) => self.send_reply(&r.id, Reply::plain(Err(error))),
-            Queued::Batch(_) => {
-                self.send_error(ResponseId::Unreadable(self.unreadable_id()), &error)
+        let origin = match item {
+            Queued::Request(r, origin) => {
+                self.answering(origin, |this| {
+                    this.send_reply(&r.id, Reply::plain(Err(error)))
+                });
+                origin
             }
-        }
+            Queued::Batch(_, origin) => {
+                self.answering(origin, |this| {
+                    let id = crate::jsonrpc::ResponseId::Unreadable(this.unreadable_id());
+                    this.send_error(id, &error)
+                });
+                origin
+            }
+        };
+        self.port.finish(origin);
         self.flush_quietly();
     }
 }
 
 /// What one interleaved read produced.
 enum Interleaved {
+    /// The awaited response.
     Answer(Result<Value, ErrorObject>),
+    /// Dealt with now.
     Handled,
+    /// Queued for after the handler.
+    Queued,
+    /// The next unit is one the wait does not take; it stays in the transport.
+    Left,
+    /// Nothing arrived before the deadline.
     Idle,
+    /// The input is closed.
     Closed,
 }
 
-impl<R: Read + Send + 'static, W: Write> Link for Connection<'_, R, W> {
+impl Link for Connection<'_> {
     fn notify(&mut self, method: &str, params: Value) {
         self.notify_now(method, &params);
     }
@@ -174,10 +180,12 @@ impl<R: Read + Send + 'static, W: Write> Link for Connection<'_, R, W> {
             if self.current_cancelled() {
                 break Err(InputError::Cancelled);
             }
-            match self.interleave(Some(deadline), Some(id)) {
+            // Everything is read here: the answer may come after requests the client
+            // pipelined, which are queued (up to `max_queued_requests`, then −32003).
+            match self.interleave(Some(deadline), Some(id), None) {
                 Interleaved::Answer(Ok(result)) => break Ok(result),
                 Interleaved::Answer(Err(error)) => break Err(InputError::Refused(error)),
-                Interleaved::Handled => {}
+                Interleaved::Handled | Interleaved::Queued | Interleaved::Left => {}
                 Interleaved::Idle if Instant::now() >= deadline => {
                     break Err(InputError::TimedOut(timeout.as_millis() as u64))
                 }
@@ -204,9 +212,13 @@ impl<R: Read + Send + 'static, W: Write> Link for Connection<'_, R, W> {
             if self.current_cancelled() {
                 return true;
             }
-            match self.interleave(now, None) {
-                Interleaved::Handled | Interleaved::Answer(_) => {}
-                Interleaved::Idle | Interleaved::Closed => return self.current_cancelled(),
+            // Only what can matter now is read: requests stay in the transport, so a
+            // pipelining client waits instead of being refused (issue 12).
+            match self.interleave(now, None, Some(&incoming::wanted_while_busy)) {
+                Interleaved::Handled | Interleaved::Queued | Interleaved::Answer(_) => {}
+                Interleaved::Idle | Interleaved::Closed | Interleaved::Left => {
+                    return self.current_cancelled()
+                }
             }
         }
     }

@@ -2,16 +2,15 @@
 //! list, are checked every `poll_interval` while a subscription is open.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
 use std::time::Instant;
 
 use serde_json::json;
 
-use super::{Connection, Session};
+use super::{Connection, Origin, Session};
 use crate::jsonrpc::{Outgoing, RequestId};
 use crate::protocol;
 
-impl<R: Read + Send + 'static, W: Write> Connection<'_, R, W> {
+impl Connection<'_> {
     pub(super) fn is_watching(&self) -> bool {
         !self.watch.fingerprints.is_empty() || self.watching_list()
     }
@@ -96,18 +95,20 @@ impl<R: Read + Send + 'static, W: Write> Connection<'_, R, W> {
                 &json!({ "uri": uri }),
             ));
         }
-        let ids: Vec<RequestId> = self
+        let ids: Vec<(RequestId, Origin)> = self
             .listens
             .iter()
             .filter(|l| l.uris.contains(uri))
-            .map(|l| l.id.clone())
+            .map(|l| (l.id.clone(), l.origin))
             .collect();
-        for id in ids {
+        for (id, origin) in ids {
             let params = json!({ "uri": uri, "_meta": { protocol::meta::SUBSCRIPTION_ID: id } });
-            self.write(&Outgoing::Notification(
-                "notifications/resources/updated",
-                &params,
-            ));
+            self.answering(origin, |this| {
+                this.write(&Outgoing::Notification(
+                    "notifications/resources/updated",
+                    &params,
+                ))
+            });
         }
     }
 
@@ -118,18 +119,20 @@ impl<R: Read + Send + 'static, W: Write> Connection<'_, R, W> {
                 &json!({}),
             ));
         }
-        let ids: Vec<RequestId> = self
+        let ids: Vec<(RequestId, Origin)> = self
             .listens
             .iter()
             .filter(|l| l.resources_list_changed)
-            .map(|l| l.id.clone())
+            .map(|l| (l.id.clone(), l.origin))
             .collect();
-        for id in ids {
+        for (id, origin) in ids {
             let params = json!({ "_meta": { protocol::meta::SUBSCRIPTION_ID: id } });
-            self.write(&Outgoing::Notification(
-                "notifications/resources/list_changed",
-                &params,
-            ));
+            self.answering(origin, |this| {
+                this.write(&Outgoing::Notification(
+                    "notifications/resources/list_changed",
+                    &params,
+                ))
+            });
         }
     }
 }

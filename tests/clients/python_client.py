@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Drive minimcp with the official Python MCP SDK (`mcp` from PyPI), once per protocol version.
 
-usage: python_client.py [--generic] [--versions V,V,...] -- SERVER_COMMAND [ARGS...]
+usage: python_client.py [--generic | --roots DIR] [--versions V,V,...] -- SERVER_COMMAND [ARGS...]
+       python_client.py [--generic] [--versions V,V,...] -- http://HOST:PORT/mcp
 
 For each version a fresh server process is spawned over stdio and a fresh session opened:
 - handshake versions (2024-11-05 ... 2025-11-25): the SDK's ClientSession, with the
@@ -16,7 +17,10 @@ Without --generic the server must be `minimcp serve --profile conformance` (idea
 small `--page-size`, so every listing has several pages): every tool, resource, prompt,
 completion, logging, progress, sampling and elicitation path is exercised and its values
 checked. With --generic only what any server must do is checked (handshake, ping, listings
-followed through `nextCursor`, descriptions), for other profiles.
+followed through `nextCursor`, descriptions), for other profiles. With --roots DIR the client
+declares the `roots` capability and answers `roots/list` with DIR; the server (the default
+profile, started without --root) must serve DIR: a listing of it, a file read by its absolute
+path with the short path in the answer, and the file's RFC 8089 URI listed and read.
 
 Works with mcp 1.x and 2.x (wire-format dicts are compared, never model attributes). Prints a
 check x version table; exits 1 if any check failed.
@@ -65,7 +69,7 @@ FIXTURE_TOOLS = {
 }
 FIXTURE_PROMPTS = {
     "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
-    "test_prompt_with_image",
+    "test_prompt_with_image", "test_input_required_result_prompt",
 }
 FIXTURE_RESOURCES = {"test://static-text", "test://static-binary", "test://watched-resource"}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -100,13 +104,17 @@ def expect(condition: bool, message: str) -> None:
 class Peer:
     """What the client side saw: callbacks invoked, notifications received."""
 
-    def __init__(self) -> None:
+    def __init__(self, roots: list[str] | None = None) -> None:
+        self.roots = roots
         self.logs: list[dict[str, Any]] = []
         self.sampling: list[dict[str, Any]] = []
         self.elicitations: list[dict[str, Any]] = []
 
     async def on_log(self, params: Any) -> None:
         self.logs.append(wire(params))
+
+    async def on_roots(self, context: Any) -> Any:
+        return types.ListRootsResult.model_validate({"roots": [{"uri": file_uri(r)} for r in self.roots or []]})
 
     async def on_sampling(self, context: Any, params: Any) -> Any:
         self.sampling.append(wire(params))
@@ -121,6 +129,12 @@ class Peer:
         request = wire(params)
         self.elicitations.append(request)
         return types.ElicitResult.model_validate({"action": "accept", "content": answer_form(request)})
+
+
+def file_uri(path: str) -> str:
+    """The RFC 8089 URI of an absolute path, as minimcp spells it."""
+    from urllib.parse import quote
+    return "file://" + quote(path, safe="/-._~")
 
 
 def answer_form(request: dict[str, Any]) -> dict[str, Any]:
@@ -190,20 +204,41 @@ class Conn:
         return wire(result)["completion"]["values"]
 
 
+def is_url(command: list[str]) -> bool:
+    """A server given as `http://…/mcp` is reached over Streamable HTTP, not spawned."""
+    return command[0].startswith(("http://", "https://"))
+
+
+def http_transport(url: str):
+    try:  # mcp 2.x
+        from mcp.client.streamable_http import streamable_http_client as connect
+    except ImportError:  # mcp 1.x
+        from mcp.client.streamable_http import streamablehttp_client as connect
+    return connect(url)
+
+
 async def open_handshake(stack: AsyncExitStack, command: list[str], version: str, peer: Peer) -> Conn:
-    params = StdioServerParameters(command=command[0], args=command[1:])
-    read, write = await stack.enter_async_context(stdio_client(params))
+    if is_url(command):
+        streams = await stack.enter_async_context(http_transport(command[0]))
+        read, write = streams[0], streams[1]  # 1.x also yields a session-id getter
+    else:
+        params = StdioServerParameters(command=command[0], args=command[1:])
+        read, write = await stack.enter_async_context(stdio_client(params))
     session = await stack.enter_async_context(ClientSession(
         read, write,
+        list_roots_callback=peer.on_roots if peer.roots else None,
         sampling_callback=peer.on_sampling,
         elicitation_callback=peer.on_elicitation,
         logging_callback=peer.on_log,
     ))
     # ClientSession.initialize() always requests the SDK's newest version; send the same
     # request by hand with the version under test.
+    capabilities: dict[str, Any] = {"sampling": {}, "elicitation": {"form": {}}}
+    if peer.roots:
+        capabilities["roots"] = {"listChanged": True}
     request = types.InitializeRequest(params=types.InitializeRequestParams.model_validate({
         "protocolVersion": version,
-        "capabilities": {"sampling": {}, "elicitation": {"form": {}}},
+        "capabilities": capabilities,
         "clientInfo": {"name": "minimcp-python-client-test", "version": SDK_VERSION},
     }))
     initialized = types.InitializedNotification()
@@ -223,7 +258,7 @@ async def open_stateless(stack: AsyncExitStack, command: list[str], peer: Peer) 
     from mcp import Client
 
     client = await stack.enter_async_context(Client(
-        StdioServerParameters(command=command[0], args=command[1:]),
+        command[0] if is_url(command) else StdioServerParameters(command=command[0], args=command[1:]),
         mode="auto",  # probe server/discover; fall back to initialize only if the server lacks it
         sampling_callback=peer.on_sampling,
         elicitation_callback=peer.on_elicitation,
@@ -306,7 +341,7 @@ async def check_tools_call(conn: Conn, peer: Peer) -> None:
 
 
 async def check_tool_input_validation(conn: Conn, peer: Peer) -> str:
-    ok = await conn.call("json_schema_2020_12_tool", {"name": "n", "address": {"street": "s", "city": "c"}})
+    ok = await conn.call("json_schema_2020_12_tool", {"name": "n", "email": "n@example.com", "address": {"street": "s", "city": "c"}})
     expect(not ok.get("isError"), f"valid 2020-12 arguments refused: {ok}")
     try:
         bad = await conn.call("json_schema_2020_12_tool", {"name": "n", "unexpected": 1})
@@ -493,12 +528,46 @@ GENERIC_CHECKS: list[tuple[str, Check]] = [
     ("logging/setLevel", check_generic_logging),
 ]
 
+async def check_roots_listing(conn: Conn, peer: Peer) -> str:
+    listed = await conn.call("list_directory", {})
+    expect(not listed.get("isError"), f"list_directory: {listed}")
+    # Before 2025-06-18 there is no structuredContent: the text names the entries too.
+    text = listed["content"][0]["text"]
+    expect("\nrun.sh  (" in text, f"the client's root is not what is listed: {text[:300]}")
+    return f"{text.count(chr(10))} entries of the client's root"
+
+
+async def check_absolute_path(conn: Conn, peer: Peer) -> None:
+    root = (peer.roots or [""])[0]
+    read = await conn.call("read_file", {"path": f"{root}/run.sh", "limit": 1})
+    expect(not read.get("isError"), f"read_file by absolute path: {read}")
+    text = read["content"][0]["text"]
+    expect(text.startswith("`run.sh` lines 1-1 of "), f"not the short path: {text[:200]}")
+
+
+async def check_file_uris(conn: Conn, peer: Peer) -> None:
+    root = (peer.roots or [""])[0]
+    uri = file_uri(f"{root}/run.sh")
+    items, _ = await conn.list_all("list_resources", "resources")
+    expect(uri in [i["uri"] for i in items], f"{uri} is not listed: {[i['uri'] for i in items][:5]}")
+    contents = (await conn.read(uri))["contents"]
+    expect(contents[0]["text"].startswith("#!/usr/bin/env bash"), "run.sh read through its URI")
+
+
+ROOTS_CHECKS: list[tuple[str, Check]] = [
+    ("handshake", check_handshake),
+    ("roots from the client", check_roots_listing),
+    ("absolute path", check_absolute_path),
+    ("file URIs", check_file_uris),
+]
+
 NOT_STATELESS = {"ping"}  # removed in 2026-07-28
 
 
-async def run_version(command: list[str], version: str, checks: list[tuple[str, Check]]) -> dict[str, tuple[str, str]]:
+async def run_version(command: list[str], version: str, checks: list[tuple[str, Check]],
+                      roots: list[str] | None = None) -> dict[str, tuple[str, str]]:
     results: dict[str, tuple[str, str]] = {}
-    peer = Peer()
+    peer = Peer(roots)
     try:
         with anyio.fail_after(PER_VERSION_TIMEOUT):
             async with AsyncExitStack() as stack:
@@ -548,6 +617,7 @@ def print_table(title: str, versions: list[str], checks: list[tuple[str, Check]]
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--generic", action="store_true", help="only checks any server must pass")
+    parser.add_argument("--roots", help="declare roots and answer roots/list with this directory")
     parser.add_argument("--versions", default=",".join(ALL_VERSIONS))
     parser.add_argument("command", nargs="+", help="the server command (after --)")
     args = parser.parse_args()
@@ -556,8 +626,9 @@ async def main() -> int:
     if unknown:
         print(f"python_client: mcp {SDK_VERSION} cannot speak {unknown}; it can: {ALL_VERSIONS}", file=sys.stderr)
         return 2
-    checks = GENERIC_CHECKS if args.generic else FIXTURE_CHECKS
-    results = {v: await run_version(args.command, v, checks) for v in versions}
+    checks = ROOTS_CHECKS if args.roots else GENERIC_CHECKS if args.generic else FIXTURE_CHECKS
+    roots = [args.roots] if args.roots else None
+    results = {v: await run_version(args.command, v, checks, roots) for v in versions}
     title = f"Python SDK mcp {SDK_VERSION} -> {' '.join(args.command)}"
     failures = print_table(title, versions, checks, results)
     passed = sum(r[0] == "PASS" for v in versions for r in results[v].values())

@@ -15,8 +15,12 @@
 #      followed through nextCursor, tools/call, resources list/read/templates/subscribe,
 #      prompts, completion, logging, progress, and sampling + elicitation round trips;
 #   2. ts_client.mjs, the same against the TypeScript SDK (2024-10-07 ... 2025-11-25);
-#   3. both clients in --generic mode against the default profile;
-#   4. the Inspector CLI: tools/list and a tools/call of `echo`.
+#   3. both clients in --generic mode against the default profile, and in --roots mode against
+#      the default profile started without --root: the client's roots/list answer (this
+#      directory) is what is served, read by absolute path and by RFC 8089 file URI;
+#   4. the Inspector CLI: tools/list and a tools/call of `echo`;
+#   5. the Python (both versions, 2026-07-28 included with mcp 2.x) and TypeScript clients of
+#      1. and 2. again over Streamable HTTP, against one `serve --http 127.0.0.1:0` process.
 # Each client prints a check x version table. The last line is "clients: N passed, M failed".
 # Exit status 0 only if every check passed. If a package cannot be installed (no network to
 # the registries and nothing cached) it prints a NO NETWORK banner and exits 1: CI must never
@@ -129,6 +133,30 @@ run "typescript sdk $TS_SDK_PIN, conformance profile" bash -c 'cd "$0" && node t
 run "python mcp ${PY_MCP_PINS[-1]}, default profile (generic)" \
   "$SCRATCH/py-mcp-${PY_MCP_PINS[-1]}/bin/python" "$HERE/python_client.py" --generic -- "${DEFAULT[@]}"
 run "typescript sdk $TS_SDK_PIN, default profile (generic)" bash -c 'cd "$0" && node ts_client.mjs --generic -- "${@}"' "$TS" "${DEFAULT[@]}"
+# No --root: the roots are the client's. Handshake versions only (roots/list is a request).
+ROOTS_SERVER=("$MINIMCP_BIN" serve --page-size 2)
+HANDSHAKE_VERSIONS=2024-11-05,2025-03-26,2025-06-18,2025-11-25
+run "python mcp ${PY_MCP_PINS[-1]}, client roots + absolute paths" \
+  "$SCRATCH/py-mcp-${PY_MCP_PINS[-1]}/bin/python" "$HERE/python_client.py" --roots "$HERE" --versions "$HANDSHAKE_VERSIONS" -- "${ROOTS_SERVER[@]}"
+run "typescript sdk $TS_SDK_PIN, client roots + absolute paths" bash -c 'cd "$0" && node ts_client.mjs --roots "$1" --versions "$2" -- "${@:3}"' "$TS" "$HERE" "$HANDSHAKE_VERSIONS" "${ROOTS_SERVER[@]}"
+
+# The same clients over Streamable HTTP: one `serve --http` process, every version on it.
+HTTP_LOG="$(mktemp "${TMPDIR:-/tmp}/minimcp-clients-http.XXXXXX")"
+"${FIXTURES[@]}" --http 127.0.0.1:0 2> "$HTTP_LOG" &
+HTTP_PID=$!
+trap 'kill "$HTTP_PID" 2>/dev/null || true; rm -f "$HTTP_LOG"' EXIT
+HTTP_URL=""
+for _ in $(seq 50); do
+  HTTP_URL="$(sed -n 's|.*listening on \(http://127.0.0.1:[0-9]*/mcp\).*|\1|p' "$HTTP_LOG" | head -1)"
+  [ -n "$HTTP_URL" ] && break
+  sleep 0.1
+done
+[ -n "$HTTP_URL" ] || { banner "FAILED: serve --http did not start: $(cat "$HTTP_LOG")"; exit 1; }
+for pin in "${PY_MCP_PINS[@]}"; do
+  run "python mcp $pin, conformance profile, HTTP" "$SCRATCH/py-mcp-$pin/bin/python" "$HERE/python_client.py" -- "$HTTP_URL"
+done
+run "typescript sdk $TS_SDK_PIN, conformance profile, HTTP" bash -c 'cd "$0" && node ts_client.mjs -- "${@}"' "$TS" "$HTTP_URL"
+kill "$HTTP_PID" 2>/dev/null || true
 
 # The Inspector CLI 1.0.3 decides between ../package.json and ../../package.json by looking
 # relative to the working directory but imports relative to its own file, so it only starts from
@@ -146,7 +174,7 @@ import json, sys
 listed, called = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 names = [t["name"] for t in listed["tools"]]
 checks = {
-    "tools/list: every fixture tool, each described": len(names) == 15
+    "tools/list: every fixture tool, each described": len(names) == len(set(names)) >= 15
         and {"echo", "test_simple_text", "test_sampling", "json_schema_2020_12_tool"} <= set(names)
         and all(t.get("description") for t in listed["tools"]),
     "tools/call echo": called == {"content": [{"type": "text", "text": "hi inspector"}]},

@@ -2,7 +2,7 @@
 // Drive minimcp with the official TypeScript MCP SDK (@modelcontextprotocol/sdk), once per
 // protocol version.
 //
-//   node ts_client.mjs [--generic] [--versions V,V,...] -- SERVER_COMMAND [ARGS...]
+//   node ts_client.mjs [--generic | --roots DIR] [--versions V,V,...] -- SERVER_COMMAND [ARGS...]
 //
 // Run from a directory whose node_modules holds the SDK (tests/clients/run.sh copies this file
 // into its scratch install). For each version a fresh server process is spawned over stdio.
@@ -14,14 +14,18 @@
 //
 // Without --generic the server must be `minimcp serve --profile conformance` (ideally with a
 // small --page-size); every tool, resource, prompt, completion, logging, progress, sampling and
-// elicitation path is checked. With --generic only what any server must do is checked.
+// elicitation path is checked. With --generic only what any server must do is checked. With
+// --roots DIR the client declares `roots` and answers `roots/list` with DIR, and the server
+// (default profile, no --root) must serve DIR: listed, read by absolute path, by file URI.
 // Prints a check x version table; exits 1 if any check failed.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
+  ListRootsRequestSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -46,7 +50,7 @@ const FIXTURE_TOOLS = [
   "json_schema_2020_12_tool",
 ];
 const FIXTURE_PROMPTS = [
-  "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image",
+  "test_input_required_result_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image",
   "test_simple_prompt",
 ];
 const FIXTURE_RESOURCES = ["test://static-binary", "test://static-text", "test://watched-resource"];
@@ -87,9 +91,21 @@ function answerForm(schema) {
 }
 
 /** Spawns the server, connects asking for `version`, records everything it sends. */
+let ROOTS = null; // --roots DIR: the directory this client offers as its root
+
+/** The RFC 8089 URI of an absolute path, as minimcp spells it. */
+const fileUri = (path) =>
+  "file://" + [...new TextEncoder().encode(path)].map((b) => {
+    const c = String.fromCharCode(b);
+    return /[A-Za-z0-9\-._~\/]/.test(c) ? c : "%" + b.toString(16).toUpperCase().padStart(2, "0");
+  }).join("");
+
 async function open(command, offered) {
   const conn = { offered, version: undefined, received: [], logs: [], sampling: [], elicitations: [], init: null };
-  const transport = new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: "inherit" });
+  // A server given as http://…/mcp is reached over Streamable HTTP instead of spawned.
+  const transport = /^https?:\/\//.test(command[0])
+    ? new StreamableHTTPClientTransport(new URL(command[0]))
+    : new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: "inherit" });
   const send = transport.send.bind(transport);
   let initId;
   transport.send = (message, options) => {
@@ -111,8 +127,9 @@ async function open(command, offered) {
 
   const client = new Client(
     { name: "minimcp-ts-client-test", version: SDK_VERSION },
-    { capabilities: { sampling: {}, elicitation: { form: {} } } },
+    { capabilities: { sampling: {}, elicitation: { form: {} }, ...(ROOTS ? { roots: { listChanged: true } } : {}) } },
   );
+  if (ROOTS) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: fileUri(ROOTS) }] }));
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { conn.logs.push(n.params); });
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     conn.sampling.push(request.params);
@@ -202,7 +219,7 @@ const checks = {
     expect(error.isError === true && error.content[0].text, "tool error");
   },
   async "tool input errors"(conn) {
-    const ok = await call(conn, "json_schema_2020_12_tool", { name: "n", address: { street: "s", city: "c" } });
+    const ok = await call(conn, "json_schema_2020_12_tool", { name: "n", email: "n@example.com", address: { street: "s", city: "c" } });
     expect(!ok.isError, `valid arguments refused: ${JSON.stringify(ok)}`);
     if (atLeast(conn.version, "2025-11-25")) {
       const bad = await call(conn, "json_schema_2020_12_tool", { name: "n", unexpected: 1 });
@@ -334,6 +351,31 @@ const genericChecks = {
   },
 };
 
+const rootsChecks = {
+  handshake: checks.handshake,
+  async "roots from the client"(conn) {
+    const listed = await call(conn, "list_directory", {});
+    expect(!listed.isError, `list_directory: ${JSON.stringify(listed)}`);
+    // Before 2025-06-18 there is no structuredContent: the text names the entries too.
+    const text = listed.content[0].text;
+    expect(text.includes("\nrun.sh  ("), `the client's root is not what is listed: ${text.slice(0, 300)}`);
+    return `${text.split("\n").length - 1} entries of the client's root`;
+  },
+  async "absolute path"(conn) {
+    const read = await call(conn, "read_file", { path: `${ROOTS}/run.sh`, limit: 1 });
+    expect(!read.isError, `read_file by absolute path: ${JSON.stringify(read)}`);
+    const text = read.content[0].text;
+    expect(text.startsWith("`run.sh` lines 1-1 of "), `not the short path: ${text.slice(0, 200)}`);
+  },
+  async "file URIs"(conn) {
+    const uri = fileUri(`${ROOTS}/run.sh`);
+    const { items } = await listAll(conn, "listResources", "resources");
+    expect(items.some((i) => i.uri === uri), `${uri} is not listed`);
+    const read = await conn.client.readResource({ uri });
+    expect(read.contents[0].text.startsWith("#!/usr/bin/env bash"), "run.sh read through its URI");
+  },
+};
+
 async function runVersion(command, version, suite) {
   const results = {};
   let conn;
@@ -369,7 +411,9 @@ async function main() {
     console.error(`usage: ts_client.mjs [--generic] [--versions ${ALL_VERSIONS.join(",")}] -- SERVER_COMMAND [ARGS...]`);
     return 2;
   }
-  const suite = generic ? genericChecks : checks;
+  const rootsAt = options.indexOf("--roots");
+  if (rootsAt >= 0) ROOTS = options[rootsAt + 1];
+  const suite = ROOTS ? rootsChecks : generic ? genericChecks : checks;
   const results = {};
   for (const version of versions) results[version] = await runVersion(command, version, suite);
 

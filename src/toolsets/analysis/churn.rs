@@ -82,26 +82,10 @@ pub(crate) fn parse(output: &str) -> Churn {
     churn
 }
 
-/// `2026-11-23T16:43:53Z` from Unix seconds (proleptic Gregorian, UTC).
+/// `2026-11-23T16:43:53Z` from the Unix seconds git prints (a commit dated before 1970
+/// shows as 1970: git itself cannot record one).
 pub(crate) fn iso8601(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    crate::toolsets::workspace::info::rfc3339(u64::try_from(secs).unwrap_or(0))
 }
 
 pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {

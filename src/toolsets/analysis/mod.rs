@@ -22,29 +22,16 @@ mod complexity;
 mod git;
 mod report;
 
-use std::path::Path;
 use std::rc::Rc;
 
-use crate::toolsets::workspace::{Config, Workspace};
-use crate::{Arguments, Builder, ConfigError, Context, HandlerError, ToolOutput};
+use crate::toolsets::workspace::Workspace;
+use crate::{Arguments, Builder, Context, HandlerError, ToolOutput};
 
-/// Adds `analyze_complexity` and `analyze_code_churn` for the workspace at `root` (an
-/// existing, readable directory, canonicalized here), with the default deny list.
-pub fn add(builder: Builder, root: &Path) -> Result<Builder, ConfigError> {
-    add_with(
-        builder,
-        &Config {
-            roots: vec![root.to_path_buf()],
-            ..Config::default()
-        },
-    )
-}
-
-/// Adds the analysis tools for the workspace `config` describes (the same roots, client
-/// roots and deny list as the workspace toolset).
-pub fn add_with(builder: Builder, config: &Config) -> Result<Builder, ConfigError> {
-    let ws = Rc::new(Workspace::configure(config).map_err(ConfigError)?);
-    Ok(builder.tool(complexity::tool(&ws)).tool(churn::tool(&ws)))
+/// Adds the analysis tools to the default profile, over the workspace the other toolsets
+/// share (one set of roots, one deny list, one sandbox).
+pub fn add_toolset(builder: Builder, options: &super::Options) -> Builder {
+    let ws = &options.workspace;
+    builder.tool(complexity::tool(ws)).tool(churn::tool(ws))
 }
 
 /// A tool handler that needs the workspace.

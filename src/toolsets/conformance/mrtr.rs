@@ -206,28 +206,26 @@ fn describe_roots(roots: &[Value]) -> String {
 /// `test_input_required_result_capabilities`: each question the client cannot answer is
 /// skipped (the core reports it as unsupported and asks nothing); the rest are asked together.
 fn capabilities(ctx: &mut Context<'_>) -> Result<String, HandlerError> {
-    let name = ask_name(ctx, "user_name", "What is your name?");
-    let greeting = ctx
-        .input_key("greeting")
-        .sample(question("Generate a greeting", 50));
-    let roots = ctx.input_key("client_roots").roots();
-    let skipped = |e: &HandlerError| matches!(e, HandlerError::Input(InputError::Unsupported(_)));
-    let unsupported = |e: &InputError| matches!(e, InputError::Unsupported(_));
+    let name = unless_unsupported(ask_name(ctx, "user_name", "What is your name?"));
+    let greeting = unless_unsupported(
+        ctx.input_key("greeting")
+            .sample(question("Generate a greeting", 50))
+            .map_err(HandlerError::from),
+    );
+    let roots = unless_unsupported(
+        ctx.input_key("client_roots")
+            .roots()
+            .map_err(HandlerError::from),
+    );
     let mut answers = Vec::new();
-    match name {
-        Ok(name) => answers.push(format!("name: {name}")),
-        Err(e) if skipped(&e) => {}
-        Err(e) => return Err(e),
+    if let Some(name) = name? {
+        answers.push(format!("name: {name}"));
     }
-    match greeting {
-        Ok(greeting) => answers.push(format!("greeting: {}", sampled_text(&greeting))),
-        Err(e) if unsupported(&e) => {}
-        Err(e) => return Err(e.into()),
+    if let Some(greeting) = greeting? {
+        answers.push(format!("greeting: {}", sampled_text(&greeting)));
     }
-    match roots {
-        Ok(roots) => answers.push(format!("roots: {}", describe_roots(&roots))),
-        Err(e) if unsupported(&e) => {}
-        Err(e) => return Err(e.into()),
+    if let Some(roots) = roots? {
+        answers.push(format!("roots: {}", describe_roots(&roots)));
     }
     if answers.is_empty() {
         return Ok(
@@ -236,6 +234,14 @@ fn capabilities(ctx: &mut Context<'_>) -> Result<String, HandlerError> {
         );
     }
     Ok(answers.join("; "))
+}
+
+/// `Ok(None)` when the client cannot answer: it did not declare the capability.
+fn unless_unsupported<T>(answer: Result<T, HandlerError>) -> Result<Option<T>, HandlerError> {
+    match answer {
+        Err(HandlerError::Input(InputError::Unsupported(_))) => Ok(None),
+        other => other.map(Some),
+    }
 }
 
 #[cfg(test)]
@@ -286,6 +292,43 @@ mod tests {
         let done = &response(&lines, 3)["result"];
         assert_eq!(done["resultType"], "complete");
         assert_eq!(done["content"][0]["text"], "Confirmed (ok=true).");
+    }
+
+    /// The answers a `requestState` carries (its payload is readable; only its MAC is secret).
+    fn sealed_answers(result: &Value) -> Value {
+        let state = result["requestState"].as_str().expect("a requestState");
+        let payload = state.split('.').next().expect("payload");
+        let payload = crate::encoding::base64url_decode(payload).expect("base64url");
+        serde_json::from_slice::<Value>(&payload).expect("json")["a"].clone()
+    }
+
+    #[test]
+    fn only_answers_to_asked_questions_are_carried_to_the_next_round() {
+        let name = "test_input_required_result_multi_round";
+        let accept = |content: Value| json!({"action": "accept", "content": content});
+        let lines = serve_lines(
+            &fixtures(),
+            &[
+                call(
+                    1,
+                    name,
+                    json!({"inputResponses": {"wrong_key": accept(json!({"x": 1}))}}),
+                ),
+                call(
+                    2,
+                    name,
+                    json!({"inputResponses": {
+                        "step1": accept(json!({"name": "Alice"})),
+                        "unknown_extra_key": accept(json!({"foo": "bar"}))
+                    }}),
+                ),
+            ],
+        );
+        assert_eq!(sealed_answers(&response(&lines, 1)["result"]), json!({}));
+        assert_eq!(
+            sealed_answers(&response(&lines, 2)["result"]),
+            json!({"step1": accept(json!({"name": "Alice"}))})
+        );
     }
 
     #[test]

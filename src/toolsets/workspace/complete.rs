@@ -43,7 +43,7 @@ impl Visitor for Suggest<'_> {
 /// Suggestions for a partially typed path (relative, or absolute inside a root); empty when
 /// the directory part is not a valid, existing workspace directory or there is no root.
 pub(crate) fn paths(ws: &Workspace, value: &str, want: Want, ctx: &mut Context<'_>) -> Vec<String> {
-    if ws.enter(ctx).is_err() {
+    if ws.enter_listing(ctx).is_err() {
         return Vec::new();
     }
     suggest(ws, value, want)

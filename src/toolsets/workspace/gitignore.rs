@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use super::glob::{Dialect, Glob};
+use super::glob::{Dialect, Glob, PathInfo};
 use super::limits::MAX_GITIGNORE_BYTES;
 use super::sandbox::{RelPath, Sandbox};
 
@@ -47,12 +47,15 @@ impl Rules {
     /// directory), `Some(false)` when it re-includes it, `None` when no rule matches.
     pub(crate) fn decide(&self, path: &str, is_dir: bool) -> Option<bool> {
         let name = path.rsplit('/').next().unwrap_or(path);
+        let (whole, name) = (PathInfo::new(path), PathInfo::new(name));
         self.rules
             .iter()
             .rev()
             .find(|rule| {
                 (is_dir || !rule.dir_only)
-                    && rule.glob.matches(if rule.anchored { path } else { name })
+                    && rule
+                        .glob
+                        .matches_path(if rule.anchored { &whole } else { &name })
             })
             .map(|rule| !rule.negated)
     }

@@ -125,10 +125,15 @@ impl Glob {
 
     /// True when the relative path `path` matches.
     pub(crate) fn matches(&self, path: &str) -> bool {
-        let components: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
+        self.matches_path(&PathInfo::new(path))
+    }
+
+    /// [`matches`](Self::matches) for a path already taken apart, so one path checked
+    /// against many globs (the `.gitignore` rules in force) is taken apart once.
+    pub(crate) fn matches_path(&self, path: &PathInfo<'_>) -> bool {
         self.alternatives
             .iter()
-            .any(|segments| run(segments, &components).get(segments.len()) == Some(&true))
+            .any(|segments| matches_alternative(segments, path))
     }
 
     /// True when some path below the directory `dir` could match (used to prune walks).
@@ -164,6 +169,66 @@ impl Glob {
         }
         prefix.unwrap_or_default()
     }
+}
+
+/// A relative path and the facts about it that rule most globs out at once.
+#[derive(Debug)]
+pub(crate) struct PathInfo<'a> {
+    path: &'a str,
+    /// The first non-empty component (`""` when there is none).
+    first: &'a str,
+    /// The last non-empty component (`""` when there is none).
+    last: &'a str,
+    /// Non-empty components.
+    count: usize,
+}
+
+impl PathInfo<'_> {
+    pub(crate) fn new(path: &str) -> PathInfo<'_> {
+        let mut components = path.split('/').filter(|c| !c.is_empty());
+        let first = components.next().unwrap_or("");
+        let (mut last, mut count) = (first, usize::from(!first.is_empty()));
+        for component in components {
+            last = component;
+            count += 1;
+        }
+        PathInfo {
+            path,
+            first,
+            last,
+            count,
+        }
+    }
+}
+
+/// True when `path` matches one alternative. Every walked entry is checked against every
+/// `.gitignore` rule in force, so the common shapes are answered before the NFA runs: a
+/// single-component pattern against a single name, and patterns whose first component or
+/// component count already rule the path out.
+fn matches_alternative(segments: &[Segment], path: &PathInfo<'_>) -> bool {
+    match segments {
+        [Segment::Literal(text)] => return path.count == 1 && text == path.first,
+        [Segment::Pattern(tokens)] => {
+            return path.count == 1 && match_component(tokens, path.first)
+        }
+        _ => {}
+    }
+    if let Some(Segment::Literal(text)) = segments.first() {
+        if text != path.first {
+            return false;
+        }
+    }
+    // The last component must match the last segment, whatever comes between.
+    let last_fits = match segments.last() {
+        Some(Segment::Literal(text)) => path.count > 0 && text == path.last,
+        Some(Segment::Pattern(tokens)) => path.count > 0 && match_component(tokens, path.last),
+        _ => true,
+    };
+    if !last_fits || path.count != segments.len() && !segments.contains(&Segment::Globstar) {
+        return false;
+    }
+    let components: Vec<&str> = path.path.split('/').filter(|c| !c.is_empty()).collect();
+    run(segments, &components).get(segments.len()) == Some(&true)
 }
 
 /// The NFA states reachable after consuming `components`: `states[i]` is true when the first
@@ -207,6 +272,25 @@ fn close(segments: &[Segment], states: &mut [bool]) {
 
 /// Matches one component against tokens; `*` keeps one backtrack point.
 fn match_component(tokens: &[Token], text: &str) -> bool {
+    // Leading and trailing literal characters each consume exactly one character at their
+    // end of the text, so they can be compared first: `*.pem` against most names fails at
+    // the last character, `id_rsa*` at the first (every walked name meets the deny list).
+    let mut ends = text.chars();
+    for token in tokens {
+        match token {
+            Token::Char(c) if ends.next() == Some(*c) => {}
+            Token::Char(_) => return false,
+            _ => break,
+        }
+    }
+    let mut ends = text.chars().rev();
+    for token in tokens.iter().rev() {
+        match token {
+            Token::Char(c) if ends.next() == Some(*c) => {}
+            Token::Char(_) => return false,
+            _ => break,
+        }
+    }
     let (mut t, mut s) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     loop {

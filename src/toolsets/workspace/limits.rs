@@ -78,6 +78,9 @@ pub const BINARY_SNIFF_BYTES: usize = 8192;
 /// The largest `max_results` `search_text` accepts.
 pub const MAX_SEARCH_RESULTS: u64 = 1000;
 
+/// The most context lines `search_text` shows before or after a match.
+pub const MAX_CONTEXT_LINES: u64 = 10;
+
 /// Files larger than this are skipped by `search_text` (and counted in its notes).
 pub const MAX_SEARCH_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -128,3 +131,19 @@ pub const LIST_CHECK_INTERVAL: Duration = Duration::from_millis(500);
 /// same-size writes within one timestamp tick are still told apart; larger files are
 /// compared by size, modification time and inode only.
 pub const FINGERPRINT_CONTENT_BYTES: u64 = 64 * 1024;
+
+/// Groups a `search_text` regular expression may nest.
+pub const MAX_REGEX_NESTING: usize = 64;
+
+/// The largest count in a `{m,n}` repetition of a `search_text` regular expression.
+pub const MAX_REGEX_REPEAT: u32 = 1000;
+
+/// NFA states a `search_text` regular expression may compile to (counted repetitions are
+/// expanded, so `(a{1000}){1000}` is refused here). Each character searched costs at most
+/// one step per state.
+pub const MAX_REGEX_STATES: usize = 10_000;
+
+/// Steps (characters × live NFA states) one `search_text` call may spend on regular
+/// expression matching; past it the search stops with a partial result and says so. At
+/// most a few seconds of work whatever the pattern.
+pub const MAX_REGEX_STEPS: u64 = 2_000_000_000;

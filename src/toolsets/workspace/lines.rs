@@ -43,8 +43,9 @@ pub(crate) struct Window {
 impl Window {
     /// 1-based number of the last line returned, when known.
     pub(crate) fn end_line(&self) -> Option<u64> {
+        // `start - 1` when no line was returned.
         self.start_line
-            .map(|start| start + self.lines.len() as u64 - u64::from(!self.lines.is_empty()))
+            .map(|start| start + self.lines.len() as u64 - 1)
     }
 }
 

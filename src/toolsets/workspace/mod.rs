@@ -1,21 +1,29 @@
-//! The workspace toolset: a read-only, sandboxed view of one directory as tools, resources,
-//! prompts and completions. It is what the `minimcp` binary serves by default.
+//! The workspace toolset: a read-only, sandboxed view of one or more directories (the roots)
+//! as tools, resources, prompts and completions. It is what the `minimcp` binary serves by
+//! default.
 //!
 //! - Tools: `search_files` (glob), `list_directory`, `read_file`, `search_text` (literal).
-//! - Resources: every file as `file:///<path relative to the root>`, a `file:///{+path}`
+//!   Results page within the result budget (`paging.rs`, `lines.rs`).
+//! - Resources: every file as the RFC 8089 URI of its absolute path, a `file:///{+path}`
 //!   template with path completion, subscriptions and `list_changed`.
 //! - Prompts: `code_review`, `explain_file`, `project_overview`.
 //!
+//! Roots come from [`Config`]: fixed (`--root`), else the client's `roots/list`, else a
+//! fallback directory unless it is `/` or the home directory (`roots.rs`). Every handler
+//! calls `Workspace::enter` first, which brings the roots up to date for the request.
+//!
 //! ## The sandbox
 //!
-//! Nothing outside the root is ever listed, followed or read, and nothing is ever written,
-//! created, deleted or executed. Client paths are checked lexically first (no `..`,
-//! absolute paths, `~`, NUL bytes, backslashes, `.git`, over-long paths), then resolved one
-//! component at a time from the canonicalized root; every symbolic link met on the way is
-//! canonicalized and must stay inside, compared by path components. Walks skip `.git`,
-//! honour `.gitignore` files and never list, follow or descend into a link that leaves the
-//! root. Errors name the problem and the client's relative path, never an absolute path.
-//! See `sandbox.rs` for the details and [`limits`] for every bound.
+//! Nothing outside the roots is ever listed, followed or read, and nothing is ever written,
+//! created, deleted or executed. Relative client paths are checked lexically first (no `..`,
+//! `~user`, NUL bytes, backslashes, `.git`, over-long paths); absolute ones (and `~/`) must
+//! lie inside a root and are made relative to it. Then they are resolved one component at a
+//! time from the canonicalized root; every symbolic link met on the way is canonicalized and
+//! must stay inside, compared by path components. The deny list (`--deny`) hides and refuses
+//! matching files in every resolution and walk. Walks skip `.git`, honour `.gitignore` files
+//! and never list, follow or descend into a link that leaves the root. Errors name the problem
+//! and the path as the client gave it. See `sandbox.rs` for the details and [`limits`] for
+//! every bound.
 //!
 //! ```no_run
 //! use minimcp::Server;
@@ -36,13 +44,15 @@ mod complete;
 mod gitignore;
 mod glob;
 mod grep;
-mod info;
+pub(crate) mod info;
 mod lines;
+mod matcher;
 mod mime;
 pub(crate) mod paging;
 mod platform;
 mod prompts;
 mod read;
+mod regex;
 mod resources;
 mod roots;
 pub(crate) mod sandbox;
@@ -99,14 +109,23 @@ pub fn add(builder: Builder, root: &Path) -> Result<Builder, ConfigError> {
 /// Adds the workspace toolset as `config` describes.
 pub fn add_with(builder: Builder, config: &Config) -> Result<Builder, ConfigError> {
     let ws = Rc::new(Workspace::configure(config).map_err(ConfigError)?);
-    let mut builder = builder;
-    for tool in tools::tools(&ws) {
+    Ok(add_to(builder, &ws))
+}
+
+/// Adds the workspace toolset for the workspace `options` opened, with its instructions:
+/// the entry of [`super::TOOLSETS`].
+pub fn add_toolset(builder: Builder, options: &super::Options) -> Builder {
+    add_to(builder.add_instructions(INSTRUCTIONS), &options.workspace)
+}
+
+fn add_to(mut builder: Builder, ws: &Rc<Workspace>) -> Builder {
+    for tool in tools::tools(ws) {
         builder = builder.tool(tool);
     }
-    for prompt in prompts::prompts(&ws) {
+    for prompt in prompts::prompts(ws) {
         builder = builder.prompt(prompt);
     }
-    Ok(builder.resource_source(resources::Files::new(ws)))
+    builder.resource_source(resources::Files::new(Rc::clone(ws)))
 }
 
 /// What every tool, prompt and resource of the toolset shares.
@@ -119,6 +138,9 @@ pub(crate) struct Workspace {
     fallback: Vec<Sandbox>,
     /// The client's `roots/list` answer the current roots were made from.
     client: RefCell<Option<Vec<Value>>>,
+    /// Set when the client did not answer `roots/list` in time: every later request would
+    /// wait as long again, so it is not asked any more (its other answers still count).
+    client_silent: std::cell::Cell<bool>,
     deny: Rc<Rules>,
     pub(crate) bounds: Bounds,
 }
@@ -168,6 +190,7 @@ impl Workspace {
             fixed: is_fixed,
             fallback,
             client: RefCell::new(None),
+            client_silent: std::cell::Cell::new(false),
             deny,
             bounds: Bounds::default(),
         })
@@ -178,10 +201,31 @@ impl Workspace {
     /// `notifications/roots/list_changed`; in 2026-07-28 with `input_required`). Errs when
     /// there is no root at all, with how to configure one.
     pub(crate) fn enter(&self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
-        if !self.fixed && ctx.client_capabilities().get("roots").is_some() {
+        self.refresh(ctx, true)
+    }
+
+    /// [`Workspace::enter`] for requests that cannot answer `input_required` (listings and
+    /// completions): in 2026-07-28 they use the roots as they are instead of asking.
+    pub(crate) fn enter_listing(&self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
+        let may_ask = !ctx.protocol_version().is_stateless();
+        self.refresh(ctx, may_ask)
+    }
+
+    fn refresh(&self, ctx: &mut Context<'_>, may_ask: bool) -> Result<(), HandlerError> {
+        if may_ask
+            && !self.fixed
+            && !self.client_silent.get()
+            && ctx.client_capabilities().get("roots").is_some()
+        {
             match ctx.roots() {
                 Ok(list) => self.use_client_roots(list),
                 Err(InputError::Pending) => return Err(InputError::Pending.into()),
+                Err(e @ InputError::TimedOut(_)) => {
+                    self.client_silent.set(true);
+                    log::warn(format_args!(
+                        "the client's roots could not be listed ({e}); not asking again"
+                    ));
+                }
                 Err(e) => log::warn(format_args!(
                     "the client's roots could not be listed ({e}); keeping the current roots"
                 )),
@@ -336,3 +380,7 @@ impl From<PathError> for HandlerError {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "workspace_tests.rs"]
+mod tests;

@@ -93,6 +93,58 @@ pub(crate) fn opened_path(_file: &File) -> Option<PathBuf> {
     None
 }
 
+/// A file's device and inode numbers: what names one file on one file system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    pub(crate) dev: u64,
+    pub(crate) ino: u64,
+}
+
+/// The identity of the file `meta` describes (`None` where the system has no inodes).
+#[cfg(unix)]
+pub(crate) fn file_id(meta: &fs::Metadata) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    Some(FileId {
+        dev: meta.dev(),
+        ino: meta.ino(),
+    })
+}
+
+/// The identity of a file: unknown on this system.
+#[cfg(not(unix))]
+pub(crate) fn file_id(_meta: &fs::Metadata) -> Option<FileId> {
+    None
+}
+
+/// The inode number a directory listing gives for an entry (no system call).
+#[cfg(unix)]
+pub(crate) fn entry_ino(entry: &fs::DirEntry) -> Option<u64> {
+    use std::os::unix::fs::DirEntryExt;
+    Some(entry.ino())
+}
+
+/// The inode number of a listed entry: unknown on this system.
+#[cfg(not(unix))]
+pub(crate) fn entry_ino(_entry: &fs::DirEntry) -> Option<u64> {
+    None
+}
+
+/// Lists the directory `file` (opened at `dir`) through the handle itself
+/// (`/proc/self/fd/N`), so the names come from the very directory whose location was
+/// checked, even if `dir` was since swapped for a link. `None` when the system cannot
+/// (then list by path, and leave every file to the full check).
+#[cfg(target_os = "linux")]
+pub(crate) fn read_dir_of(file: &File) -> Option<fs::ReadDir> {
+    use std::os::fd::AsRawFd;
+    fs::read_dir(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
+}
+
+/// Lists an opened directory: not possible on this system.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn read_dir_of(_file: &File) -> Option<fs::ReadDir> {
+    None
+}
+
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;

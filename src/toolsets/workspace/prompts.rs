@@ -11,7 +11,7 @@ use super::read::read_whole;
 use super::resources::contents_of;
 use super::roots::uri_of;
 use super::sandbox::{PathError, RelPath, Resolved};
-use super::tools::directory;
+use super::tools::directories;
 use super::walk::{walk, Bounds, Entry, Flow, Kind, Visitor};
 use super::Workspace;
 use crate::{Content, HandlerError, Prompt, PromptArgument, PromptMessage, ResourceContents};
@@ -163,13 +163,15 @@ struct Overview {
     lines: Vec<String>,
     key_files: Vec<RelPath>,
     total: usize,
+    /// Extra indentation: one level under each root's name when there are several.
+    indent: usize,
 }
 
 impl Visitor for Overview {
     fn visit(&mut self, entry: &Entry) -> Flow {
         self.total += 1;
         if self.lines.len() < MAX_OVERVIEW_ENTRIES {
-            let indent = "  ".repeat(entry.depth - 1);
+            let indent = "  ".repeat(entry.depth - 1 + self.indent);
             let slash = if entry.kind == Kind::Dir { "/" } else { "" };
             self.lines
                 .push(format!("{indent}{}{slash}", entry.rel.name()));
@@ -184,7 +186,9 @@ impl Visitor for Overview {
 }
 
 fn project_overview(ws: &Workspace, path: &str) -> Result<Vec<PromptMessage>, HandlerError> {
-    let dir = directory(ws, path)?;
+    // With several roots, `.` is all of them, each under its name.
+    let dirs = directories(ws, path)?;
+    let several = dirs.len() > 1;
     let bounds = Bounds {
         max_depth: 2,
         ..ws.bounds
@@ -193,17 +197,29 @@ fn project_overview(ws: &Workspace, path: &str) -> Result<Vec<PromptMessage>, Ha
         lines: Vec::new(),
         key_files: Vec::new(),
         total: 0,
+        indent: usize::from(several),
     };
-    walk(&dir.sandbox, &dir, &bounds, &mut overview);
+    for dir in &dirs {
+        if several {
+            overview.total += 1;
+            overview.lines.push(format!("{}/", dir.rel));
+        }
+        walk(&dir.sandbox, dir, &bounds, &mut overview);
+    }
     if overview.total > overview.lines.len() {
         overview.lines.push(format!(
             "… and {} more entries",
             overview.total - overview.lines.len()
         ));
     }
+    let shown = if several {
+        RelPath::root()
+    } else {
+        dirs[0].rel.clone()
+    };
     let mut messages = vec![PromptMessage::user(Content::text(format!(
         "This is the layout of `{}` in my workspace (two levels deep):\n\n```\n{}\n```",
-        dir.rel,
+        shown,
         overview.lines.join("\n")
     )))];
     let mut budget = MAX_EMBED_BYTES;

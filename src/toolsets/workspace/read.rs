@@ -135,8 +135,10 @@ fn read_file(
             paths.len()
         )));
     }
-    // Each file gets an equal share; the text of each is also framed by a header line.
-    let share = (budget / paths.len()).max(256);
+    // Each file gets an equal share, less what frames it (its header line, its error or its
+    // structured fields: path, kind, sizes, offsets).
+    const FRAME_BYTES: usize = 512;
+    let share = (budget / paths.len()).saturating_sub(FRAME_BYTES).max(256);
     let mut media_left = MAX_IMAGE_BYTES;
     let mut content = Vec::new();
     let mut texts = Vec::new();
@@ -264,7 +266,11 @@ fn text(file: &Resolved, size: u64, window: &Window) -> One {
                 window.end_byte
             ),
         };
-        out.push(format!("[{} more bytes; {hint}]", size - window.end_byte));
+        let left = match (window.total_lines, end_line.filter(|_| !window.cut)) {
+            (Some(total), Some(end)) => format!("{} more lines", total.saturating_sub(end)),
+            _ => format!("{} more bytes", size - window.end_byte),
+        };
+        out.push(format!("[{left}; {hint}]"));
     }
     if window.lossy {
         out.push("[the file is not valid UTF-8; invalid bytes are shown as U+FFFD]".into());

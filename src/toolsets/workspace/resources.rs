@@ -1,10 +1,11 @@
 //! Every workspace file as a `file://` resource, a `file:///{+path}` template with path
 //! completion, and change detection for subscriptions and `list_changed`.
 //!
-//! URIs are relative to the workspace root, which is `file:///` (the absolute root is never
-//! shown): `src/main.rs` is `file:///src/main.rs`, with bytes outside `A-Z a-z 0-9 - . _ ~ /`
-//! percent-encoded. A URI is percent-decoded *before* its path goes through the sandbox, so
-//! `file:///%2e%2e/x` is refused as `..` like `../x` would be.
+//! URIs are RFC 8089 URIs of the files' absolute paths (the root as configured, then the path
+//! below it): `/home/me/proj/src/main.rs` is `file:///home/me/proj/src/main.rs`, with bytes
+//! outside `A-Z a-z 0-9 - . _ ~ /` percent-encoded; clients send their roots in this form too.
+//! A URI is percent-decoded *before* its path goes through the sandbox, so
+//! `file:///home/me/proj/%2e%2e/x` is refused as `..` like `../x` would be.
 //!
 //! Change detection (the core polls while a subscription is open, every
 //! `Limits::poll_interval`, 1 s by default):
@@ -242,7 +243,7 @@ impl ResourceSource for Files {
         ctx: &mut Context<'_>,
     ) -> Result<Page<ResourceInfo>, HandlerError> {
         // No root yet: an empty list, not an error (clients list resources at startup).
-        match self.ws.enter(ctx) {
+        match self.ws.enter_listing(ctx) {
             Err(HandlerError::Input(e)) => return Err(HandlerError::Input(e)),
             Err(_) => {
                 return Ok(Page {

@@ -4,7 +4,8 @@
 //!
 //! 1. [`RelPath::parse`] is lexical. It refuses NUL bytes, backslashes, absolute paths
 //!    (including `C:` drive paths), `~`, `..`, `.git`, and over-long paths or components,
-//!    and normalizes what is left to `/`-separated normal components.
+//!    and normalizes what is left to `/`-separated normal components. (Absolute paths inside
+//!    a root are made relative to it first, by the workspace, never by resolving `..`.)
 //! 2. [`Sandbox::resolve`] walks those components one at a time from the canonical root.
 //!    A component that is a symbolic link is canonicalized *on its own* and must still lie
 //!    inside the root, compared by path components (so `/work/ws-evil` is not inside
@@ -18,7 +19,17 @@
 //! is inside the root — closing the window in which a path component could be swapped for a
 //! symbolic link between the check and the open.
 //!
-//! Error messages name the problem and the client's own relative path, never an absolute one.
+//! Walks list each directory through a handle checked the same way ([`Sandbox::list_dir`]),
+//! so a listing names what the checked directory holds; a file it names is then opened by
+//! [`Sandbox::open_listed`], which accepts it without the `/proc` round trip when the
+//! opened file has the device and inode number the listing gave (it is that very file),
+//! and falls back to the full check otherwise.
+//!
+//! A path the deny list matches — by the name asked for or by the file it leads to — is
+//! refused as [`PathError::Denied`] after resolution.
+//!
+//! Error messages name the problem and the path as the client gave it (root-relative, with
+//! the root's label first when there are several roots).
 
 use std::fmt;
 use std::fs::{self, File, Metadata};
@@ -28,7 +39,9 @@ use std::rc::Rc;
 
 use super::gitignore::Rules;
 use super::limits::{MAX_COMPONENT_BYTES, MAX_PATH_BYTES};
-use super::platform::{open_nonblocking, opened_path, OPEN_NEVER_BLOCKS};
+use super::platform::{
+    file_id, open_nonblocking, opened_path, read_dir_of, FileId, OPEN_NEVER_BLOCKS,
+};
 
 /// A path relative to the workspace root: `/`-separated normal components, `""` for the root.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -278,6 +291,12 @@ impl Sandbox {
         &self.label
     }
 
+    /// True when the deny list hides the entry `local` itself (its directories were checked
+    /// when the walk entered them): one rule check per entry, not one per component.
+    pub(crate) fn is_denied_entry(&self, local: &RelPath, is_dir: bool) -> bool {
+        !self.deny.is_empty() && self.deny.decide(local.as_str(), is_dir) == Some(true)
+    }
+
     /// True when the deny list hides `local` (a root-relative path) or a directory above it.
     pub(crate) fn is_denied(&self, local: &RelPath, is_dir: bool) -> bool {
         if self.deny.is_empty() {
@@ -373,34 +392,95 @@ impl Sandbox {
         real: &Path,
         shown: &RelPath,
     ) -> Result<(File, Metadata), PathError> {
-        let kind_error = |meta: &Metadata| {
-            if meta.is_dir() {
-                Some(PathError::IsADirectory(shown.clone()))
-            } else if !meta.is_file() {
-                Some(PathError::Special(shown.clone()))
-            } else {
-                None
-            }
-        };
         // Where opening could block on a FIFO, look before opening; elsewhere the `fstat`
         // below is the check (one system call less per file searched).
         if !OPEN_NEVER_BLOCKS {
             let before = fs::metadata(real).map_err(|e| io_error(shown, &e))?;
-            if let Some(error) = kind_error(&before) {
+            if let Some(error) = kind_error(&before, shown) {
                 return Err(error);
             }
         }
         let file = open_nonblocking(real).map_err(|e| io_error(shown, &e))?;
         let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
-        if let Some(error) = kind_error(&meta) {
+        if let Some(error) = kind_error(&meta, shown) {
             return Err(error);
         }
+        self.check_opened(file, meta, shown)
+    }
+
+    /// Checks through the kernel that the open `file` is inside the root.
+    fn check_opened(
+        &self,
+        file: File,
+        meta: Metadata,
+        shown: &RelPath,
+    ) -> Result<(File, Metadata), PathError> {
         if let Some(opened) = opened_path(&file) {
             if !self.contains(&opened) {
                 return Err(PathError::Escapes(shown.clone()));
             }
         }
         Ok((file, meta))
+    }
+
+    /// Opens the directory at the canonical path `real` (inside the root) for listing, and
+    /// checks where the opened directory is: it is the one a checked listing named when it
+    /// has the identity `id` that listing gave, and otherwise the kernel is asked (Linux:
+    /// `/proc/self/fd`). The listing is then read through that handle, so it names the
+    /// entries of the checked directory, whatever a concurrent rename does to the path.
+    pub(crate) fn list_dir(&self, real: &Path, id: Option<FileId>) -> io::Result<Listing> {
+        let dir = open_nonblocking(real)?;
+        let meta = dir.metadata()?;
+        if !meta.is_dir() {
+            return Err(io::ErrorKind::NotADirectory.into());
+        }
+        let checked = if id.is_some() && file_id(&meta) == id {
+            true
+        } else {
+            match opened_path(&dir) {
+                Some(opened) if !self.contains(&opened) => {
+                    return Err(io::ErrorKind::PermissionDenied.into())
+                }
+                Some(_) => true,
+                None => false,
+            }
+        };
+        if checked {
+            if let Some(entries) = read_dir_of(&dir) {
+                let dev = file_id(&meta).map(|id| id.dev);
+                return Ok(Listing { entries, dev });
+            }
+        }
+        Ok(Listing {
+            entries: fs::read_dir(real)?,
+            dev: None,
+        })
+    }
+
+    /// Opens a regular file a [`Listing`] named, at its canonical path `real`. When `id`
+    /// (the listing's device and inode for it) is known and the opened file has exactly
+    /// that identity, the file is the one the checked directory holds, and the per-file
+    /// check through `/proc/self/fd` is skipped (one system call less per file searched).
+    /// Any other outcome (a path swapped since, or a file system whose listings report other
+    /// inode numbers) gets the full check of [`open_regular`](Self::open_regular).
+    pub(crate) fn open_listed(
+        &self,
+        real: &Path,
+        shown: &RelPath,
+        id: Option<FileId>,
+    ) -> Result<(File, Metadata), PathError> {
+        let Some(id) = id.filter(|_| OPEN_NEVER_BLOCKS) else {
+            return self.open_regular(real, shown);
+        };
+        let file = open_nonblocking(real).map_err(|e| io_error(shown, &e))?;
+        let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
+        if let Some(error) = kind_error(&meta, shown) {
+            return Err(error);
+        }
+        if file_id(&meta) == Some(id) {
+            return Ok((file, meta));
+        }
+        self.check_opened(file, meta, shown)
     }
 
     /// Reads the file at `path` (a directory entry inside the root, possibly a symbolic
@@ -431,6 +511,26 @@ pub(crate) fn read_capped(file: File, size: u64, cap: u64) -> io::Result<Vec<u8>
     let mut bytes = Vec::with_capacity(size.min(cap) as usize + 1);
     file.take(cap).read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// A directory's entries, read through a handle checked to be inside the root.
+#[derive(Debug)]
+pub(crate) struct Listing {
+    pub(crate) entries: fs::ReadDir,
+    /// The directory's device, when the entries were read through the checked handle: with
+    /// an entry's inode number it identifies the file (see [`Sandbox::open_listed`]).
+    pub(crate) dev: Option<u64>,
+}
+
+/// The error for opening something that is not a regular file.
+fn kind_error(meta: &Metadata, shown: &RelPath) -> Option<PathError> {
+    if meta.is_dir() {
+        Some(PathError::IsADirectory(shown.clone()))
+    } else if !meta.is_file() {
+        Some(PathError::Special(shown.clone()))
+    } else {
+        None
+    }
 }
 
 fn io_error(shown: &RelPath, e: &io::Error) -> PathError {

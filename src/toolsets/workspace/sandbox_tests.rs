@@ -274,3 +274,89 @@ fn symlink_loops_are_refused_not_followed_forever() {
         .expect("inside");
     assert_eq!(found.real_rel.as_str(), "x.txt");
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_listed_file_swapped_for_an_escaping_link_is_refused() {
+    use crate::toolsets::workspace::platform::{entry_ino, FileId};
+    let tree = TempTree::new("sandbox-listed");
+    tree.file("outside.txt", "secret")
+        .file("ws/dir/a.txt", "inside");
+    let sandbox = Sandbox::new(&tree.path.join("ws")).expect("root");
+    let dir = sandbox.root().join("dir");
+    let listing = sandbox.list_dir(&dir, None).expect("lists");
+    let dev = listing.dev.expect("listed through the checked handle");
+    let item = listing
+        .entries
+        .map(|e| e.expect("entry"))
+        .find(|e| e.file_name() == "a.txt")
+        .expect("listed");
+    let id = FileId {
+        dev,
+        ino: entry_ino(&item).expect("inode"),
+    };
+    let shown = RelPath::parse("dir/a.txt").expect("valid");
+    let (file, _) = sandbox
+        .open_listed(&dir.join("a.txt"), &shown, Some(id))
+        .expect("the listed file opens");
+    assert_eq!(read_capped(file, 6, 100).expect("read"), b"inside");
+    // Between listing and opening, the file becomes a link that leaves the root: the
+    // opened file is not the listed one, and the full check refuses it.
+    std::fs::remove_file(dir.join("a.txt")).expect("remove");
+    tree.symlink("../../outside.txt", "ws/dir/a.txt");
+    let err = sandbox
+        .open_listed(&dir.join("a.txt"), &shown, Some(id))
+        .expect_err("escapes");
+    assert_eq!(err, PathError::Escapes(shown.clone()));
+    // A wrong identity for a file inside still opens it, through the full check.
+    std::fs::remove_file(dir.join("a.txt")).expect("remove");
+    tree.file("ws/dir/a.txt", "again");
+    let wrong = FileId { dev, ino: 1 };
+    assert!(sandbox
+        .open_listed(&dir.join("a.txt"), &shown, Some(wrong))
+        .is_ok());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_directory_outside_the_root_is_not_listed() {
+    let tree = TempTree::new("sandbox-list-outside");
+    tree.file("outside/x.txt", "x").dir("ws");
+    let sandbox = Sandbox::new(&tree.path.join("ws")).expect("root");
+    let outside = std::fs::canonicalize(tree.path.join("outside")).expect("canonical");
+    let err = sandbox.list_dir(&outside, None).expect_err("outside");
+    assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+    // An identity that is not the opened directory's proves nothing: the kernel is asked.
+    let wrong = crate::toolsets::workspace::platform::FileId { dev: 0, ino: 1 };
+    let err = sandbox
+        .list_dir(&outside, Some(wrong))
+        .expect_err("outside");
+    assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+    assert!(sandbox.list_dir(sandbox.root(), None).is_ok());
+}
+
+#[test]
+fn the_deny_list_matches_names_directories_and_link_targets() {
+    let tree = TempTree::new("deny");
+    tree.file(".env", "x")
+        .file("app/.env.local", "x")
+        .file("secrets/plain.txt", "x")
+        .file("ok.txt", "x");
+    #[cfg(unix)]
+    tree.symlink(".env", "innocent.txt");
+    let rules = super::Rules::parse(".env\n.env.*\nsecrets/\n");
+    let sandbox = Sandbox::new(&tree.path)
+        .expect("root")
+        .with_deny(std::rc::Rc::new(rules));
+    let resolve = |p: &str| sandbox.resolve(&RelPath::parse(p).expect("lexically fine"));
+    for denied in [".env", "app/.env.local", "secrets", "secrets/plain.txt"] {
+        assert!(
+            matches!(resolve(denied), Err(PathError::Denied(_))),
+            "{denied}"
+        );
+    }
+    #[cfg(unix)]
+    assert!(matches!(resolve("innocent.txt"), Err(PathError::Denied(_))));
+    assert!(resolve("ok.txt").is_ok());
+    assert!(resolve("app").is_ok());
+}

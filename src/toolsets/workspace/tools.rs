@@ -20,7 +20,7 @@ type Handler = fn(&Workspace, &Arguments, &mut Context<'_>) -> Result<ToolOutput
 /// Every tool of the toolset.
 pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
     let path_hint =
-        "Relative to the workspace root; `.` is the root. No `..`, absolute paths or `~`.";
+        "Relative to the workspace root (`.` is the root), or an absolute path inside it. No `..`.";
     let with = |ws: &Rc<Workspace>, handler: Handler| {
         let ws = Rc::clone(ws);
         move |args: &Arguments, ctx: &mut Context<'_>| {
@@ -360,6 +360,7 @@ fn list_directory(
                 kind: Kind::Dir,
                 symlink: false,
                 depth: 1,
+                id: None,
             };
             list.page.offer(|| describe(&root, &RelPath::root()));
             depth - 1

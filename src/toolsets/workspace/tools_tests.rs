@@ -357,7 +357,12 @@ fn search_text_stops_at_max_results() {
         ),
         (Some(3), Some(true))
     );
-    assert!(text(&out).contains("Stopped at max_results=3"));
+    assert!(
+        text(&out).contains("stopped at max_results=3"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(s["next_offset"], 3);
     let exact = call(&ws, "search_text", json!({"query": "x", "max_results": 11}));
     assert_eq!(exact.structured.expect("s")["truncated"], false);
 }

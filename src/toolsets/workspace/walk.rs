@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::gitignore::IgnoreStack;
 use super::limits::{MAX_WALK_DEPTH, MAX_WALK_ENTRIES, MAX_WALK_TIME, TICK_ENTRIES};
+use super::platform::{entry_ino, FileId};
 use super::sandbox::{RelPath, Resolved, Sandbox};
 
 /// How far one walk may go.
@@ -64,6 +65,9 @@ pub(crate) struct Entry {
     pub(crate) symlink: bool,
     /// 1 for entries directly in the starting directory.
     pub(crate) depth: usize,
+    /// Device and inode as the checked directory listing gave them (not for links): lets
+    /// [`Sandbox::open_listed`] recognise the very file.
+    pub(crate) id: Option<FileId>,
 }
 
 impl Entry {
@@ -121,8 +125,13 @@ pub(crate) trait Visitor {
     }
 }
 
+/// A listed name, its type, and its inode number where known.
+type Listed = (String, FileType, Option<u64>);
+
 struct Frame {
-    entries: std::vec::IntoIter<(String, FileType)>,
+    entries: std::vec::IntoIter<Listed>,
+    /// The directory's device, when its listing came through a checked handle.
+    dev: Option<u64>,
     real: PathBuf,
     /// Path shown to the client.
     rel: RelPath,
@@ -144,11 +153,12 @@ pub(crate) fn walk(
     // The start's own .gitignore (and its ancestors') apply; `enter` is not called again.
     let mut ignores = IgnoreStack::for_dir(sandbox, &start.real_rel);
     let mut stack = Vec::new();
-    match read_sorted(&start.real) {
-        Some((entries, not_utf8)) => {
+    match read_sorted(sandbox, &start.real, None) {
+        Some((entries, not_utf8, dev)) => {
             summary.not_utf8 += not_utf8;
             stack.push(Frame {
                 entries: entries.into_iter(),
+                dev,
                 real: start.real.clone(),
                 rel: start.rel.clone(),
                 real_rel: start.real_rel.clone(),
@@ -159,7 +169,7 @@ pub(crate) fn walk(
         None => summary.unreadable += 1,
     }
     while let Some(frame) = stack.last_mut() {
-        let Some((name, file_type)) = frame.entries.next() else {
+        let Some((name, file_type, ino)) = frame.entries.next() else {
             if frame.has_rules {
                 ignores.leave();
             }
@@ -208,7 +218,7 @@ pub(crate) fn walk(
         }
         // Denied files are hidden without a trace (not even counted in the notes).
         let is_dir = kind == Kind::Dir;
-        if sandbox.is_denied(&real_rel, is_dir)
+        if sandbox.is_denied_entry(&real_rel, is_dir)
             || (symlink
                 && sandbox
                     .relative(&real)
@@ -216,12 +226,17 @@ pub(crate) fn walk(
         {
             continue;
         }
+        let id = match (frame.dev, ino, symlink) {
+            (Some(dev), Some(ino), false) => Some(FileId { dev, ino }),
+            _ => None,
+        };
         let entry = Entry {
             rel: frame.rel.join(&name),
             real,
             kind,
             symlink,
             depth: frame.depth,
+            id,
         };
         match visitor.visit(&entry) {
             Flow::Stop => {
@@ -236,14 +251,19 @@ pub(crate) fn walk(
             summary.too_deep += 1;
             continue;
         }
-        let Some((entries, not_utf8)) = read_sorted(&entry.real) else {
+        let Some((entries, not_utf8, dev)) = read_sorted(sandbox, &entry.real, entry.id) else {
             summary.unreadable += 1;
             continue;
         };
         summary.not_utf8 += not_utf8;
-        let has_rules = ignores.enter(sandbox, &entry.real, &real_rel);
+        // The listing already says whether there is a `.gitignore` to read.
+        let has_rules = entries
+            .binary_search_by(|e| e.0.as_str().cmp(".gitignore"))
+            .is_ok()
+            && ignores.enter(sandbox, &entry.real, &real_rel);
         stack.push(Frame {
             entries: entries.into_iter(),
+            dev,
             real: entry.real,
             rel: entry.rel,
             real_rel,
@@ -264,28 +284,35 @@ fn kind_of(file_type: FileType) -> Kind {
     }
 }
 
-/// A directory's entries sorted by name, and how many names were skipped for not being
-/// UTF-8 (they could not be named in JSON or given back to us).
+/// A directory's entries sorted by name, how many names were skipped for not being UTF-8
+/// (they could not be named in JSON or given back to us), and the directory's device when
+/// the listing came through a checked handle (see [`Sandbox::list_dir`]; `id` is the
+/// directory's identity in its parent's listing, when known).
 ///
 /// The whole directory is read before sorting, so the walk's limits always cut in sorted
 /// order and the same tree gives the same partial result. Only a single directory of more
 /// than [`MAX_WALK_ENTRIES`] entries is cut in the file system's order (to bound memory).
-fn read_sorted(dir: &Path) -> Option<(Vec<(String, FileType)>, usize)> {
-    let reader = fs::read_dir(dir).ok()?;
+fn read_sorted(
+    sandbox: &Sandbox,
+    dir: &Path,
+    id: Option<FileId>,
+) -> Option<(Vec<Listed>, usize, Option<u64>)> {
+    let listing = sandbox.list_dir(dir, id).ok()?;
     let mut entries = Vec::new();
     let mut not_utf8 = 0;
-    for item in reader.take(MAX_WALK_ENTRIES + 1) {
+    for item in listing.entries.take(MAX_WALK_ENTRIES + 1) {
         let Ok(item) = item else { continue };
         let Ok(file_type) = item.file_type() else {
             continue;
         };
+        let ino = entry_ino(&item);
         match item.file_name().into_string() {
-            Ok(name) => entries.push((name, file_type)),
+            Ok(name) => entries.push((name, file_type, ino)),
             Err(_) => not_utf8 += 1,
         }
     }
     entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    Some((entries, not_utf8))
+    Some((entries, not_utf8, listing.dev))
 }
 
 impl Summary {

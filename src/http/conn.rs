@@ -1,0 +1,810 @@
+//! The I/O threads: accepting connections and, per connection, reading requests, checking
+//! everything that needs no session, handing the message to the dispatch thread and writing
+//! what it sends back. Nothing here runs a handler.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::access;
+use super::wire::{self, Bounds, ReadError, Request};
+use super::HttpConfig;
+use crate::encoding::constant_time_eq;
+use crate::log;
+use crate::protocol::{self, Version};
+use crate::session::port::{self, Origin, Unit};
+
+/// I/O threads need little stack: they copy bytes and parse JSON (serde_json's recursion
+/// limit of 128 bounds its depth).
+const STACK: usize = 256 * 1024;
+/// An I/O thread with no connection to serve ends after this long.
+const IDLE_THREAD: Duration = Duration::from_secs(10);
+/// An open event stream gets a comment this often, so proxies keep it and a vanished
+/// client is noticed.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// What every I/O thread shares.
+pub(crate) struct Shared {
+    pub(crate) config: HttpConfig,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) inbound: Sender<Inbound>,
+    pub(crate) next_origin: AtomicU64,
+    pub(crate) open: AtomicUsize,
+    pub(crate) local: SocketAddr,
+    /// Per tool, the arguments mirrored in `Mcp-Param-<suffix>` headers (`x-mcp-header`).
+    pub(crate) param_headers: HashMap<String, Vec<(String, String)>>,
+}
+
+/// One message for the dispatch thread, with the channel its answer goes back on.
+pub(crate) struct Inbound {
+    pub(crate) origin: Origin,
+    pub(crate) kind: Kind,
+    pub(crate) reply: Sender<Out>,
+}
+
+/// What arrived.
+pub(crate) enum Kind {
+    /// A POSTed JSON-RPC message (or batch).
+    Post { route: Route, unit: Unit },
+    /// A GET opening the session's event stream.
+    Get { session: String },
+    /// A DELETE ending the session.
+    Delete { session: String },
+    /// The client went away while its stream was open.
+    Gone,
+}
+
+/// Which session a POST belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// The legacy session named by `Mcp-Session-Id`.
+    Session(String),
+    /// An `initialize` without a session: it starts one, whose id begins with the
+    /// balancer's routing key if one came (`--session-route-header`).
+    Initialize(Option<String>),
+    /// Sessionless: 2026-07-28 requests, and notifications or responses without a session.
+    Stateless,
+}
+
+/// What the dispatch thread sends back.
+pub(crate) enum Out {
+    /// A complete response: JSON when there is a body, else empty.
+    Reply {
+        status: u16,
+        body: Option<Vec<u8>>,
+        session: Option<String>,
+    },
+    /// The response is an event stream from now on.
+    StreamStart { session: Option<String> },
+    /// One message on the stream.
+    Event(Vec<u8>),
+    /// The stream is complete.
+    End,
+}
+
+/// Accepts connections until the listener fails, at most `max_connections` open at once;
+/// past that, a connection is answered 503 and closed at once (the client may retry; nobody
+/// waits in a queue of unknown length). Each connection is served by an I/O thread: an idle
+/// one if there is one (threads are reused: spawning one per connection would cost more
+/// than a short request), else a new one, never more threads than `max_connections`.
+pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
+    // A rendezvous channel: a hand-off succeeds only while an idle thread waits for it.
+    let (handoff, waiting) = mpsc::sync_channel::<TcpStream>(0);
+    let waiting = Arc::new(Mutex::new(waiting));
+    let threads = Arc::new(AtomicUsize::new(0));
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else { continue };
+        // Small request/response pairs: never wait for Nagle's algorithm.
+        let _ = stream.set_nodelay(true);
+        if shared.open.fetch_add(1, Ordering::AcqRel) >= shared.config.max_connections {
+            shared.open.fetch_sub(1, Ordering::AcqRel);
+            log::warn(format_args!(
+                "refused a connection: {} open",
+                shared.config.max_connections
+            ));
+            let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+            let _ = refuse(
+                &mut stream,
+                503,
+                -32603,
+                "too many connections; retry shortly",
+                true,
+            );
+            continue;
+        }
+        let stream = match handoff.try_send(stream) {
+            Ok(()) => continue,
+            Err(TrySendError::Full(stream)) => stream,
+            Err(TrySendError::Disconnected(_)) => return,
+        };
+        if threads.load(Ordering::Acquire) >= shared.config.max_connections {
+            // Every thread exists; one is finishing a connection and will take this one.
+            if handoff.send(stream).is_err() {
+                return;
+            }
+            continue;
+        }
+        threads.fetch_add(1, Ordering::AcqRel);
+        let worker = Arc::clone(&shared);
+        let (waiting, count) = (Arc::clone(&waiting), Arc::clone(&threads));
+        let spawned = thread::Builder::new()
+            .name("minimcp-http".into())
+            .stack_size(STACK)
+            .spawn(move || {
+                let mut next = Some(stream);
+                while let Some(stream) = next.take() {
+                    serve_connection(stream, &worker);
+                    worker.open.fetch_sub(1, Ordering::AcqRel);
+                    // Idle threads wait a while for another connection, then end.
+                    next = waiting
+                        .lock()
+                        .ok()
+                        .and_then(|rx| rx.recv_timeout(IDLE_THREAD).ok());
+                }
+                count.fetch_sub(1, Ordering::AcqRel);
+            });
+        if let Err(e) = spawned {
+            threads.fetch_sub(1, Ordering::AcqRel);
+            shared.open.fetch_sub(1, Ordering::AcqRel);
+            log::warn(format_args!("cannot start a connection thread: {e}"));
+        }
+    }
+}
+
+/// Serves requests on one connection until it closes, times out, or misbehaves.
+fn serve_connection(mut stream: TcpStream, shared: &Shared) {
+    let config = &shared.config;
+    let _ = stream.set_read_timeout(Some(config.read_timeout));
+    let _ = stream.set_write_timeout(Some(config.read_timeout));
+    let mut reader = wire::Reader::new(Bounds {
+        max_head_bytes: config.max_head_bytes,
+        max_headers: config.max_headers,
+        max_body_bytes: shared.max_body_bytes,
+    });
+    loop {
+        let deadline = Instant::now() + config.read_timeout;
+        let request = match reader.read(&mut stream, deadline) {
+            Ok(request) => request,
+            Err(ReadError::Closed) | Err(ReadError::Io) => return,
+            Err(ReadError::TimedOut) => {
+                if access::enabled(config) {
+                    access::write(config, None, "", 408, config.read_timeout);
+                }
+                let _ = refuse(
+                    &mut stream,
+                    408,
+                    -32600,
+                    "request not received in time",
+                    true,
+                );
+                return;
+            }
+            Err(ReadError::Bad(status, why)) => {
+                if access::enabled(config) {
+                    access::write(config, None, "", status, Duration::ZERO);
+                }
+                let _ = refuse(&mut stream, status, -32600, why, true);
+                return;
+            }
+        };
+        let started = Instant::now();
+        let mut method = String::new();
+        // A failed write means the client left: status 0 in the log, connection closed.
+        let (status, keep) =
+            exchange(&mut stream, shared, &request, &mut method).unwrap_or_default();
+        if access::enabled(config) {
+            access::write(config, Some(&request), &method, status, started.elapsed());
+        }
+        if !keep || request.close {
+            return;
+        }
+    }
+}
+
+/// Answers one request. Returns the status sent and whether the connection may be reused.
+fn exchange(
+    stream: &mut TcpStream,
+    shared: &Shared,
+    request: &Request,
+    mcp_method: &mut String,
+) -> io::Result<(u16, bool)> {
+    let config = &shared.config;
+    // Before Host, Origin and the token: a balancer's health check names the instance by
+    // its address (any Host), and the answer reveals nothing but that the process is up.
+    if request.path == "/healthz" && request.method == "GET" {
+        wire::write_response(stream, 200, &[], Some("text/plain"), b"ok\n", false)?;
+        return Ok((200, true));
+    }
+    if let Some((status, why)) = check_access(request, config, shared.local) {
+        refuse(stream, status, -32600, why, false)?;
+        return Ok((status, true));
+    }
+    if request.path != config.path {
+        refuse(stream, 404, -32600, "no MCP endpoint here", false)?;
+        return Ok((404, true));
+    }
+    let session = request.header("mcp-session-id").map(str::to_string);
+    let kind = match request.method.as_str() {
+        "POST" => match post(request, session, mcp_method, shared) {
+            Ok(kind) => kind,
+            Err((status, code, why, id)) => {
+                let body = error_body(code, &why, id);
+                wire::write_response(stream, status, &[], Some("application/json"), &body, false)?;
+                return Ok((status, true));
+            }
+        },
+        "GET" | "DELETE"
+            if request
+                .header("mcp-protocol-version")
+                .and_then(Version::parse)
+                .is_some_and(Version::is_stateless) =>
+        {
+            // 2026-07-28 has no sessions and no GET stream.
+            wire::write_response(stream, 405, &[("Allow", "POST")], None, b"", false)?;
+            return Ok((405, true));
+        }
+        "GET" | "DELETE" => {
+            let wants_stream = request.method == "GET";
+            if wants_stream && !accepts(request, "text/event-stream") {
+                refuse(
+                    stream,
+                    406,
+                    -32600,
+                    "GET opens an event stream: Accept must include text/event-stream",
+                    false,
+                )?;
+                return Ok((406, true));
+            }
+            let Some(session) = session else {
+                refuse(
+                    stream,
+                    400,
+                    -32600,
+                    "Mcp-Session-Id header is required",
+                    false,
+                )?;
+                return Ok((400, true));
+            };
+            if wants_stream {
+                Kind::Get { session }
+            } else {
+                Kind::Delete { session }
+            }
+        }
+        _ => {
+            wire::write_response(
+                stream,
+                405,
+                &[("Allow", "GET, POST, DELETE")],
+                None,
+                b"",
+                false,
+            )?;
+            return Ok((405, true));
+        }
+    };
+    let origin = shared.next_origin.fetch_add(1, Ordering::Relaxed);
+    let (tx, rx) = mpsc::channel();
+    let inbound = Inbound {
+        origin,
+        kind,
+        reply: tx,
+    };
+    if shared.inbound.send(inbound).is_err() {
+        refuse(stream, 503, -32603, "the server is shutting down", true)?;
+        return Ok((503, false));
+    }
+    relay(stream, shared, origin, &rx)
+}
+
+/// Writes what the dispatch thread sends for one request.
+fn relay(
+    stream: &mut TcpStream,
+    shared: &Shared,
+    origin: Origin,
+    rx: &mpsc::Receiver<Out>,
+) -> io::Result<(u16, bool)> {
+    let mut streaming = false;
+    loop {
+        let written = match rx.recv_timeout(KEEP_ALIVE) {
+            Ok(Out::Reply {
+                status,
+                body,
+                session,
+            }) => {
+                let headers: Vec<(&str, &str)> = session
+                    .as_deref()
+                    .map(|s| ("Mcp-Session-Id", s))
+                    .into_iter()
+                    .collect();
+                let content_type = body.as_ref().map(|_| "application/json");
+                wire::write_response(
+                    stream,
+                    status,
+                    &headers,
+                    content_type,
+                    body.as_deref().unwrap_or_default(),
+                    false,
+                )?;
+                return Ok((status, true));
+            }
+            Ok(Out::StreamStart { session }) => {
+                streaming = true;
+                let headers: Vec<(&str, &str)> = session
+                    .as_deref()
+                    .map(|s| ("Mcp-Session-Id", s))
+                    .into_iter()
+                    .collect();
+                wire::write_stream_head(stream, &headers)
+            }
+            Ok(Out::Event(data)) => wire::write_event(stream, None, Some(&data)),
+            Ok(Out::End) => {
+                wire::write_stream_end(stream)?;
+                return Ok((200, true));
+            }
+            Err(RecvTimeoutError::Timeout) if streaming => wire::write_event(stream, None, None),
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => {
+                if streaming {
+                    wire::write_stream_end(stream)?;
+                    return Ok((200, true));
+                }
+                refuse(stream, 503, -32603, "the request was dropped", true)?;
+                return Ok((503, false));
+            }
+        };
+        if let Err(e) = written {
+            // The client left: the dispatch thread closes the exchange (and cancels what ran for it).
+            let (tx, _) = mpsc::channel();
+            let _ = shared.inbound.send(Inbound {
+                origin,
+                kind: Kind::Gone,
+                reply: tx,
+            });
+            return Err(e);
+        }
+    }
+}
+
+type Refusal = (u16, i64, String, Option<Value>);
+
+/// 2026-07-28: the routing headers disagree with the body (HTTP 400).
+const HEADER_MISMATCH: i64 = -32020;
+
+/// Checks a POST and works out where it goes.
+fn post(
+    request: &Request,
+    session: Option<String>,
+    mcp_method: &mut String,
+    shared: &Shared,
+) -> Result<Kind, Refusal> {
+    let refuse = |status, why: &str| Err((status, -32600, why.to_string(), None));
+    if !(accepts(request, "application/json") && accepts(request, "text/event-stream")) {
+        return refuse(
+            406,
+            "Accept must include both application/json and text/event-stream",
+        );
+    }
+    let content_type = request.header("content-type").unwrap_or_default();
+    if !content_type
+        .to_ascii_lowercase()
+        .starts_with("application/json")
+    {
+        return refuse(415, "Content-Type must be application/json");
+    }
+    let header_version = request.header("mcp-protocol-version");
+    let unit = port::parse(&request.body);
+    let value = match &unit {
+        Ok(value) => value,
+        Err((error, _)) => return Err((400, -32700, error.to_string(), None)),
+    };
+    let method = value.get("method").and_then(Value::as_str);
+    mcp_method.push_str(method.unwrap_or_default());
+    let params = value.get("params").and_then(Value::as_object);
+    let body_version = protocol::request_meta(params)
+        .and_then(|m| m.get(protocol::meta::PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    let stateless = body_version.is_some()
+        || header_version
+            .and_then(Version::parse)
+            .is_some_and(Version::is_stateless)
+        || matches!(method, Some("server/discover" | "subscriptions/listen"));
+    let id = || value.get("id").cloned();
+    if stateless {
+        if let Err(why) = check_stateless(
+            request,
+            value,
+            header_version,
+            body_version,
+            &shared.param_headers,
+        ) {
+            return Err((400, HEADER_MISMATCH, why, id()));
+        }
+        let meta = protocol::request_meta(params);
+        let complete = meta.is_some_and(|m| {
+            m.contains_key(protocol::meta::PROTOCOL_VERSION)
+                && m.contains_key(protocol::meta::CLIENT_CAPABILITIES)
+        });
+        if method.is_some()
+            && value.get("id").is_some()
+            && !complete
+            && method != Some("initialize")
+        {
+            return Err((
+                400,
+                -32602,
+                "invalid params: a 2026-07-28 request needs params._meta with \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"".into(),
+                id(),
+            ));
+        }
+        if method == Some("initialize") {
+            return Err((
+                404,
+                -32601,
+                "method not found: 2026-07-28 has no initialize; call server/discover".into(),
+                id(),
+            ));
+        }
+        return Ok(Kind::Post {
+            route: Route::Stateless,
+            unit,
+        });
+    }
+    if let Some(version) = header_version {
+        if Version::parse(version).is_none() {
+            return Err((
+                400,
+                -32600,
+                "unsupported MCP-Protocol-Version header".into(),
+                id(),
+            ));
+        }
+    }
+    let route = if let Some(session) = session {
+        Route::Session(session)
+    } else if method == Some("initialize") {
+        let header = shared.config.session_route_header.as_deref();
+        Route::Initialize(session_route(request, header).map_err(|why| (400, -32600, why, id()))?)
+    } else if method.is_some() && value.get("id").is_some() {
+        return Err((
+            400,
+            -32600,
+            "Mcp-Session-Id header is required: send initialize first".into(),
+            id(),
+        ));
+    } else {
+        Route::Stateless
+    };
+    Ok(Kind::Post { route, unit })
+}
+
+/// The balancer's routing key for a new session: 1–64 lowercase hex digits (what nginx's
+/// `$request_id` is), so the session id stays visible ASCII and the balancer's `map` can
+/// find it again. Absent (no balancer in front): a plain id.
+fn session_route(request: &Request, header: Option<&str>) -> Result<Option<String>, String> {
+    let Some(value) = header.and_then(|h| request.header(h)) else {
+        return Ok(None);
+    };
+    let valid = (1..=64).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if !valid {
+        return Err(format!(
+            "the session routing header {} must be 1-64 lowercase hex digits",
+            header.unwrap_or_default()
+        ));
+    }
+    Ok(Some(value.to_string()))
+}
+
+/// The 2026-07-28 routing headers: `MCP-Protocol-Version` equals the body's version,
+/// `Mcp-Method` the method, `Mcp-Name` the tool, prompt or resource, and every
+/// `Mcp-Param-*` the argument it mirrors (`x-mcp-header`). Values may be sent as
+/// `=?base64?…?=`.
+fn check_stateless(
+    request: &Request,
+    value: &Value,
+    header_version: Option<&str>,
+    body_version: Option<&str>,
+    param_headers: &HashMap<String, Vec<(String, String)>>,
+) -> Result<(), String> {
+    if let Some(body) = body_version {
+        if header_version.map(str::trim) != Some(body) {
+            return Err(format!(
+                "header mismatch: MCP-Protocol-Version must equal params._meta protocolVersion ({body})"
+            ));
+        }
+    }
+    let Some(method) = value.get("method").and_then(Value::as_str) else {
+        return Ok(()); // a response
+    };
+    let given = header(request, "mcp-method")?;
+    if given.as_deref() != Some(method) {
+        return Err(format!("header mismatch: Mcp-Method must be {method:?}"));
+    }
+    let params = value.get("params");
+    let name = match method {
+        "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
+        "resources/read" => params.and_then(|p| p.get("uri")),
+        _ => return Ok(()),
+    };
+    if let Some(name) = name.and_then(Value::as_str) {
+        if header(request, "mcp-name")?.as_deref().map(str::trim) != Some(name) {
+            return Err(format!("header mismatch: Mcp-Name must be {name:?}"));
+        }
+    }
+    if method != "tools/call" {
+        return Ok(());
+    }
+    let tool = name.and_then(Value::as_str).unwrap_or_default();
+    let arguments = params.and_then(|p| p.get("arguments"));
+    for (property, suffix) in param_headers.get(tool).into_iter().flatten() {
+        let expected = match arguments.and_then(|a| a.get(property)) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => Some(other.to_string()),
+        };
+        let given = header(request, &format!("mcp-param-{suffix}"))?;
+        if given != expected {
+            return Err(format!(
+                "header mismatch: Mcp-Param-{suffix} must mirror the argument {property:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A routing header's value: `=?base64?…?=` decoded (strictly), else the literal text.
+fn header(request: &Request, name: &str) -> Result<Option<String>, String> {
+    let Some(raw) = request.header(name) else {
+        return Ok(None);
+    };
+    match raw
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => crate::encoding::base64_decode(encoded)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(Some)
+            .ok_or_else(|| format!("header mismatch: {name} is not valid =?base64?…?=")),
+        None => Ok(Some(raw.to_string())),
+    }
+}
+
+/// True when the `Accept` header admits `media` (a missing header admits nothing).
+fn accepts(request: &Request, media: &str) -> bool {
+    let Some(accept) = request.header("accept") else {
+        return false;
+    };
+    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
+    accept.split(',').any(|item| {
+        let item = item.split(';').next().unwrap_or_default().trim();
+        item.eq_ignore_ascii_case(media)
+            || item == "*/*"
+            || item.eq_ignore_ascii_case(&format!("{kind}/*"))
+    })
+}
+
+/// `Host`, `Origin` and the bearer token. DNS rebinding: a page on a foreign site can
+/// reach a loopback server through the browser, but its requests carry the foreign `Host`
+/// (or `Origin`); both must name this machine unless explicitly allowed.
+fn check_access(
+    request: &Request,
+    config: &HttpConfig,
+    local: SocketAddr,
+) -> Option<(u16, &'static str)> {
+    if let Some(token) = &config.token {
+        let given = request
+            .header("authorization")
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or_default();
+        if !constant_time_eq(given.as_bytes(), token.as_bytes()) {
+            return Some((401, "missing or wrong bearer token"));
+        }
+    }
+    if local.ip().is_loopback() {
+        match request.header("host") {
+            Some(host) if is_loopback_host(host) => {}
+            Some(_) => return Some((403, "Host header does not name this machine")),
+            None => return Some((400, "Host header is required")),
+        }
+    }
+    if let Some(origin) = request.header("origin") {
+        let allowed = config.allowed_origins.iter().any(|o| o == origin)
+            || origin.split_once("://").is_some_and(|(scheme, host)| {
+                matches!(scheme, "http" | "https") && is_loopback_host(host)
+            });
+        if !allowed {
+            return Some((403, "Origin not allowed"));
+        }
+    }
+    None
+}
+
+/// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.
+fn is_loopback_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or_default()
+    } else {
+        host.rsplit_once(':').map_or(host, |(name, _)| name)
+    };
+    let name = name.to_ascii_lowercase();
+    name == "localhost"
+        || name == "::1"
+        || name
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A JSON-RPC error response without an id (or with the one recovered), as an HTTP body.
+pub(crate) fn error_body(code: i64, message: &str, id: Option<Value>) -> Vec<u8> {
+    let mut body = json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}});
+    body["id"] = id.unwrap_or(Value::Null);
+    body.to_string().into_bytes()
+}
+
+/// Writes an error status with a JSON-RPC error body.
+fn refuse(
+    stream: &mut impl Write,
+    status: u16,
+    code: i64,
+    why: &str,
+    close: bool,
+) -> io::Result<()> {
+    let body = error_body(code, why, None);
+    let headers: &[(&str, &str)] = if status == 401 {
+        &[("WWW-Authenticate", "Bearer")]
+    } else {
+        &[]
+    };
+    wire::write_response(
+        stream,
+        status,
+        headers,
+        Some("application/json"),
+        &body,
+        close,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stateless_call(headers: &[(&str, &str)], region: Option<&str>) -> Result<(), String> {
+        let request = Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: Vec::new(),
+            close: false,
+        };
+        let mut arguments = json!({});
+        if let Some(region) = region {
+            arguments["region"] = json!(region);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "weather", "arguments": arguments,
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+        let params = HashMap::from([(
+            "weather".to_string(),
+            vec![("region".to_string(), "region".to_string())],
+        )]);
+        check_stateless(
+            &request,
+            &body,
+            Some("2026-07-28"),
+            Some("2026-07-28"),
+            &params,
+        )
+    }
+
+    #[test]
+    fn routing_headers_must_mirror_the_body() {
+        let base = [("Mcp-Method", "tools/call"), ("Mcp-Name", " weather ")];
+        let with = |extra: &[(&'static str, &'static str)], region| {
+            let mut headers = base.to_vec();
+            headers.extend_from_slice(extra);
+            stateless_call(&headers, region)
+        };
+        assert_eq!(with(&[], None), Ok(()));
+        assert_eq!(
+            with(
+                &[("Mcp-Param-Region", "=?base64?SGVsbG8=?=")],
+                Some("Hello")
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            with(&[("mcp-param-region", "SGVsbG8=")], Some("SGVsbG8=")),
+            Ok(())
+        );
+        assert_eq!(
+            with(
+                &[("Mcp-Param-Region", "=?base64?SGVsbG8=")],
+                Some("=?base64?SGVsbG8=")
+            ),
+            Ok(())
+        );
+        assert!(with(&[("Mcp-Param-Region", "=?base64?SGVsbG8?=")], Some("Hello")).is_err());
+        assert!(with(
+            &[("Mcp-Param-Region", "=?base64?SGVs!!!bG8=?=")],
+            Some("Hello")
+        )
+        .is_err());
+        assert!(with(&[], Some("test-value")).is_err(), "header missing");
+        assert!(
+            stateless_call(&[("Mcp-Method", "tools/call")], None).is_err(),
+            "no Mcp-Name"
+        );
+        assert!(stateless_call(
+            &[("Mcp-Method", "TOOLS/CALL"), ("Mcp-Name", "weather")],
+            None
+        )
+        .is_err());
+        assert!(
+            stateless_call(&[("Mcp-Name", "weather")], None).is_err(),
+            "no Mcp-Method"
+        );
+        assert!(
+            stateless_call(&[("Mcp-Method", "tools/call"), ("Mcp-Name", "other")], None).is_err()
+        );
+    }
+
+    #[test]
+    fn a_session_route_is_hex_from_the_configured_header_only() {
+        let with = |value: &str| Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: vec![("X-Mcp-Route".into(), value.into())],
+            body: Vec::new(),
+            close: false,
+        };
+        let key = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            session_route(&with(key), Some("x-mcp-route")),
+            Ok(Some(key.into()))
+        );
+        assert_eq!(session_route(&with(key), None), Ok(None));
+        for bad in ["", "ABC", "12.34", "xyz", &"a".repeat(65)] {
+            assert!(
+                session_route(&with(bad), Some("X-Mcp-Route")).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn loopback_hosts_with_and_without_ports() {
+        for host in [
+            "localhost",
+            "LOCALHOST:8080",
+            "127.0.0.1:1",
+            "127.0.0.1",
+            "[::1]:9",
+            "[::1]",
+        ] {
+            assert!(is_loopback_host(host), "{host}");
+        }
+        for host in [
+            "evil.example.com",
+            "evil.example.com:80",
+            "10.0.0.1:80",
+            "localhost.evil",
+            "[::2]",
+        ] {
+            assert!(!is_loopback_host(host), "{host}");
+        }
+    }
+}

@@ -1,0 +1,476 @@
+//! The dispatch thread's side of HTTP: every session's [`Connection`], and the [`Port`]
+//! through which each reads its messages from the one inbound channel and writes its
+//! answers back to the right HTTP exchange.
+//!
+//! An exchange (one POST) answers with `application/json` when its only message is the
+//! response, and switches to an event stream as soon as anything must reach the client
+//! first (progress, log messages, a request to the client): the first message is held
+//! until a second one or the end of the exchange decides, or until the core flushes
+//! (which it does before waiting for the client).
+//!
+//! While a handler waits for its client's answer (a separate POST), messages for other
+//! sessions wait in a bounded backlog and are served after it returns: dispatch stays on
+//! this one thread.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use super::conn::{error_body, Inbound, Kind, Out, Route};
+use super::HttpConfig;
+use crate::error::Error;
+use crate::log;
+use crate::server::Server;
+use crate::session::port::{self, Take};
+use crate::session::{Connection, Origin, Port, Received, Session, Unit};
+
+/// How often idle sessions are looked for.
+const SWEEP: Duration = Duration::from_secs(1);
+
+/// One open HTTP exchange, from the dispatch thread's side.
+struct Exchange {
+    reply: Sender<Out>,
+    /// `Mcp-Session-Id` to send with the response headers (initialize).
+    session: Option<String>,
+    /// The first message, held until the response's form is known.
+    pending: Option<Vec<u8>>,
+    streaming: bool,
+    /// A 2026-07-28 exchange: some errors have their own HTTP status.
+    stateless: bool,
+}
+
+impl Exchange {
+    fn start_stream(&mut self) {
+        if !self.streaming {
+            self.streaming = true;
+            let _ = self.reply.send(Out::StreamStart {
+                session: self.session.clone(),
+            });
+            if let Some(first) = self.pending.take() {
+                let _ = self.reply.send(Out::Event(first));
+            }
+        }
+    }
+}
+
+/// State shared by every session's port on the dispatch thread.
+struct Hub {
+    rx: Receiver<Inbound>,
+    /// Arrived while a handler waited, for someone else: served after it returns.
+    backlog: VecDeque<Inbound>,
+    max_backlog: usize,
+    exchanges: HashMap<Origin, Exchange>,
+    /// Each session's GET event stream.
+    streams: HashMap<String, Origin>,
+}
+
+impl Hub {
+    /// The next inbound message: the backlog first, then the channel, until `deadline`.
+    fn next(&mut self, deadline: Option<Instant>) -> Result<Option<Inbound>, ()> {
+        if let Some(item) = self.backlog.pop_front() {
+            return Ok(Some(item));
+        }
+        self.recv(deadline)
+    }
+
+    fn recv(&mut self, deadline: Option<Instant>) -> Result<Option<Inbound>, ()> {
+        let received = match deadline {
+            None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(deadline) => self
+                .rx
+                .recv_timeout(deadline.saturating_duration_since(Instant::now())),
+        };
+        match received {
+            Ok(item) => Ok(Some(item)),
+            Err(RecvTimeoutError::Timeout) => Ok(None),
+            Err(RecvTimeoutError::Disconnected) => Err(()),
+        }
+    }
+
+    fn open(
+        &mut self,
+        origin: Origin,
+        reply: Sender<Out>,
+        session: Option<String>,
+        stateless: bool,
+    ) {
+        self.exchanges.insert(
+            origin,
+            Exchange {
+                reply,
+                session,
+                pending: None,
+                streaming: false,
+                stateless,
+            },
+        );
+    }
+
+    /// Holds `item` for later, or refuses it when the backlog is full.
+    fn defer(&mut self, item: Inbound) {
+        if self.backlog.len() < self.max_backlog {
+            self.backlog.push_back(item);
+            return;
+        }
+        let _ = item.reply.send(Out::Reply {
+            status: 503,
+            body: Some(error_body(
+                -32003,
+                "server busy: too many requests waiting; retry",
+                None,
+            )),
+            session: None,
+        });
+    }
+
+    /// The client of `origin` went away.
+    fn gone(&mut self, origin: Origin) {
+        self.exchanges.remove(&origin);
+        self.streams.retain(|_, o| *o != origin);
+    }
+}
+
+/// Which inbound messages a port reads: those of its session (`None`: sessionless).
+fn belongs(item: &Inbound, key: &Option<String>) -> bool {
+    match (&item.kind, key) {
+        (
+            Kind::Post {
+                route: Route::Session(s),
+                ..
+            },
+            Some(k),
+        ) => s == k,
+        (
+            Kind::Post {
+                route: Route::Stateless,
+                ..
+            },
+            None,
+        ) => true,
+        _ => false,
+    }
+}
+
+/// One session's view of the hub.
+struct HttpPort {
+    hub: Rc<RefCell<Hub>>,
+    key: Option<String>,
+}
+
+impl Port for HttpPort {
+    fn receive(
+        &mut self,
+        deadline: Option<Instant>,
+        take: Option<Take<'_>>,
+    ) -> Result<Received, Error> {
+        let mut hub = self.hub.borrow_mut();
+        loop {
+            let item = match hub.backlog.iter().position(|i| belongs(i, &self.key)) {
+                Some(at) => hub.backlog.remove(at),
+                None => match hub.recv(deadline) {
+                    Ok(Some(item)) => Some(item),
+                    Ok(None) => return Ok(Received::Idle),
+                    Err(()) => return Ok(Received::Closed),
+                },
+            };
+            let Some(item) = item else { continue };
+            if matches!(item.kind, Kind::Gone) {
+                // Its exchange closes now; the sessions learn of it after the handler.
+                hub.gone(item.origin);
+                hub.backlog.push_back(item);
+                continue;
+            }
+            if !belongs(&item, &self.key) {
+                hub.defer(item);
+                continue;
+            }
+            let Kind::Post { unit, route } = item.kind else {
+                continue;
+            };
+            if let (Some(take), Ok(value)) = (take, &unit) {
+                if !take(value) {
+                    // Not needed now: it keeps its place, ahead of anything later.
+                    hub.backlog.push_front(Inbound {
+                        origin: item.origin,
+                        kind: Kind::Post { route, unit },
+                        reply: item.reply,
+                    });
+                    return Ok(Received::Left);
+                }
+            }
+            hub.open(item.origin, item.reply, None, self.key.is_none());
+            return Ok(Received::Unit(unit, item.origin));
+        }
+    }
+
+    fn send(&mut self, to: Origin, message: &[u8]) {
+        let mut hub = self.hub.borrow_mut();
+        let to = if to == port::SESSION {
+            match self.key.as_ref().and_then(|k| hub.streams.get(k)) {
+                Some(origin) => *origin,
+                None => return, // no GET stream open: session notifications have nowhere to go
+            }
+        } else {
+            to
+        };
+        let Some(exchange) = hub.exchanges.get_mut(&to) else {
+            return;
+        };
+        if exchange.streaming {
+            let _ = exchange.reply.send(Out::Event(message.to_vec()));
+        } else if exchange.pending.is_some() {
+            exchange.start_stream();
+            let _ = exchange.reply.send(Out::Event(message.to_vec()));
+        } else {
+            exchange.pending = Some(message.to_vec());
+        }
+    }
+
+    fn finish(&mut self, to: Origin) {
+        let Some(exchange) = self.hub.borrow_mut().exchanges.remove(&to) else {
+            return;
+        };
+        let out = if exchange.streaming {
+            Out::End
+        } else {
+            let status = match &exchange.pending {
+                None => 202,
+                Some(body) if exchange.stateless => stateless_status(body),
+                Some(_) => 200,
+            };
+            Out::Reply {
+                status,
+                body: exchange.pending,
+                session: exchange.session,
+            }
+        };
+        let _ = exchange.reply.send(out);
+    }
+
+    fn flush(&mut self) -> Result<(), Error> {
+        for exchange in self.hub.borrow_mut().exchanges.values_mut() {
+            if exchange.pending.is_some() {
+                exchange.start_stream();
+            }
+        }
+        Ok(())
+    }
+
+    fn is_closed(&self) -> bool {
+        false
+    }
+}
+
+/// The HTTP status of a 2026-07-28 reply: 404 for an unknown method, 400 for the errors
+/// the spec gives that status (header mismatch, missing capability, unsupported version).
+fn stateless_status(body: &[u8]) -> u16 {
+    // Only error responses are parsed again, and only their code is read.
+    if !body.starts_with(b"{\"jsonrpc\":\"2.0\",\"id\"") || !contains(body, b"\"error\":") {
+        return 200;
+    }
+    let code = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v["error"]["code"].as_i64());
+    match code {
+        Some(-32601) => 404,
+        Some(-32022..=-32020) => 400,
+        _ => 200,
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// A legacy session and when it was last used.
+struct Entry<'s> {
+    conn: Connection<'s>,
+    last_used: Instant,
+}
+
+/// Runs the dispatch loop until every I/O thread is gone.
+pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
+    let hub = Rc::new(RefCell::new(Hub {
+        rx,
+        backlog: VecDeque::new(),
+        max_backlog: server.limits.max_queued_requests,
+        exchanges: HashMap::new(),
+        streams: HashMap::new(),
+    }));
+    let port = |key: Option<String>| -> Box<dyn Port> {
+        Box::new(HttpPort {
+            hub: Rc::clone(&hub),
+            key,
+        })
+    };
+    let mut sessions: HashMap<String, Entry<'_>> = HashMap::new();
+    let mut stateless = Connection::new(server, port(None));
+    let mut next_sweep = Instant::now() + SWEEP;
+    loop {
+        let deadline = sessions
+            .values()
+            .filter_map(|e| e.conn.next_poll())
+            .chain(stateless.next_poll())
+            .fold(next_sweep, Instant::min);
+        let next = hub.borrow_mut().next(Some(deadline));
+        let item = match next {
+            Ok(item) => item,
+            Err(()) => return,
+        };
+        if let Some(Inbound {
+            origin,
+            kind,
+            reply,
+        }) = item
+        {
+            let refuse = |status: u16, why: &str| {
+                let _ = reply.send(Out::Reply {
+                    status,
+                    body: Some(error_body(-32600, why, None)),
+                    session: None,
+                });
+            };
+            match kind {
+                Kind::Post {
+                    route: Route::Session(id),
+                    unit,
+                } => match sessions.get_mut(&id) {
+                    Some(entry) => {
+                        entry.last_used = Instant::now();
+                        hub.borrow_mut().open(origin, reply, None, false);
+                        serve(&mut entry.conn, unit, origin);
+                    }
+                    None => refuse(404, "unknown or expired session; initialize again"),
+                },
+                Kind::Post {
+                    route: Route::Initialize(prefix),
+                    unit,
+                } => {
+                    if sessions.len() >= config.max_sessions {
+                        let _ = reply.send(Out::Reply {
+                            status: 503,
+                            body: Some(error_body(-32003, "too many sessions; retry later", None)),
+                            session: None,
+                        });
+                        continue;
+                    }
+                    let id = session_id(prefix.as_deref());
+                    hub.borrow_mut()
+                        .open(origin, reply, Some(id.clone()), false);
+                    let mut conn = Connection::new(server, port(Some(id.clone())));
+                    serve(&mut conn, unit, origin);
+                    if !matches!(conn.session, Session::New) {
+                        log::info(format_args!("session {} started", log_tag(&id)));
+                        sessions.insert(
+                            id,
+                            Entry {
+                                conn,
+                                last_used: Instant::now(),
+                            },
+                        );
+                    }
+                }
+                Kind::Post {
+                    route: Route::Stateless,
+                    unit,
+                } => {
+                    hub.borrow_mut().open(origin, reply, None, true);
+                    serve(&mut stateless, unit, origin);
+                }
+                Kind::Get { session } => {
+                    if let Some(entry) = sessions.get_mut(&session) {
+                        entry.last_used = Instant::now();
+                        let mut hub = hub.borrow_mut();
+                        if let Some(old) = hub.streams.insert(session, origin) {
+                            if let Some(old) = hub.exchanges.remove(&old) {
+                                let _ = old.reply.send(Out::End);
+                            }
+                        }
+                        hub.open(origin, reply, None, false);
+                        if let Some(exchange) = hub.exchanges.get_mut(&origin) {
+                            exchange.start_stream();
+                        }
+                    } else {
+                        refuse(404, "unknown or expired session");
+                    }
+                }
+                Kind::Delete { session } => {
+                    if sessions.remove(&session).is_some() {
+                        end_session(&hub, &session);
+                        let _ = reply.send(Out::Reply {
+                            status: 200,
+                            body: None,
+                            session: None,
+                        });
+                    } else {
+                        refuse(404, "unknown or expired session");
+                    }
+                }
+                Kind::Gone => {
+                    hub.borrow_mut().gone(origin);
+                    stateless.origin_gone(origin);
+                    for entry in sessions.values_mut() {
+                        entry.conn.origin_gone(origin);
+                    }
+                }
+            }
+        }
+        for entry in sessions.values_mut() {
+            entry.conn.poll_if_due();
+        }
+        stateless.poll_if_due();
+        if Instant::now() >= next_sweep {
+            next_sweep = Instant::now() + SWEEP;
+            let idle = config.session_idle;
+            let expired: Vec<String> = sessions
+                .iter()
+                .filter(|(_, e)| e.last_used.elapsed() >= idle)
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in expired {
+                log::info(format_args!("session {} expired", log_tag(&id)));
+                sessions.remove(&id);
+                end_session(&hub, &id);
+            }
+        }
+    }
+}
+
+/// Handles one unit, then whatever its handler queued.
+fn serve(conn: &mut Connection<'_>, unit: Unit, origin: Origin) {
+    conn.handle(unit, origin);
+    while conn.serve_queued() {}
+}
+
+/// Closes the GET stream of an ended session.
+fn end_session(hub: &Rc<RefCell<Hub>>, session: &str) {
+    let mut hub = hub.borrow_mut();
+    if let Some(origin) = hub.streams.remove(session) {
+        if let Some(exchange) = hub.exchanges.remove(&origin) {
+            let _ = exchange.reply.send(Out::End);
+        }
+    }
+}
+
+/// 128 bits from the OS's randomness, as 32 hex digits (visible ASCII, as the spec asks),
+/// after `<route>.` when a balancer routes sessions by that prefix (the random part stays
+/// the server's, so a client choosing the route cannot fixate a session).
+fn session_id(route: Option<&str>) -> String {
+    let random: String = crate::server::random_key()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    match route {
+        Some(route) => format!("{route}.{random}"),
+        None => random,
+    }
+}
+
+/// What the log says about a session: a fingerprint that lets lines be matched up, never the
+/// id itself, which is the client's credential for the session.
+fn log_tag(id: &str) -> String {
+    let digest = crate::encoding::sha256_hex(id.as_bytes());
+    format!("#{}", &digest[..12])
+}

@@ -1,0 +1,373 @@
+//! HTTP/1.1 on the wire: reading one request with bounded head and body, and writing
+//! responses (sized JSON, chunked event streams). No method knowledge beyond HTTP's own.
+
+use std::io::{self, Read, Write};
+use std::time::Instant;
+
+/// Bounds on one request, from [`super::HttpConfig`].
+#[derive(Clone, Copy)]
+pub(crate) struct Bounds {
+    pub(crate) max_head_bytes: usize,
+    pub(crate) max_headers: usize,
+    pub(crate) max_body_bytes: usize,
+}
+
+/// One parsed request.
+pub(crate) struct Request {
+    pub(crate) method: String,
+    /// The path, without the query string.
+    pub(crate) path: String,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
+    /// The client asked to close the connection after this exchange (or spoke HTTP/1.0).
+    pub(crate) close: bool,
+}
+
+impl Request {
+    /// The first value of header `name` (case-insensitive).
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// How many times header `name` appears.
+    pub(crate) fn header_count(&self, name: &str) -> usize {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .count()
+    }
+}
+
+/// Why no request could be read.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    /// The client closed the connection between requests: not an error.
+    Closed,
+    /// The client was too slow (the read deadline passed).
+    TimedOut,
+    /// Not HTTP we accept: answer with this status and close.
+    Bad(u16, &'static str),
+    /// The socket failed.
+    Io,
+}
+
+/// Reads requests from one connection, keeping bytes that arrived early for the next one.
+pub(crate) struct Reader {
+    buf: Vec<u8>,
+    bounds: Bounds,
+}
+
+impl Reader {
+    pub(crate) fn new(bounds: Bounds) -> Self {
+        Reader {
+            buf: Vec::new(),
+            bounds,
+        }
+    }
+
+    /// Reads one request. `deadline` bounds the whole request (slow clients time out).
+    pub(crate) fn read(
+        &mut self,
+        stream: &mut impl Read,
+        deadline: Instant,
+    ) -> Result<Request, ReadError> {
+        let head_end = loop {
+            if let Some(end) = find(&self.buf, b"\r\n\r\n") {
+                break end;
+            }
+            if self.buf.len() > self.bounds.max_head_bytes {
+                return Err(ReadError::Bad(431, "request head too large"));
+            }
+            let first = self.buf.is_empty();
+            match self.fill(stream, deadline) {
+                Ok(0) if first => return Err(ReadError::Closed),
+                Ok(0) => return Err(ReadError::Bad(400, "connection closed mid-request")),
+                Ok(_) => {}
+                Err(ReadError::TimedOut) if first => return Err(ReadError::Closed),
+                Err(e) => return Err(e),
+            }
+        };
+        if head_end > self.bounds.max_head_bytes {
+            return Err(ReadError::Bad(431, "request head too large"));
+        }
+        let head = std::str::from_utf8(&self.buf[..head_end])
+            .map_err(|_| ReadError::Bad(400, "request head is not UTF-8"))?;
+        let mut lines = head.split("\r\n");
+        let request_line = lines.next().unwrap_or_default();
+        let mut parts = request_line.split(' ');
+        let (Some(method), Some(target), Some(version), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(ReadError::Bad(400, "malformed request line"));
+        };
+        let http10 = match version {
+            "HTTP/1.1" => false,
+            "HTTP/1.0" => true,
+            _ => return Err(ReadError::Bad(400, "unsupported HTTP version")),
+        };
+        if method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
+            return Err(ReadError::Bad(400, "malformed method"));
+        }
+        if !target.starts_with('/') {
+            return Err(ReadError::Bad(400, "malformed request target"));
+        }
+        let path = target.split('?').next().unwrap_or_default().to_string();
+        let mut headers = Vec::new();
+        for line in lines {
+            if headers.len() >= self.bounds.max_headers {
+                return Err(ReadError::Bad(431, "too many headers"));
+            }
+            let Some((name, value)) = line.split_once(':') else {
+                return Err(ReadError::Bad(400, "malformed header"));
+            };
+            if name.is_empty() || !name.bytes().all(is_token_byte) {
+                return Err(ReadError::Bad(400, "malformed header name"));
+            }
+            headers.push((name.to_string(), value.trim().to_string()));
+        }
+        let mut request = Request {
+            method: method.to_string(),
+            path,
+            headers,
+            body: Vec::new(),
+            close: http10,
+        };
+        if let Some(connection) = request.header("connection") {
+            let connection = connection.to_ascii_lowercase();
+            if connection.contains("close") {
+                request.close = true;
+            } else if connection.contains("keep-alive") {
+                request.close = false;
+            }
+        }
+        if request.header("transfer-encoding").is_some() {
+            return Err(ReadError::Bad(411, "send the body with Content-Length"));
+        }
+        let length = match request.header_count("content-length") {
+            0 => 0,
+            1 => request
+                .header("content-length")
+                .and_then(|v| v.parse::<usize>().ok())
+                .ok_or(ReadError::Bad(400, "malformed Content-Length"))?,
+            _ => return Err(ReadError::Bad(400, "more than one Content-Length")),
+        };
+        if length > self.bounds.max_body_bytes {
+            return Err(ReadError::Bad(413, "body too large"));
+        }
+        let body_start = head_end + 4;
+        while self.buf.len() < body_start + length {
+            match self.fill(stream, deadline)? {
+                0 => return Err(ReadError::Bad(400, "connection closed mid-body")),
+                _ => continue,
+            }
+        }
+        request.body = self.buf[body_start..body_start + length].to_vec();
+        self.buf.drain(..body_start + length);
+        Ok(request)
+    }
+
+    /// Reads more bytes; 0 at end of stream.
+    fn fill(&mut self, stream: &mut impl Read, deadline: Instant) -> Result<usize, ReadError> {
+        if Instant::now() >= deadline {
+            return Err(ReadError::TimedOut);
+        }
+        let mut chunk = [0u8; 8192];
+        loop {
+            match stream.read(&mut chunk) {
+                Ok(n) => {
+                    self.buf.extend_from_slice(&chunk[..n]);
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    if Instant::now() >= deadline {
+                        return Err(ReadError::TimedOut);
+                    }
+                }
+                Err(_) => return Err(ReadError::Io),
+            }
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// The reason phrase for the statuses this server sends.
+pub(crate) fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        202 => "Accepted",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        408 => "Request Timeout",
+        411 => "Length Required",
+        413 => "Content Too Large",
+        415 => "Unsupported Media Type",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        _ => "Error",
+    }
+}
+
+/// Writes a complete response with a sized body.
+pub(crate) fn write_response(
+    out: &mut impl Write,
+    status: u16,
+    headers: &[(&str, &str)],
+    content_type: Option<&str>,
+    body: &[u8],
+    close: bool,
+) -> io::Result<()> {
+    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    if let Some(ct) = content_type {
+        head.push_str(&format!("Content-Type: {ct}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if close {
+        head.push_str("Connection: close\r\n");
+    }
+    head.push_str("\r\n");
+    let mut all = head.into_bytes();
+    all.extend_from_slice(body);
+    out.write_all(&all)?;
+    out.flush()
+}
+
+/// Starts an event stream (chunked, never buffered by proxies).
+pub(crate) fn write_stream_head(out: &mut impl Write, headers: &[(&str, &str)]) -> io::Result<()> {
+    let mut head = String::from(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\n",
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    out.write_all(head.as_bytes())?;
+    out.flush()
+}
+
+/// Writes one chunk of an event stream: a message event, or a comment when `data` is None.
+pub(crate) fn write_event(
+    out: &mut impl Write,
+    id: Option<&str>,
+    data: Option<&[u8]>,
+) -> io::Result<()> {
+    let mut event = Vec::new();
+    if let Some(id) = id {
+        event.extend_from_slice(format!("id: {id}\n").as_bytes());
+    }
+    match data {
+        Some(data) => {
+            event.extend_from_slice(b"event: message\ndata: ");
+            event.extend_from_slice(data);
+            event.extend_from_slice(b"\n\n");
+        }
+        None => event.extend_from_slice(b": keep-alive\n\n"),
+    }
+    let mut chunk = format!("{:x}\r\n", event.len()).into_bytes();
+    chunk.extend_from_slice(&event);
+    chunk.extend_from_slice(b"\r\n");
+    out.write_all(&chunk)?;
+    out.flush()
+}
+
+/// Ends an event stream.
+pub(crate) fn write_stream_end(out: &mut impl Write) -> io::Result<()> {
+    out.write_all(b"0\r\n\r\n")?;
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+    use std::time::Duration;
+
+    const BOUNDS: Bounds = Bounds {
+        max_head_bytes: 1024,
+        max_headers: 8,
+        max_body_bytes: 64,
+    };
+
+    fn read(bytes: &[u8]) -> Result<Request, ReadError> {
+        Reader::new(BOUNDS).read(
+            &mut Cursor::new(bytes.to_vec()),
+            Instant::now() + Duration::from_secs(5),
+        )
+    }
+
+    #[test]
+    fn reads_two_pipelined_requests() {
+        let mut reader = Reader::new(BOUNDS);
+        let mut input = Cursor::new(
+            b"POST /mcp?x=1 HTTP/1.1\r\nContent-Length: 2\r\nHost: a\r\n\r\n{}GET /mcp HTTP/1.1\r\n\r\n"
+                .to_vec(),
+        );
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let first = reader.read(&mut input, deadline).expect("first");
+        assert_eq!(
+            (first.method.as_str(), first.path.as_str()),
+            ("POST", "/mcp")
+        );
+        assert_eq!(first.body, b"{}");
+        assert_eq!(first.header("HOST"), Some("a"));
+        let second = reader.read(&mut input, deadline).expect("second");
+        assert_eq!(second.method, "GET");
+        assert!(matches!(
+            reader.read(&mut input, deadline),
+            Err(ReadError::Closed)
+        ));
+    }
+
+    #[test]
+    fn refuses_malformed_and_oversized_requests() {
+        let status = |bytes: &[u8]| match read(bytes) {
+            Err(ReadError::Bad(status, _)) => status,
+            other => panic!("expected a refusal, got {:?}", other.map(|r| r.method)),
+        };
+        assert_eq!(status(b"GARBAGE\r\n\r\n"), 400);
+        assert_eq!(status(b"POST /mcp HTTP/2\r\n\r\n"), 400);
+        assert_eq!(status(b"POST /mcp HTTP/1.1\r\nno colon\r\n\r\n"), 400);
+        assert_eq!(
+            status(b"POST /mcp HTTP/1.1\r\nContent-Length: x\r\n\r\n"),
+            400
+        );
+        assert_eq!(
+            status(b"POST /mcp HTTP/1.1\r\nContent-Length: 999\r\n\r\n"),
+            413
+        );
+        assert_eq!(
+            status(b"POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"),
+            411
+        );
+        let many = format!("GET / HTTP/1.1\r\n{}\r\n", "A: b\r\n".repeat(9));
+        assert_eq!(status(many.as_bytes()), 431);
+        let long = format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(2000));
+        assert_eq!(status(long.as_bytes()), 431);
+        assert_eq!(
+            status(b"POST /mcp HTTP/1.1\r\nContent-Length: 5\r\n\r\n{}"),
+            400
+        );
+    }
+}

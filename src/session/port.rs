@@ -1,0 +1,74 @@
+//! The seam between the session core and a transport.
+//!
+//! The core (state, the one `match`, waiting for the client, queueing, cancellation) reads
+//! messages through a [`Port`] and writes them back through it, never knowing whether they
+//! came from a stdin line or an HTTP POST. A transport is an adapter implementing these five
+//! methods: stdio (`crate::stdio`) and Streamable HTTP (`crate::http`) are two; a Unix socket
+//! would be the stdio adapter over a `UnixStream`.
+//!
+//! Every unit of input carries an [`Origin`] naming where it came from; everything the core
+//! writes names the origin it answers, so a transport that multiplexes (HTTP: one POST per
+//! message, each with its own response) knows where each message goes, and
+//! [`Port::finish`] tells it when an origin will get nothing more.
+
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::error::{EnvelopeError, Error};
+use crate::jsonrpc::RequestId;
+
+/// Where a unit of input came from, as the transport numbers it (stdio: always 0).
+pub(crate) type Origin = u64;
+
+/// Messages that belong to the session rather than to one request (legacy
+/// `notifications/resources/updated` and `list_changed`).
+pub(crate) const SESSION: Origin = u64::MAX;
+
+/// One unit of input: parsed JSON, or why it could not be parsed (with the request id
+/// recovered from its first bytes, when there was one).
+pub(crate) type Unit = Result<Value, (EnvelopeError, Option<RequestId>)>;
+
+/// What one [`Port::receive`] produced.
+pub(crate) enum Received {
+    /// A unit, and where it came from.
+    Unit(Unit, Origin),
+    /// The next unit was refused by the `take` filter and left where it was.
+    Left,
+    /// The deadline passed with nothing to read.
+    Idle,
+    /// The input is closed: nothing more will come.
+    Closed,
+}
+
+/// Which units a waiting handler takes: a filter on parsed JSON.
+pub(crate) type Take<'a> = &'a dyn Fn(&Value) -> bool;
+
+/// A transport, as the session core sees it.
+pub(crate) trait Port {
+    /// The next unit of input. Blocks until one arrives, the input closes, or `deadline`
+    /// passes. With `take`, a parsed unit it refuses is not consumed: it stays in the
+    /// transport (a pipe keeps it, so the client is slowed down rather than refused) and
+    /// [`Received::Left`] is returned.
+    fn receive(
+        &mut self,
+        deadline: Option<Instant>,
+        take: Option<Take<'_>>,
+    ) -> Result<Received, Error>;
+    /// Sends one complete, serialized message (compact JSON, no line ending) to `to`.
+    fn send(&mut self, to: Origin, message: &[u8]);
+    /// Nothing more will be sent to `to`: its exchange is complete.
+    fn finish(&mut self, to: Origin);
+    /// Makes everything sent so far visible to the client.
+    fn flush(&mut self) -> Result<(), Error>;
+    /// True once the client can no longer receive anything.
+    fn is_closed(&self) -> bool;
+}
+
+/// Parses one line or body into JSON; on failure, the error (and never an id: the bytes
+/// are not JSON, so nothing in them can be trusted to be one).
+pub(crate) fn parse(bytes: &[u8]) -> Unit {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| (EnvelopeError::InvalidUtf8(e.valid_up_to()), None))?;
+    serde_json::from_str(text).map_err(|e| (EnvelopeError::Syntax(e.to_string()), None))
+}

@@ -1,0 +1,89 @@
+//! The stdio transport: newline-delimited JSON over any byte stream pair, as a [`Port`].
+//!
+//! Output is flushed whenever no further complete input line is already buffered (pipelined
+//! clients get batched writes, interactive clients immediate answers) and always before
+//! blocking on a read. Every line has the same origin: there is only one client.
+
+use std::io::{Read, Write};
+use std::time::Instant;
+
+use crate::error::{EnvelopeError, Error};
+use crate::log;
+use crate::server::Server;
+use crate::session::port::{self, Take};
+use crate::session::{Connection, Origin, Port, Received, Unit};
+use crate::transport::{Frame, LineReader, Output};
+
+/// Serves one session: reads requests from `input` until it ends, writes responses and
+/// notifications to `output`. Returns `Ok` on end of input and when the client closes
+/// `output`; `Err` only when reading or writing fails otherwise.
+pub fn serve<R, W>(server: &Server, input: R, output: W) -> Result<(), Error>
+where
+    R: Read + Send + 'static,
+    W: Write,
+{
+    // Boxed here so the session machinery is compiled once, whatever the stream types: the
+    // binary (and with it the server's resident memory) stays small, and a dynamic call per
+    // read or write is nothing next to the system call behind it.
+    let port = Lines {
+        input: LineReader::new(
+            Box::new(input) as Box<dyn Read + Send>,
+            server.limits.max_message_bytes,
+        ),
+        output: Output::new(Box::new(output) as Box<dyn Write + '_>),
+    };
+    let result = Connection::new(server, Box::new(port)).run();
+    log::info(format_args!("session ended"));
+    result
+}
+
+/// One newline-delimited JSON stream in each direction.
+struct Lines<'w> {
+    input: LineReader<Box<dyn Read + Send>>,
+    output: Output<Box<dyn Write + 'w>>,
+}
+
+impl Port for Lines<'_> {
+    fn receive(
+        &mut self,
+        deadline: Option<Instant>,
+        take: Option<Take<'_>>,
+    ) -> Result<Received, Error> {
+        if !self.input.has_buffered_line() || self.output.wants_flush() {
+            self.output.flush().map_err(Error::Write)?;
+        }
+        let unit: Unit = match self.input.next_frame(deadline).map_err(Error::Read)? {
+            Frame::Line(line) => port::parse(line),
+            Frame::TooLarge { size, id } => Err((
+                EnvelopeError::TooLarge {
+                    size,
+                    limit: self.input.limit(),
+                },
+                id,
+            )),
+            Frame::Eof => return Ok(Received::Closed),
+            Frame::TimedOut => return Ok(Received::Idle),
+        };
+        if let (Some(take), Ok(value)) = (take, &unit) {
+            if !take(value) {
+                self.input.unread();
+                return Ok(Received::Left);
+            }
+        }
+        Ok(Received::Unit(unit, 0))
+    }
+
+    fn send(&mut self, _: Origin, message: &[u8]) {
+        self.output.send_line(message);
+    }
+
+    fn finish(&mut self, _: Origin) {}
+
+    fn flush(&mut self) -> Result<(), Error> {
+        self.output.flush().map_err(Error::Write)
+    }
+
+    fn is_closed(&self) -> bool {
+        self.output.is_closed()
+    }
+}

@@ -1,0 +1,708 @@
+//! The real binary serving Streamable HTTP (`serve --http`), driven over real sockets by a
+//! minimal HTTP/1.1 client: every status code the transport sends, sessions, event
+//! streams, a sampling round trip on a separate POST, Host/Origin, the bearer token,
+//! limits and slow clients.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
+const ACCEPT: &str = "application/json, text/event-stream";
+
+/// A running `minimcp serve --http 127.0.0.1:0`, killed on drop.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(extra: &[&str]) -> Server {
+        Self::try_start(extra).expect("the server starts")
+    }
+
+    /// Starts the server; `Err(stderr)` when it exits instead of listening.
+    fn try_start(extra: &[&str]) -> Result<Server, String> {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--profile", "conformance", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn minimcp");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        stderr.read_line(&mut line).expect("read stderr");
+        let Some(port) = line
+            .split("http://127.0.0.1:")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|p| p.parse().ok())
+        else {
+            let mut rest = String::new();
+            let _ = stderr.read_to_string(&mut rest);
+            let _ = child.wait();
+            return Err(line + &rest);
+        };
+        // Keep draining stderr so the server never blocks on a full pipe.
+        thread::spawn(move || {
+            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+        });
+        Ok(Server { child, port })
+    }
+
+    fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        stream
+    }
+
+    /// Sends raw bytes on a fresh connection and reads the whole response.
+    fn raw(&self, bytes: &[u8]) -> Response {
+        let mut stream = self.connect();
+        stream.write_all(bytes).expect("write");
+        read_response(&mut BufReader::new(stream))
+    }
+
+    /// A POST of `body` with the usual headers, plus `extra` header lines.
+    fn post(&self, session: Option<&str>, body: &Value, extra: &[&str]) -> Response {
+        self.raw(&post_bytes(session, &body.to_string(), extra))
+    }
+
+    /// initialize + initialized; returns the session id.
+    fn session(&self, capabilities: Value) -> String {
+        let init = self.post(
+            None,
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": capabilities,
+                "clientInfo": {"name": "http-test", "version": "1"}}}),
+            &[],
+        );
+        assert_eq!(init.status, 200, "{init:?}");
+        let id = init
+            .header("mcp-session-id")
+            .expect("a session id")
+            .to_string();
+        let done = self.post(
+            Some(&id),
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            &[],
+        );
+        assert_eq!(done.status, 202);
+        id
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn post_bytes(session: Option<&str>, body: &str, extra: &[&str]) -> Vec<u8> {
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(session) = session {
+        head.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
+    }
+    for line in extra {
+        head.push_str(line);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    head.push_str(body);
+    head.into_bytes()
+}
+
+#[derive(Debug)]
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {self:?}"))
+    }
+
+    /// The `data:` payloads of an event stream.
+    fn events(&self) -> Vec<Value> {
+        String::from_utf8_lossy(&self.body)
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .map(|d| serde_json::from_str(d).expect("event data is JSON"))
+            .collect()
+    }
+}
+
+/// Reads one response: the head, then a sized or chunked body.
+fn read_response(reader: &mut impl BufRead) -> Response {
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("status line");
+    let status = line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line {line:?}"));
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("header");
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':').expect("header has a colon");
+        headers.push((name.to_string(), value.trim().to_string()));
+    }
+    let mut response = Response {
+        status,
+        headers,
+        body: Vec::new(),
+    };
+    if let Some(length) = response.header("content-length") {
+        let mut body = vec![0; length.parse().expect("length")];
+        reader.read_exact(&mut body).expect("body");
+        response.body = body;
+    } else if response.header("transfer-encoding") == Some("chunked") {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size).expect("chunk size");
+            let size = usize::from_str_radix(size.trim(), 16).expect("hex size");
+            let mut chunk = vec![0; size + 2];
+            reader.read_exact(&mut chunk).expect("chunk");
+            if size == 0 {
+                break;
+            }
+            response.body.extend_from_slice(&chunk[..size]);
+        }
+    }
+    response
+}
+
+// ---- Sessions (legacy era) -------------------------------------------------------------
+
+#[test]
+fn a_legacy_session_from_initialize_to_delete() {
+    let server = Server::start(&[]);
+    let id = server.session(json!({}));
+    assert_eq!(id.len(), 32, "128 random bits as hex: {id}");
+    assert!(id.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_ne!(
+        server.session(json!({})),
+        id,
+        "every session gets its own id"
+    );
+
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let listed = server.post(Some(&id), &list, &["MCP-Protocol-Version: 2025-11-25"]);
+    assert_eq!(listed.status, 200);
+    assert_eq!(listed.header("content-type"), Some("application/json"));
+    assert!(listed.json()["result"]["tools"].is_array());
+
+    assert_eq!(server.post(None, &list, &[]).status, 400, "no session id");
+    assert_eq!(
+        server.post(Some("0123"), &list, &[]).status,
+        404,
+        "unknown session"
+    );
+    let bad_version = server.post(Some(&id), &list, &["MCP-Protocol-Version: 1999-01-01"]);
+    assert_eq!(bad_version.status, 400);
+
+    let response = json!({"jsonrpc": "2.0", "id": 99, "result": {}});
+    assert_eq!(server.post(Some(&id), &response, &[]).status, 202);
+
+    let delete = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {id}\r\nConnection: close\r\n\r\n"
+    );
+    assert_eq!(server.raw(delete.as_bytes()).status, 200);
+    assert_eq!(server.raw(delete.as_bytes()).status, 404, "already ended");
+    assert_eq!(server.post(Some(&id), &list, &[]).status, 404);
+}
+
+#[test]
+fn idle_sessions_expire_and_their_number_is_bounded() {
+    let server = Server::start(&["--session-idle", "1", "--max-sessions", "1"]);
+    let id = server.session(json!({}));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    assert_eq!(
+        server.post(None, &init, &[]).status,
+        503,
+        "one session at most"
+    );
+    thread::sleep(Duration::from_millis(2500));
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    assert_eq!(server.post(Some(&id), &ping, &[]).status, 404, "expired");
+    assert_eq!(server.post(None, &init, &[]).status, 200, "room again");
+}
+
+#[test]
+fn progress_makes_the_reply_an_event_stream_ending_with_the_response() {
+    let server = Server::start(&[]);
+    let id = server.session(json!({}));
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let reply = server.post(Some(&id), &call, &[]);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    assert_eq!(reply.header("x-accel-buffering"), Some("no"));
+    let events = reply.events();
+    assert!(events.len() >= 2, "{events:?}");
+    assert!(events[..events.len() - 1]
+        .iter()
+        .all(|e| e["method"] == "notifications/progress"));
+    assert_eq!(events.last().map(|e| e["id"].clone()), Some(json!(5)));
+}
+
+#[test]
+fn sampling_is_answered_by_a_separate_post_while_the_call_streams() {
+    let server = Server::start(&[]);
+    let id = server.session(json!({"sampling": {}}));
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "test_sampling", "arguments": {"prompt": "hi"}}});
+    let mut stream = server.connect();
+    stream
+        .write_all(&post_bytes(Some(&id), &call.to_string(), &[]))
+        .expect("write");
+    let mut reader = BufReader::new(stream);
+    // Read the head and the first event (the sampling request) without waiting for the end.
+    let mut seen = String::new();
+    let request = loop {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).expect("read") > 0,
+            "stream ended: {seen}"
+        );
+        seen.push_str(&line);
+        if let Some(data) = line.strip_prefix("data: ") {
+            break serde_json::from_str::<Value>(data.trim()).expect("json");
+        }
+    };
+    assert!(seen.contains("text/event-stream"), "{seen}");
+    assert_eq!(request["method"], "sampling/createMessage");
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+        "role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m"}});
+    assert_eq!(server.post(Some(&id), &answer, &[]).status, 202);
+    let mut rest = String::new();
+    reader
+        .read_to_string(&mut rest)
+        .expect("rest of the stream");
+    assert!(
+        rest.contains(r#""id":7"#),
+        "the call's response ends the stream: {rest}"
+    );
+    assert!(rest.contains("hello"), "{rest}");
+}
+
+// ---- Status codes ----------------------------------------------------------------------
+
+#[test]
+fn every_refusal_has_its_status() {
+    let server = Server::start(&["--max-message-bytes", "1024"]);
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let status = |bytes: &[u8]| server.raw(bytes).status;
+    assert_eq!(
+        status(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+        200
+    );
+    assert_eq!(
+        status(b"GET /other HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+        404
+    );
+    let put = server.raw(b"PUT /mcp HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    assert_eq!(put.status, 405);
+    assert_eq!(put.header("allow"), Some("GET, POST, DELETE"));
+    assert_eq!(
+        status(b"GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json\r\nConnection: close\r\n\r\n"),
+        406
+    );
+    assert_eq!(
+        status(b"GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n"),
+        400,
+        "GET needs a session"
+    );
+    assert_eq!(
+        status(&post_bytes(None, ping, &[]).replace_header("Accept", "application/json")),
+        406
+    );
+    assert_eq!(
+        status(&post_bytes(None, ping, &[]).replace_header("Content-Type", "text/plain")),
+        415
+    );
+    let not_json = server.raw(&post_bytes(None, "{not json", &[]));
+    assert_eq!(not_json.status, 400);
+    assert_eq!(not_json.json()["error"]["code"], -32700);
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","x":"{}"}}"#,
+        "a".repeat(2000)
+    );
+    assert_eq!(status(&post_bytes(None, &big, &[])), 413);
+    let many: Vec<String> = (0..70).map(|i| format!("X-H{i}: v")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    assert_eq!(status(&post_bytes(None, ping, &many)), 431);
+    assert_eq!(status(b"NOT HTTP AT ALL\r\n\r\n"), 400);
+    assert_eq!(
+        status(
+            b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        ),
+        411
+    );
+    // The server survived all of that.
+    assert_eq!(server.session(json!({})).len(), 32);
+}
+
+trait ReplaceHeader {
+    fn replace_header(&self, name: &str, value: &str) -> Vec<u8>;
+}
+
+impl ReplaceHeader for Vec<u8> {
+    fn replace_header(&self, name: &str, value: &str) -> Vec<u8> {
+        let text = String::from_utf8_lossy(self);
+        text.lines()
+            .map(|l| {
+                if l.split(':').next() == Some(name) {
+                    format!("{name}: {value}")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\r\n")
+            .into_bytes()
+    }
+}
+
+// ---- Security --------------------------------------------------------------------------
+
+#[test]
+fn foreign_hosts_and_origins_are_refused() {
+    let server = Server::start(&["--allow-origin", "https://app.example"]);
+    let ping = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let with = |extra: &[&str]| server.raw(&post_bytes(None, ping, extra)).status;
+    assert_eq!(with(&[]), 202);
+    assert_eq!(with(&["Origin: http://evil.example.com"]), 403);
+    assert_eq!(with(&["Origin: null"]), 403);
+    assert_eq!(with(&["Origin: http://localhost:5173"]), 202);
+    assert_eq!(
+        with(&["Origin: https://app.example"]),
+        202,
+        "--allow-origin"
+    );
+    let evil_host = post_bytes(None, ping, &[]).replace_header("Host", "evil.example.com");
+    assert_eq!(server.raw(&evil_host).status, 403);
+    let no_host: Vec<u8> = String::from_utf8_lossy(&post_bytes(None, ping, &[]))
+        .replace("Host: 127.0.0.1\r\n", "")
+        .into_bytes();
+    assert_eq!(server.raw(&no_host).status, 400);
+}
+
+#[test]
+fn a_bearer_token_guards_every_request() {
+    let dir = std::env::temp_dir().join(format!("minimcp-http-token-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("token");
+    std::fs::write(&file, "s3cret-token\n").expect("write token");
+    let server = Server::start(&["--token-file", file.to_str().expect("utf8")]);
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let missing = server.raw(&post_bytes(None, note, &[]));
+    assert_eq!(missing.status, 401);
+    assert_eq!(missing.header("www-authenticate"), Some("Bearer"));
+    assert!(!String::from_utf8_lossy(&missing.body).contains("s3cret"));
+    let wrong = post_bytes(None, note, &["Authorization: Bearer s3cret-tokem"]);
+    assert_eq!(server.raw(&wrong).status, 401);
+    let right = post_bytes(None, note, &["Authorization: Bearer s3cret-token"]);
+    assert_eq!(server.raw(&right).status, 202);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_non_loopback_address_needs_the_flag_and_a_token() {
+    let refused = Command::new(BIN)
+        .args(["serve", "--http", "0.0.0.0:0"])
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--allow-remote"));
+    let no_token = Command::new(BIN)
+        .args(["serve", "--http", "0.0.0.0:0", "--allow-remote"])
+        .env_remove("MINIMCP_TOKEN")
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run");
+    assert_eq!(no_token.status.code(), Some(2), "a token is required too");
+}
+
+// ---- Robustness ------------------------------------------------------------------------
+
+#[test]
+fn slow_clients_time_out_without_blocking_anyone() {
+    let server = Server::start(&["--http-timeout", "1"]);
+    let mut slow = server.connect();
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: loc")
+        .expect("partial head");
+    let started = Instant::now();
+    // Meanwhile another client is served at once.
+    assert_eq!(server.session(json!({})).len(), 32);
+    assert!(started.elapsed() < Duration::from_millis(900));
+    let answer = read_response(&mut BufReader::new(&mut slow));
+    assert_eq!(answer.status, 408);
+    let mut rest = Vec::new();
+    assert_eq!(
+        slow.read_to_end(&mut rest).map(|_| rest.len()).ok(),
+        Some(0),
+        "closed"
+    );
+    // A half-open idle connection is closed too.
+    let mut idle = server.connect();
+    let mut buf = [0u8; 1];
+    assert_eq!(idle.read(&mut buf).ok(), Some(0), "idle keep-alive closed");
+}
+
+#[test]
+fn connections_past_the_limit_get_503() {
+    let server = Server::start(&["--max-connections", "2"]);
+    let held: Vec<TcpStream> = (0..2).map(|_| server.connect()).collect();
+    thread::sleep(Duration::from_millis(200));
+    let refused = server.raw(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    assert_eq!(refused.status, 503);
+    drop(held);
+    thread::sleep(Duration::from_millis(200));
+    let ok = server.raw(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    assert_eq!(ok.status, 200, "room again once they close");
+}
+
+#[test]
+fn keep_alive_connections_serve_many_requests() {
+    let server = Server::start(&[]);
+    let id = server.session(json!({}));
+    let mut stream = server.connect();
+    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+    for n in 0..50 {
+        let body = json!({"jsonrpc": "2.0", "id": n, "method": "ping"}).to_string();
+        let bytes = String::from_utf8(post_bytes(Some(&id), &body, &[]))
+            .expect("utf8")
+            .replace("Connection: close\r\n", "");
+        stream.write_all(bytes.as_bytes()).expect("write");
+        let reply = read_response(&mut reader);
+        assert_eq!(reply.status, 200);
+        assert_eq!(reply.json()["id"], n);
+    }
+}
+
+// ---- 2026-07-28 (stateless) ------------------------------------------------------------
+
+const MODERN: &str = "2026-07-28";
+
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": MODERN,
+           "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}})
+}
+
+/// A 2026-07-28 POST with its routing headers (`name`: the Mcp-Name value, if any).
+fn modern(
+    server: &Server,
+    id: u64,
+    method: &str,
+    mut params: Value,
+    name: Option<&str>,
+) -> Response {
+    params["_meta"] = meta();
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let version = format!("MCP-Protocol-Version: {MODERN}");
+    let method_header = format!("Mcp-Method: {method}");
+    let name_header = name.map(|n| format!("Mcp-Name: {n}"));
+    let mut extra = vec![version.as_str(), method_header.as_str()];
+    extra.extend(name_header.as_deref());
+    server.post(None, &body, &extra)
+}
+
+#[test]
+fn stateless_requests_are_checked_against_their_headers() {
+    let server = Server::start(&[]);
+    let listed = modern(&server, 1, "tools/list", json!({}), None);
+    assert_eq!(listed.status, 200, "{listed:?}");
+    assert_eq!(listed.json()["result"]["resultType"], "complete");
+
+    let body =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta()}});
+    let version = format!("MCP-Protocol-Version: {MODERN}");
+    let no_method = server.post(None, &body, &[&version]);
+    assert_eq!(no_method.status, 400);
+    assert_eq!(no_method.json()["error"]["code"], -32020);
+    assert_eq!(no_method.json()["id"], 2, "the id is echoed");
+    let wrong_method = server.post(None, &body, &[&version, "Mcp-Method: prompts/list"]);
+    assert_eq!(wrong_method.json()["error"]["code"], -32020);
+    let wrong_version = server.post(
+        None,
+        &body,
+        &["MCP-Protocol-Version: 2025-11-25", "Mcp-Method: tools/list"],
+    );
+    assert_eq!(wrong_version.status, 400);
+    assert_eq!(wrong_version.json()["error"]["code"], -32020);
+
+    let call = json!({"name": "test_simple_text", "arguments": {}});
+    assert_eq!(
+        modern(
+            &server,
+            3,
+            "tools/call",
+            call.clone(),
+            Some("test_simple_text")
+        )
+        .status,
+        200
+    );
+    assert_eq!(
+        modern(
+            &server,
+            4,
+            "tools/call",
+            call.clone(),
+            Some("=?base64?dGVzdF9zaW1wbGVfdGV4dA==?=")
+        )
+        .status,
+        200
+    );
+    assert_eq!(
+        modern(&server, 5, "tools/call", call.clone(), Some("other")).status,
+        400
+    );
+    assert_eq!(
+        modern(&server, 6, "tools/call", call, None).status,
+        400,
+        "Mcp-Name required"
+    );
+
+    let unknown = modern(&server, 7, "ping", json!({}), None);
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.json()["error"]["code"], -32601);
+    let initialize = modern(&server, 8, "initialize", json!({}), None);
+    assert_eq!(initialize.status, 404);
+
+    let no_meta = json!({"jsonrpc": "2.0", "id": 9, "method": "server/discover", "params": {}});
+    let refused = server.post(None, &no_meta, &[&version, "Mcp-Method: server/discover"]);
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.json()["error"]["code"], -32602);
+
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{version}\r\nConnection: close\r\n\r\n");
+    assert_eq!(server.raw(get.as_bytes()).status, 405);
+    let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "_meta": meta()}});
+    assert_eq!(
+        server
+            .post(
+                None,
+                &notification,
+                &[&version, "Mcp-Method: notifications/cancelled"]
+            )
+            .status,
+        202
+    );
+}
+
+#[test]
+fn a_listen_stream_is_acknowledged_first_and_never_buffered() {
+    let server = Server::start(&[]);
+    let mut stream = server.connect();
+    let mut params = json!({"notifications": {"resourcesListChanged": true}});
+    params["_meta"] = meta();
+    let body =
+        json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": params});
+    let version = format!("MCP-Protocol-Version: {MODERN}");
+    stream
+        .write_all(&post_bytes(
+            None,
+            &body.to_string(),
+            &[&version, "Mcp-Method: subscriptions/listen"],
+        ))
+        .expect("write");
+    let mut reader = BufReader::new(stream);
+    let mut head = String::new();
+    let ack = loop {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).expect("read") > 0,
+            "stream ended: {head}"
+        );
+        head.push_str(&line);
+        if let Some(data) = line.strip_prefix("data: ") {
+            break serde_json::from_str::<Value>(data.trim()).expect("json");
+        }
+    };
+    assert!(
+        head.contains("text/event-stream") && head.contains("X-Accel-Buffering: no"),
+        "{head}"
+    );
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub"
+    );
+}
+
+#[test]
+fn input_required_retries_may_reach_another_connection_or_a_process_sharing_the_key() {
+    let dir = std::env::temp_dir().join(format!("minimcp-http-key-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let key = dir.join("key");
+    std::fs::write(&key, [7u8; 32]).expect("key");
+    let key = key.to_str().expect("utf8");
+    let first = Server::start(&["--state-key-file", key]);
+    let second = Server::start(&["--state-key-file", key]);
+    let stranger = Server::start(&[]);
+    let ask = json!({"name": "test_elicitation", "arguments": {"message": "who?"}});
+    let round1 = modern(
+        &first,
+        1,
+        "tools/call",
+        ask.clone(),
+        Some("test_elicitation"),
+    )
+    .json();
+    let result = &round1["result"];
+    assert_eq!(result["resultType"], "input_required", "{round1}");
+    let (key_name, _) = result["inputRequests"]
+        .as_object()
+        .and_then(|m| m.iter().next())
+        .expect("one request");
+    let mut retry = ask;
+    retry["requestState"] = result["requestState"].clone();
+    retry["inputResponses"] = json!({ key_name.as_str(): {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}} });
+    for (server, what) in [(&first, "another connection"), (&second, "another process")] {
+        let done = modern(
+            server,
+            2,
+            "tools/call",
+            retry.clone(),
+            Some("test_elicitation"),
+        )
+        .json();
+        assert_eq!(done["result"]["resultType"], "complete", "{what}: {done}");
+    }
+    let refused = modern(&stranger, 2, "tools/call", retry, Some("test_elicitation")).json();
+    assert!(
+        refused.get("error").is_some(),
+        "a process with another key refuses the state: {refused}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
