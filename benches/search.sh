@@ -8,7 +8,8 @@
 #   RUNS=15 FILES=50000 REAL_QUERY=getBindingIdentifiers benches/search.sh
 #   GEN_TREE=/tmp/gen RG=/usr/bin/rg benches/search.sh   # reuse a generated tree, a ripgrep
 #
-# Two minimcp figures per query:
+# Three queries per tree: a literal, the same case-insensitive, and a regular expression
+# (GEN_REGEX, REAL_REGEX; ripgrep and grep -E get the same pattern). Two minimcp figures each:
 #   - "in session": one tools/call search_text inside a running `minimcp --root TREE`
 #     session, driven over stdio (how a client uses the server: the session, its handshake
 #     and its one-time list_changed baseline walk come before the timed calls). CPU time is
@@ -27,6 +28,8 @@ FILES=${FILES:-50000}
 RUNS=${RUNS:-9}
 GEN_QUERY=${GEN_QUERY:-Needle_In_Haystack}
 REAL_QUERY=${REAL_QUERY:-getBindingIdentifiers}
+GEN_REGEX=${GEN_REGEX:-'Needle_\w+'}
+REAL_REGEX=${REAL_REGEX:-'(function|class)\s+[A-Z]\w*Visitor'}
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 BIN=$PWD/target/release/minimcp
@@ -75,9 +78,9 @@ awk -v root="$GEN" -v tops=$TOPS -v subs=$SUBS -v per=$PER 'BEGIN {
 }'
 fi
 
-TREES=("$GEN" "$GEN_QUERY")
+TREES=("$GEN" "$GEN_QUERY" "$GEN_REGEX")
 if [ -n "${REAL_TREE:-}" ]; then
-    TREES+=("$REAL_TREE" "$REAL_QUERY")
+    TREES+=("$REAL_TREE" "$REAL_QUERY" "$REAL_REGEX")
 else
     echo "REAL_TREE not set: only the generated tree is measured." >&2
 fi
@@ -86,7 +89,7 @@ python3 - "$BIN" "$RG" "$RUNS" "${TREES[@]}" <<'PY'
 import json, os, statistics, subprocess, sys, time
 
 BIN, RG, RUNS = sys.argv[1], sys.argv[2], int(sys.argv[3])
-TREES = list(zip(sys.argv[4::2], sys.argv[5::2]))
+TREES = list(zip(sys.argv[4::3], sys.argv[5::3], sys.argv[6::3]))
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -140,24 +143,26 @@ def count_lines(argv):
     return len([l for l in out.splitlines() if l])
 
 
-for root, query in TREES:
+for root, query, regex in TREES:
     files = int(subprocess.run([RG, "--files", "--hidden", "-g", "!.git", root],
                                capture_output=True, text=True).stdout.count("\n"))
     print(f"\n== {root} ({files} files by rg --files --hidden), query {query!r}, "
           f"{RUNS} interleaved runs, {os.cpu_count()} CPUs")
     session = Session(root)
-    for label, insensitive in (("literal", False), ("case-insensitive", True)):
-        q = query.lower() if insensitive else query
-        args = {"query": q, "case_sensitive": not insensitive, "max_results": 1000}
-        rg_flags = ["--hidden", "-g", "!.git", "-F"] + (["-i"] if insensitive else [])
-        grep_flags = ["-rF", "--exclude-dir=.git"] + (["-i"] if insensitive else [])
+    cases = [("literal", query, False, False), ("case-insensitive", query.lower(), True, False),
+             ("regex", regex, False, True)]
+    for label, q, insensitive, is_regex in cases:
+        args = {"query": q, "case_sensitive": not insensitive, "max_results": 1000,
+                "regex": is_regex}
+        rg_flags = ["--hidden", "-g", "!.git"] + ([] if is_regex else ["-F"]) + (["-i"] if insensitive else [])
+        grep_flags = ["-r", "-E" if is_regex else "-F", "--exclude-dir=.git"] + (["-i"] if insensitive else [])
         # Sanity: the same matching lines, or the timings compare different work.
         answer = session.search(args)["result"]["structuredContent"]
         mine = len(answer["matches"])
         theirs = count_lines([RG, "-j1", *rg_flags, q, root])
         grep_count = count_lines(["grep", *grep_flags, q, root])
         assert not answer["truncated"], "raise max_results: the page did not hold every match"
-        print(f"{label}: matching lines: minimcp {mine}, rg {theirs}, grep {grep_count}")
+        print(f"{label} {q!r}: matching lines: minimcp {mine}, rg {theirs}, grep {grep_count}")
         if mine != theirs:
             print("  WARNING: minimcp and rg disagree; the timings below compare different work")
 
@@ -172,7 +177,7 @@ for root, query in TREES:
              lambda: run_process([BIN, "call", "search_text", json.dumps(args), "--root", root])),
             ("rg -j1", lambda: run_process([RG, "-j1", *rg_flags, q, root])),
             ("rg (all threads)", lambda: run_process([RG, *rg_flags, q, root])),
-            ("grep -r" + ("Fi" if insensitive else "F"), lambda: run_process(["grep", *grep_flags, q, root])),
+            ("grep " + " ".join(grep_flags[:2]), lambda: run_process(["grep", *grep_flags, q, root])),
         ]
         times = {name: ([], []) for name, _ in commands}
         for name, command in commands:  # warm-up: page cache and session caches

@@ -21,6 +21,9 @@ use crate::jsonrpc::{code as rpc, ErrorObject};
 pub mod code {
     /// MCP (2024-11-05 … 2025-11-25): the resource does not exist.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// MCP 2026-07-28 over HTTP: a routing header (`MCP-Protocol-Version`, `Mcp-Method`,
+    /// `Mcp-Name`, `Mcp-Param-*`) disagrees with the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
     /// MCP 2026-07-28: the request needs a client capability it did not declare.
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
     /// MCP 2026-07-28: the request's protocol version is not supported.

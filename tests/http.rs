@@ -706,3 +706,31 @@ fn input_required_retries_may_reach_another_connection_or_a_process_sharing_the_
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn closing_a_2026_request_stream_cancels_the_request() {
+    let server = Server::start(&["--profile", "transcripts"]);
+    let mut params = json!({"name": "transcript_wait_for_cancel", "arguments": {"ms": 10000}});
+    params["_meta"] = meta();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let version = format!("MCP-Protocol-Version: {MODERN}");
+    let extra = [
+        version.as_str(),
+        "Mcp-Method: tools/call",
+        "Mcp-Name: transcript_wait_for_cancel",
+    ];
+    let mut abandoned = server.connect();
+    abandoned
+        .write_all(&post_bytes(None, &body.to_string(), &extra))
+        .expect("write");
+    thread::sleep(Duration::from_millis(300));
+    drop(abandoned);
+    // The handler runs on the one dispatch thread: this waits until it has stopped.
+    let started = Instant::now();
+    let listed = modern(&server, 2, "tools/list", json!({}), None);
+    assert_eq!(listed.status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "the abandoned call was cancelled, not run for its 10 s"
+    );
+}

@@ -1819,3 +1819,38 @@ fn client_roots_are_asked_once_until_the_client_says_they_changed() {
         json!(["a", "b"])
     );
 }
+
+/// The stdio transport works over any byte stream pair: a Unix socket is one more.
+#[cfg(unix)]
+#[test]
+fn a_unix_socket_serves_a_session_through_the_same_transport() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::net::UnixStream;
+    let (server_end, client) = UnixStream::pair().expect("socket pair");
+    let server = thread::spawn(move || {
+        let input = server_end.try_clone().expect("clone");
+        minimcp::serve(&test_server(limits()), input, server_end)
+    });
+    let mut writer = client.try_clone().expect("clone");
+    let mut lines = initialize("2025-11-25", json!({}));
+    lines.push(request(
+        1,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "over a socket"}}),
+    ));
+    for line in &lines {
+        writer
+            .write_all(format!("{line}\n").as_bytes())
+            .expect("write");
+    }
+    let mut reader = BufReader::new(client);
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("read");
+        answers.push(serde_json::from_str::<Value>(&line).expect("json"));
+    }
+    assert_eq!(result(&answers[1])["content"][0]["text"], "over a socket");
+    writer.shutdown(std::net::Shutdown::Write).expect("close");
+    server.join().expect("no panic").expect("clean end");
+}

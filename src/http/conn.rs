@@ -2,12 +2,12 @@
 //! everything that needs no session, handing the message to the dispatch thread and writing
 //! what it sends back. Nothing here runs a handler.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,8 @@ use super::access;
 use super::wire::{self, Bounds, ReadError, Request};
 use super::HttpConfig;
 use crate::encoding::constant_time_eq;
+use crate::error::code;
+use crate::jsonrpc::code as rpc;
 use crate::log;
 use crate::protocol::{self, Version};
 use crate::session::port::{self, Origin, Unit};
@@ -24,6 +26,8 @@ use crate::session::port::{self, Origin, Unit};
 /// I/O threads need little stack: they copy bytes and parse JSON (serde_json's recursion
 /// limit of 128 bounds its depth).
 const STACK: usize = 256 * 1024;
+/// How often a connection waiting for a slow reply is checked for a client that left.
+const PROBE: Duration = Duration::from_secs(1);
 /// An I/O thread with no connection to serve ends after this long.
 const IDLE_THREAD: Duration = Duration::from_secs(10);
 /// An open event stream gets a comment this often, so proxies keep it and a vanished
@@ -89,15 +93,20 @@ pub(crate) enum Out {
     End,
 }
 
+/// Connections accepted but not yet taken by an I/O thread, and how many threads wait.
+#[derive(Default)]
+struct Pool {
+    queue: VecDeque<TcpStream>,
+    idle: usize,
+}
+
 /// Accepts connections until the listener fails, at most `max_connections` open at once;
 /// past that, a connection is answered 503 and closed at once (the client may retry; nobody
 /// waits in a queue of unknown length). Each connection is served by an I/O thread: an idle
 /// one if there is one (threads are reused: spawning one per connection would cost more
 /// than a short request), else a new one, never more threads than `max_connections`.
 pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
-    // A rendezvous channel: a hand-off succeeds only while an idle thread waits for it.
-    let (handoff, waiting) = mpsc::sync_channel::<TcpStream>(0);
-    let waiting = Arc::new(Mutex::new(waiting));
+    let pool = Arc::new((Mutex::new(Pool::default()), Condvar::new()));
     let threads = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else { continue };
@@ -113,27 +122,28 @@ pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
             let _ = refuse(
                 &mut stream,
                 503,
-                -32603,
+                rpc::INTERNAL_ERROR,
                 "too many connections; retry shortly",
                 true,
             );
             continue;
         }
-        let stream = match handoff.try_send(stream) {
-            Ok(()) => continue,
-            Err(TrySendError::Full(stream)) => stream,
-            Err(TrySendError::Disconnected(_)) => return,
-        };
-        if threads.load(Ordering::Acquire) >= shared.config.max_connections {
-            // Every thread exists; one is finishing a connection and will take this one.
-            if handoff.send(stream).is_err() {
-                return;
+        {
+            let (lock, ready) = &*pool;
+            let Ok(mut waiting) = lock.lock() else { return };
+            // An idle thread takes it; so does one finishing a connection when every thread
+            // allowed exists already.
+            if waiting.idle > waiting.queue.len()
+                || threads.load(Ordering::Acquire) >= shared.config.max_connections
+            {
+                waiting.queue.push_back(stream);
+                ready.notify_one();
+                continue;
             }
-            continue;
         }
         threads.fetch_add(1, Ordering::AcqRel);
         let worker = Arc::clone(&shared);
-        let (waiting, count) = (Arc::clone(&waiting), Arc::clone(&threads));
+        let (pool, count) = (Arc::clone(&pool), Arc::clone(&threads));
         let spawned = thread::Builder::new()
             .name("minimcp-http".into())
             .stack_size(STACK)
@@ -142,11 +152,7 @@ pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
                 while let Some(stream) = next.take() {
                     serve_connection(stream, &worker);
                     worker.open.fetch_sub(1, Ordering::AcqRel);
-                    // Idle threads wait a while for another connection, then end.
-                    next = waiting
-                        .lock()
-                        .ok()
-                        .and_then(|rx| rx.recv_timeout(IDLE_THREAD).ok());
+                    next = next_connection(&pool);
                 }
                 count.fetch_sub(1, Ordering::AcqRel);
             });
@@ -156,6 +162,29 @@ pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
             log::warn(format_args!("cannot start a connection thread: {e}"));
         }
     }
+}
+
+/// Waits for another connection to serve; `None` after [`IDLE_THREAD`] without one.
+fn next_connection(pool: &(Mutex<Pool>, Condvar)) -> Option<TcpStream> {
+    let (lock, ready) = pool;
+    let mut waiting = lock.lock().ok()?;
+    waiting.idle += 1;
+    let deadline = Instant::now() + IDLE_THREAD;
+    let stream = loop {
+        if let Some(stream) = waiting.queue.pop_front() {
+            break Some(stream);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break None;
+        }
+        waiting = match ready.wait_timeout(waiting, left) {
+            Ok((guard, _)) => guard,
+            Err(_) => return None,
+        };
+    };
+    waiting.idle -= 1;
+    stream
 }
 
 /// Serves requests on one connection until it closes, times out, or misbehaves.
@@ -180,7 +209,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
                 let _ = refuse(
                     &mut stream,
                     408,
-                    -32600,
+                    rpc::INVALID_REQUEST,
                     "request not received in time",
                     true,
                 );
@@ -190,7 +219,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
                 if access::enabled(config) {
                     access::write(config, None, "", status, Duration::ZERO);
                 }
-                let _ = refuse(&mut stream, status, -32600, why, true);
+                let _ = refuse(&mut stream, status, rpc::INVALID_REQUEST, why, true);
                 return;
             }
         };
@@ -223,11 +252,17 @@ fn exchange(
         return Ok((200, true));
     }
     if let Some((status, why)) = check_access(request, config, shared.local) {
-        refuse(stream, status, -32600, why, false)?;
+        refuse(stream, status, rpc::INVALID_REQUEST, why, false)?;
         return Ok((status, true));
     }
     if request.path != config.path {
-        refuse(stream, 404, -32600, "no MCP endpoint here", false)?;
+        refuse(
+            stream,
+            404,
+            rpc::INVALID_REQUEST,
+            "no MCP endpoint here",
+            false,
+        )?;
         return Ok((404, true));
     }
     let session = request.header("mcp-session-id").map(str::to_string);
@@ -256,7 +291,7 @@ fn exchange(
                 refuse(
                     stream,
                     406,
-                    -32600,
+                    rpc::INVALID_REQUEST,
                     "GET opens an event stream: Accept must include text/event-stream",
                     false,
                 )?;
@@ -266,7 +301,7 @@ fn exchange(
                 refuse(
                     stream,
                     400,
-                    -32600,
+                    rpc::INVALID_REQUEST,
                     "Mcp-Session-Id header is required",
                     false,
                 )?;
@@ -298,7 +333,13 @@ fn exchange(
         reply: tx,
     };
     if shared.inbound.send(inbound).is_err() {
-        refuse(stream, 503, -32603, "the server is shutting down", true)?;
+        refuse(
+            stream,
+            503,
+            rpc::INTERNAL_ERROR,
+            "the server is shutting down",
+            true,
+        )?;
         return Ok((503, false));
     }
     relay(stream, shared, origin, &rx)
@@ -313,7 +354,8 @@ fn relay(
 ) -> io::Result<(u16, bool)> {
     let mut streaming = false;
     loop {
-        let written = match rx.recv_timeout(KEEP_ALIVE) {
+        let wait = if streaming { KEEP_ALIVE } else { PROBE };
+        let written = match rx.recv_timeout(wait) {
             Ok(Out::Reply {
                 status,
                 body,
@@ -350,13 +392,19 @@ fn relay(
                 return Ok((200, true));
             }
             Err(RecvTimeoutError::Timeout) if streaming => wire::write_event(stream, None, None),
-            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Timeout) => client_left(stream),
             Err(RecvTimeoutError::Disconnected) => {
                 if streaming {
                     wire::write_stream_end(stream)?;
                     return Ok((200, true));
                 }
-                refuse(stream, 503, -32603, "the request was dropped", true)?;
+                refuse(
+                    stream,
+                    503,
+                    rpc::INTERNAL_ERROR,
+                    "the request was dropped",
+                    true,
+                )?;
                 return Ok((503, false));
             }
         };
@@ -373,10 +421,20 @@ fn relay(
     }
 }
 
-type Refusal = (u16, i64, String, Option<Value>);
+/// While a reply is slow to come, whether the client closed its end: `Err` if so.
+fn client_left(stream: &TcpStream) -> io::Result<()> {
+    stream.set_nonblocking(true)?;
+    let peeked = stream.peek(&mut [0u8; 1]);
+    stream.set_nonblocking(false)?;
+    match peeked {
+        Ok(0) => Err(io::ErrorKind::ConnectionAborted.into()),
+        Ok(_) => Ok(()), // the next pipelined request is waiting: still there
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(()),
+        Err(e) => Err(e),
+    }
+}
 
-/// 2026-07-28: the routing headers disagree with the body (HTTP 400).
-const HEADER_MISMATCH: i64 = -32020;
+type Refusal = (u16, i64, String, Option<Value>);
 
 /// Checks a POST and works out where it goes.
 fn post(
@@ -385,7 +443,7 @@ fn post(
     mcp_method: &mut String,
     shared: &Shared,
 ) -> Result<Kind, Refusal> {
-    let refuse = |status, why: &str| Err((status, -32600, why.to_string(), None));
+    let refuse = |status, why: &str| Err((status, rpc::INVALID_REQUEST, why.to_string(), None));
     if !(accepts(request, "application/json") && accepts(request, "text/event-stream")) {
         return refuse(
             406,
@@ -403,7 +461,7 @@ fn post(
     let unit = port::parse(&request.body);
     let value = match &unit {
         Ok(value) => value,
-        Err((error, _)) => return Err((400, -32700, error.to_string(), None)),
+        Err((error, _)) => return Err((400, rpc::PARSE_ERROR, error.to_string(), None)),
     };
     let method = value.get("method").and_then(Value::as_str);
     mcp_method.push_str(method.unwrap_or_default());
@@ -425,7 +483,7 @@ fn post(
             body_version,
             &shared.param_headers,
         ) {
-            return Err((400, HEADER_MISMATCH, why, id()));
+            return Err((400, code::HEADER_MISMATCH, why, id()));
         }
         let meta = protocol::request_meta(params);
         let complete = meta.is_some_and(|m| {
@@ -439,7 +497,7 @@ fn post(
         {
             return Err((
                 400,
-                -32602,
+                rpc::INVALID_PARAMS,
                 "invalid params: a 2026-07-28 request needs params._meta with \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"".into(),
                 id(),
             ));
@@ -447,7 +505,7 @@ fn post(
         if method == Some("initialize") {
             return Err((
                 404,
-                -32601,
+                rpc::METHOD_NOT_FOUND,
                 "method not found: 2026-07-28 has no initialize; call server/discover".into(),
                 id(),
             ));
@@ -461,7 +519,7 @@ fn post(
         if Version::parse(version).is_none() {
             return Err((
                 400,
-                -32600,
+                rpc::INVALID_REQUEST,
                 "unsupported MCP-Protocol-Version header".into(),
                 id(),
             ));
@@ -471,11 +529,13 @@ fn post(
         Route::Session(session)
     } else if method == Some("initialize") {
         let header = shared.config.session_route_header.as_deref();
-        Route::Initialize(session_route(request, header).map_err(|why| (400, -32600, why, id()))?)
+        Route::Initialize(
+            session_route(request, header).map_err(|why| (400, rpc::INVALID_REQUEST, why, id()))?,
+        )
     } else if method.is_some() && value.get("id").is_some() {
         return Err((
             400,
-            -32600,
+            rpc::INVALID_REQUEST,
             "Mcp-Session-Id header is required: send initialize first".into(),
             id(),
         ));

@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 
 use super::conn::{error_body, Inbound, Kind, Out, Route};
 use super::HttpConfig;
+use crate::error::code;
 use crate::error::Error;
+use crate::jsonrpc::code as rpc;
 use crate::log;
 use crate::server::Server;
 use crate::session::port::{self, Take};
@@ -117,12 +119,28 @@ impl Hub {
         let _ = item.reply.send(Out::Reply {
             status: 503,
             body: Some(error_body(
-                -32003,
+                code::OVERLOADED,
                 "server busy: too many requests waiting; retry",
                 None,
             )),
             session: None,
         });
+    }
+
+    /// Takes in one message while a handler runs: into the backlog (bounded), except that a
+    /// closed stream closes its exchange at once. Returns the origin when that cancels a
+    /// 2026-07-28 request (a legacy disconnection is not a cancellation).
+    fn arrive(&mut self, item: Inbound) -> Option<Origin> {
+        if !matches!(item.kind, Kind::Gone) {
+            self.defer(item);
+            return None;
+        }
+        let origin = item.origin;
+        let cancels = self.exchanges.get(&origin).is_some_and(|e| e.stateless);
+        self.gone(origin);
+        // The sessions learn of it after the handler (listen streams it held).
+        self.backlog.push_back(item);
+        cancels.then_some(origin)
     }
 
     /// The client of `origin` went away.
@@ -167,41 +185,49 @@ impl Port for HttpPort {
     ) -> Result<Received, Error> {
         let mut hub = self.hub.borrow_mut();
         loop {
-            let item = match hub.backlog.iter().position(|i| belongs(i, &self.key)) {
-                Some(at) => hub.backlog.remove(at),
-                None => match hub.recv(deadline) {
-                    Ok(Some(item)) => Some(item),
-                    Ok(None) => return Ok(Received::Idle),
-                    Err(()) => return Ok(Received::Closed),
-                },
-            };
-            let Some(item) = item else { continue };
-            if matches!(item.kind, Kind::Gone) {
-                // Its exchange closes now; the sessions learn of it after the handler.
-                hub.gone(item.origin);
-                hub.backlog.push_back(item);
-                continue;
-            }
-            if !belongs(&item, &self.key) {
-                hub.defer(item);
-                continue;
-            }
-            let Kind::Post { unit, route } = item.kind else {
-                continue;
-            };
-            if let (Some(take), Ok(value)) = (take, &unit) {
-                if !take(value) {
-                    // Not needed now: it keeps its place, ahead of anything later.
-                    hub.backlog.push_front(Inbound {
-                        origin: item.origin,
-                        kind: Kind::Post { route, unit },
-                        reply: item.reply,
-                    });
-                    return Ok(Received::Left);
+            // Everything already arrived joins the backlog in order, so a closed stream is
+            // seen even behind a request this wait leaves unread.
+            while let Ok(item) = hub.rx.try_recv() {
+                if let Some(origin) = hub.arrive(item) {
+                    return Ok(Received::Gone(origin));
                 }
             }
-            hub.open(item.origin, item.reply, None, self.key.is_none());
-            return Ok(Received::Unit(unit, item.origin));
+            if let Some(at) = hub.backlog.iter().position(|i| belongs(i, &self.key)) {
+                let Some(Inbound {
+                    origin,
+                    kind: Kind::Post { route, unit },
+                    reply,
+                }) = hub.backlog.remove(at)
+                else {
+                    continue;
+                };
+                if let (Some(take), Ok(value)) = (take, &unit) {
+                    if !take(value) {
+                        // Not needed now: it keeps its place, ahead of anything later.
+                        let kind = Kind::Post { route, unit };
+                        hub.backlog.insert(
+                            at,
+                            Inbound {
+                                origin,
+                                kind,
+                                reply,
+                            },
+                        );
+                        return Ok(Received::Left);
+                    }
+                }
+                hub.open(origin, reply, None, self.key.is_none());
+                return Ok(Received::Unit(unit, origin));
+            }
+            match hub.recv(deadline) {
+                Ok(Some(item)) => {
+                    if let Some(origin) = hub.arrive(item) {
+                        return Ok(Received::Gone(origin));
+                    }
+                }
+                Ok(None) => return Ok(Received::Idle),
+                Err(()) => return Ok(Received::Closed),
+            }
         }
     }
 
@@ -274,8 +300,8 @@ fn stateless_status(body: &[u8]) -> u16 {
         .ok()
         .and_then(|v| v["error"]["code"].as_i64());
     match code {
-        Some(-32601) => 404,
-        Some(-32022..=-32020) => 400,
+        Some(rpc::METHOD_NOT_FOUND) => 404,
+        Some(code::UNSUPPORTED_PROTOCOL_VERSION..=code::HEADER_MISMATCH) => 400,
         _ => 200,
     }
 }
@@ -328,7 +354,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
             let refuse = |status: u16, why: &str| {
                 let _ = reply.send(Out::Reply {
                     status,
-                    body: Some(error_body(-32600, why, None)),
+                    body: Some(error_body(rpc::INVALID_REQUEST, why, None)),
                     session: None,
                 });
             };
@@ -351,7 +377,11 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                     if sessions.len() >= config.max_sessions {
                         let _ = reply.send(Out::Reply {
                             status: 503,
-                            body: Some(error_body(-32003, "too many sessions; retry later", None)),
+                            body: Some(error_body(
+                                code::OVERLOADED,
+                                "too many sessions; retry later",
+                                None,
+                            )),
                             session: None,
                         });
                         continue;
@@ -379,6 +409,10 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
                     hub.borrow_mut().open(origin, reply, None, true);
                     serve(&mut stateless, unit, origin);
                 }
+                // GET opens the session's standalone event stream rather than answering 405:
+                // `resources/updated` and `list_changed` notifications belong to no request,
+                // and the SDK clients open this stream to receive them (one per session; a
+                // new one replaces the old).
                 Kind::Get { session } => {
                     if let Some(entry) = sessions.get_mut(&session) {
                         entry.last_used = Instant::now();

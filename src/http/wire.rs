@@ -71,7 +71,7 @@ impl Reader {
     /// Reads one request. `deadline` bounds the whole request (slow clients time out).
     pub(crate) fn read(
         &mut self,
-        stream: &mut impl Read,
+        stream: &mut (impl Read + Write),
         deadline: Instant,
     ) -> Result<Request, ReadError> {
         let head_end = loop {
@@ -158,6 +158,15 @@ impl Reader {
             return Err(ReadError::Bad(413, "body too large"));
         }
         let body_start = head_end + 4;
+        let expects_continue = request
+            .header("expect")
+            .is_some_and(|e| e.eq_ignore_ascii_case("100-continue"));
+        if expects_continue && self.buf.len() < body_start + length {
+            // curl waits a second for this before sending a body over 1 KiB.
+            stream
+                .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+                .map_err(|_| ReadError::Io)?;
+        }
         while self.buf.len() < body_start + length {
             match self.fill(stream, deadline)? {
                 0 => return Err(ReadError::Bad(400, "connection closed mid-body")),

@@ -229,6 +229,7 @@ impl<'s> Connection<'s> {
             let deadline = self.next_poll();
             match self.port.receive(deadline, None)? {
                 Received::Unit(unit, origin) => self.handle(unit, origin),
+                Received::Gone(origin) => self.origin_gone(origin),
                 Received::Closed => break,
                 Received::Idle | Received::Left => {}
             }

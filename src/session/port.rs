@@ -39,6 +39,9 @@ pub(crate) enum Received {
     Idle,
     /// The input is closed: nothing more will come.
     Closed,
+    /// The client of this origin went away before its answer (a closed HTTP stream of a
+    /// 2026-07-28 request): the request is cancelled.
+    Gone(Origin),
 }
 
 /// Which units a waiting handler takes: a filter on parsed JSON.

@@ -30,6 +30,15 @@ impl Connection<'_> {
             Ok(Received::Idle) => return Interleaved::Idle,
             Ok(Received::Left) => return Interleaved::Left,
             Ok(Received::Closed) => return Interleaved::Closed,
+            Ok(Received::Gone(origin)) => {
+                self.origin_gone(origin);
+                if origin == self.origin {
+                    if let Some((_, cancelled)) = &mut self.current {
+                        *cancelled = true;
+                    }
+                }
+                return Interleaved::Handled;
+            }
             Err(e) => {
                 log::error(format_args!("{e}"));
                 return Interleaved::Closed;

@@ -18,8 +18,10 @@ pub(crate) enum Matcher {
     Exact(Literal),
     /// An ASCII literal, case-insensitive: compared with ASCII folding in place.
     AsciiFold(Literal),
-    /// A regular expression (or a literal with non-ASCII case folding).
-    Regex(Box<Regex>),
+    /// A regular expression (or a literal with non-ASCII case folding), and literals one
+    /// of which every match contains, when there are such: lines are found by scanning for
+    /// them (each with where it next occurs, reset per text).
+    Regex(Box<Regex>, Vec<(Literal, Next)>),
 }
 
 /// A literal needle and which of its bytes the scan looks for first.
@@ -47,7 +49,7 @@ impl Matcher {
         Ok(match (case_sensitive, query.is_ascii()) {
             (true, _) => Matcher::Exact(literal()),
             (false, true) => Matcher::AsciiFold(literal()),
-            (false, false) => Matcher::Regex(Box::new(Regex::literal(query)?)),
+            (false, false) => Matcher::with_regex(Regex::literal(query)?),
         })
     }
 
@@ -57,10 +59,16 @@ impl Matcher {
         if let Some((text, fold)) = plain_text(pattern) {
             return Matcher::literal(&text, case_sensitive && !fold);
         }
-        Ok(Matcher::Regex(Box::new(Regex::new(
-            pattern,
-            !case_sensitive,
-        )?)))
+        Ok(Matcher::with_regex(Regex::new(pattern, !case_sensitive)?))
+    }
+
+    fn with_regex(regex: Regex) -> Matcher {
+        let required = regex
+            .required()
+            .iter()
+            .map(|text| (Literal::new(text.as_bytes()), Next::Unknown))
+            .collect();
+        Matcher::Regex(Box::new(regex), required)
     }
 
     /// Calls `found` for each matching line of `bytes`, in order, until it returns false.
@@ -75,11 +83,21 @@ impl Matcher {
         mut found: impl FnMut(Line) -> bool,
     ) -> Result<(), Exhausted> {
         let (mut from, mut number, mut counted_to) = (0, 1, 0);
+        if let Matcher::Regex(_, required) = self {
+            for (_, next) in required.iter_mut() {
+                *next = Next::Unknown;
+            }
+        }
         while from < bytes.len() {
             let candidate = match self {
                 Matcher::Exact(literal) => literal.find(bytes, from, false),
                 Matcher::AsciiFold(literal) => literal.find(bytes, from, true),
-                Matcher::Regex(regex) => regex.candidate(bytes, from),
+                Matcher::Regex(regex, required) if required.is_empty() => {
+                    regex.candidate(bytes, from)
+                }
+                Matcher::Regex(regex, required) => {
+                    find_any(required, bytes, from, regex.folds_case())
+                }
             };
             let Some(at) = candidate else {
                 return Ok(());
@@ -95,13 +113,14 @@ impl Matcher {
                 next
             };
             let matched = match self {
-                Matcher::Regex(regex) => {
+                Matcher::Regex(regex, required) => {
                     let line = String::from_utf8_lossy(&bytes[start..end]);
-                    // Candidates fall on character starts; in a line with invalid bytes the
-                    // offsets shift, so the whole line is examined.
+                    // A match starts no earlier than a first-byte candidate, which falls on a
+                    // character start; it may start before the required text, and in a line
+                    // with invalid bytes the offsets shift: then the whole line is examined.
                     let skip = match &line {
-                        Cow::Borrowed(_) => at.min(end) - start,
-                        Cow::Owned(_) => 0,
+                        Cow::Borrowed(_) if required.is_empty() => at.min(end) - start,
+                        _ => 0,
                     };
                     regex.matches_from(&line, skip, budget)?
                 }
@@ -118,6 +137,45 @@ impl Matcher {
         }
         Ok(())
     }
+}
+
+/// Where a literal next occurs in the text being searched.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Next {
+    /// Not looked for yet in this text.
+    Unknown,
+    /// At this offset (valid while the search has not passed it).
+    At(usize),
+    /// Nowhere after the last offset looked from.
+    Never,
+}
+
+/// The first offset at or after `from` where one of the literals occurs. Each literal's next
+/// occurrence is remembered, so a text is scanned about once per literal, not once per
+/// candidate.
+fn find_any(
+    literals: &mut [(Literal, Next)],
+    bytes: &[u8],
+    from: usize,
+    fold: bool,
+) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (literal, next) in literals.iter_mut() {
+        let at = match *next {
+            Next::Never => None,
+            Next::At(at) if at >= from => Some(at),
+            _ => {
+                let found = literal.find(bytes, from, fold);
+                *next = found.map_or(Next::Never, Next::At);
+                found
+            }
+        };
+        best = match (best, at) {
+            (Some(b), Some(a)) => Some(b.min(a)),
+            (b, a) => b.or(a),
+        };
+    }
+    best
 }
 
 /// Bytes roughly ordered from common to rare in source code and prose; the scan looks for
@@ -312,6 +370,61 @@ mod tests {
             "no line after the last newline"
         );
         assert!(regex("x", "").is_empty());
+    }
+
+    #[test]
+    fn scanning_ahead_finds_the_lines_running_every_line_finds() {
+        // The engine itself is checked against Python's `re` (regex::tests); here, that the
+        // scans for first bytes and required texts skip no matching line.
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut text = String::new();
+        let words = [
+            "fn", "impl", "TODO", "todo", "FIXME", "x", "ab", " ", "\t", "é", "\n", "\r\n", "_1",
+        ];
+        for _ in 0..4000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            text.push_str(words[(seed % words.len() as u64) as usize]);
+        }
+        let patterns = [
+            "TODO|FIXME",
+            "(fn|impl)\\s+\\w+",
+            "\\bab\\b",
+            "^\\s*fn",
+            "x$",
+            "(ab)+x",
+            "é+",
+            "todo|\\d",
+            "[A-Z]{2,}",
+            "fn.*impl",
+            "^$",
+            "_1\\b|ab",
+        ];
+        for pattern in patterns {
+            for case_sensitive in [true, false] {
+                let mut matcher = Matcher::regex(pattern, case_sensitive).expect("valid");
+                let mut found = Vec::new();
+                let mut budget = u64::MAX;
+                matcher
+                    .each_line(text.as_bytes(), &mut budget, |line| {
+                        found.push(line.number);
+                        true
+                    })
+                    .expect("budget");
+                let mut re = Regex::new(pattern, !case_sensitive).expect("valid");
+                let expected: Vec<usize> = text
+                    .lines()
+                    .enumerate()
+                    .filter(|(_, line)| re.is_match(line))
+                    .map(|(i, _)| i + 1)
+                    .collect();
+                assert_eq!(
+                    found, expected,
+                    "{pattern} (case-sensitive: {case_sensitive})"
+                );
+            }
+        }
     }
 
     #[test]

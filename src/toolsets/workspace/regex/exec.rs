@@ -60,14 +60,17 @@ struct Folded {
 }
 
 /// The one-character lower- and uppercase forms of `c` (`c` itself where the mapping is
-/// not a single character).
+/// not a single character). ASCII letters pair only with ASCII letters: the three
+/// characters whose case partner is ASCII (the Kelvin sign, dotless `ı`, long `ſ`) keep
+/// their own, so a scan for the ASCII letters of a pattern, folded, finds every match.
 pub(crate) fn case_variants(c: char) -> (char, char) {
     if c.is_ascii() {
         return (c.to_ascii_lowercase(), c.to_ascii_uppercase());
     }
+    let keep = |v: Option<char>| v.filter(|v| !v.is_ascii()).unwrap_or(c);
     (
-        single(c.to_lowercase()).unwrap_or(c),
-        single(c.to_uppercase()).unwrap_or(c),
+        keep(single(c.to_lowercase())),
+        keep(single(c.to_uppercase())),
     )
 }
 
@@ -101,6 +104,10 @@ impl Machine {
                 stack: Vec::with_capacity(n),
             },
         }
+    }
+
+    pub(crate) fn folds_case(&self) -> bool {
+        self.fold
     }
 
     #[cfg(test)]

@@ -9,7 +9,7 @@
 //! whether a line matches is reported); escapes `\n \t \r \f \v` and `\` before any
 //! punctuation; a leading `(?i)` for case-insensitive. A `{` that does not start a valid
 //! repetition is a literal. Case-insensitive matching uses simple (one-character) case
-//! folding. Lookaround, backreferences, `\p{..}` and POSIX classes are refused with an
+//! folding, in which ASCII letters pair only with ASCII letters. Lookaround, backreferences, `\p{..}` and POSIX classes are refused with an
 //! error naming them.
 //!
 //! Bounds: [`MAX_REGEX_NESTING`], [`MAX_REGEX_REPEAT`] and [`MAX_REGEX_STATES`] when
@@ -39,6 +39,8 @@ pub(crate) struct Regex {
     /// The bytes a match can start with, when that set is narrow enough to be worth
     /// skipping ahead to.
     first: Option<Box<[bool; 256]>>,
+    /// Texts one of which every match contains (see [`Regex::required`]).
+    required: Vec<String>,
 }
 
 impl Regex {
@@ -66,10 +68,27 @@ impl Regex {
     fn from_node(node: Node, fold: bool, max_states: usize) -> Result<Regex, RegexError> {
         let program = compile(&node, max_states)?;
         let first = first_bytes(&program, fold);
+        // Folded, only ASCII text can be looked for byte by byte.
+        let required = required_texts(&node)
+            .filter(|texts| !fold || texts.iter().all(|t| t.is_ascii()))
+            .unwrap_or_default();
         Ok(Regex {
             machine: Machine::new(program, fold),
             first,
+            required,
         })
+    }
+
+    /// True when the pattern folds case.
+    pub(crate) fn folds_case(&self) -> bool {
+        self.machine.folds_case()
+    }
+
+    /// Texts one of which every match contains (case-folded when the pattern folds case,
+    /// and then ASCII); empty when there are none to go by. A line with none of them cannot
+    /// match, so a scan for them can stand in for running the NFA on every line.
+    pub(crate) fn required(&self) -> &[String] {
+        &self.required
     }
 
     /// The first byte at or after `from` where a match could start (`from` itself when
@@ -125,6 +144,47 @@ pub(crate) fn plain_text(pattern: &str) -> Option<(String, bool)> {
     (!text.is_empty() && !text.contains('\n')).then_some((text, fold))
 }
 
+/// At most this many texts are scanned for (`a|b|c|...`); more alternatives run the NFA.
+const MAX_REQUIRED_TEXTS: usize = 8;
+
+/// Texts one of which every match of `node` contains: the longest run of literal characters
+/// of a sequence, the union over the branches of an alternation, what a repetition of at
+/// least once repeats. `None` when some match need contain no literal text.
+fn required_texts(node: &Node) -> Option<Vec<String>> {
+    let texts = match node {
+        Node::Char(c) => vec![c.to_string()],
+        Node::Concat(items) => {
+            let mut best = String::new();
+            let mut run = String::new();
+            for item in items.iter().chain([&Node::Empty]) {
+                match item {
+                    Node::Char(c) => run.push(*c),
+                    _ if run.len() > best.len() => best = std::mem::take(&mut run),
+                    _ => run.clear(),
+                }
+            }
+            if best.is_empty() {
+                // No run of literals: a single item that requires texts will do.
+                return items.iter().find_map(required_texts);
+            }
+            vec![best]
+        }
+        Node::Alternate(branches) => {
+            let mut all = Vec::new();
+            for branch in branches {
+                all.extend(required_texts(branch)?);
+            }
+            all
+        }
+        Node::Repeat { node, min, .. } if *min >= 1 => required_texts(node)?,
+        _ => return None,
+    };
+    // A newline can never be inside a line: no scan for it (the NFA answers no anyway).
+    let usable = texts.len() <= MAX_REQUIRED_TEXTS
+        && texts.iter().all(|t| !t.is_empty() && !t.contains('\n'));
+    usable.then_some(texts)
+}
+
 /// Drops a leading and a trailing `.*`: whether a line matches does not depend on them (`.`
 /// matches every character of a line), and without them most patterns get a narrow first
 /// byte set.
@@ -155,8 +215,8 @@ fn first_bytes(program: &Program, fold: bool) -> Option<Box<[bool; 256]>> {
         let mut buf = [0; 4];
         set[usize::from(c.encode_utf8(&mut buf).as_bytes()[0])] = true;
     };
-    // Under case folding a non-ASCII character can fold to an ASCII letter (the Kelvin sign
-    // to `k`), so every multi-byte start byte is a candidate then.
+    // A class reaching past ASCII may match any multi-byte character (ASCII letters fold
+    // only with ASCII letters, see `case_variants`).
     let mut all_non_ascii = false;
     while let Some(pc) = stack.pop() {
         if std::mem::replace(&mut seen[pc], true) {
@@ -173,7 +233,6 @@ fn first_bytes(program: &Program, fold: bool) -> Option<Box<[bool; 256]>> {
                     let (lower, upper) = case_variants(*c);
                     add(&mut set, lower);
                     add(&mut set, upper);
-                    all_non_ascii |= c.is_alphabetic();
                 }
             }
             Inst::Class(i) => {
@@ -191,7 +250,6 @@ fn first_bytes(program: &Program, fold: bool) -> Option<Box<[bool; 256]>> {
                         if fold {
                             set[usize::from(c.to_ascii_lowercase() as u8)] = true;
                             set[usize::from(c.to_ascii_uppercase() as u8)] = true;
-                            all_non_ascii |= c.is_ascii_alphabetic();
                         }
                     }
                 }

@@ -65,9 +65,13 @@ fn case_folding() {
     assert!(matches_i("grüße", "GRÜßE"));
     assert!(!matches("hello", "HELLO"));
     assert!(matches("(?i)hello", "HELLO"));
-    // The Kelvin sign folds to `k`: the first-byte skip must not hide it.
-    assert!(matches_i("k", "\u{212A}"));
-    assert!(matches_i("[k]", "\u{212A}"));
+    // ASCII letters fold only with ASCII letters (so a scan for them finds every match):
+    // not with the Kelvin sign, dotless ı or long ſ.
+    assert!(!matches_i("k", "\u{212A}"));
+    assert!(!matches_i("[i]", "\u{131}"));
+    assert!(!matches_i("\u{17F}", "s"));
+    assert!(matches_i("\u{17F}", "\u{17F}"));
+    assert!(matches_i("é", "É"));
 }
 
 #[test]
@@ -287,4 +291,32 @@ fn patterns_without_operators_are_plain_text() {
     for pattern in ["a.c", "a|b", "^a", "a*", "", "(ab)c", "[a]", "a\\nb"] {
         assert_eq!(plain_text(pattern), None, "{pattern}");
     }
+}
+
+#[test]
+fn texts_every_match_contains_are_found() {
+    let required = |p: &str, fold| Regex::new(p, fold).expect("valid").required().to_vec();
+    assert_eq!(
+        required("^\\s*import .* from \"x\";$", false),
+        [" from \"x\";"]
+    );
+    assert_eq!(required("\\bvisitor\\b", true), ["visitor"]);
+    assert_eq!(required("TODO|FIXME", false), ["TODO", "FIXME"]);
+    assert_eq!(required("(fn|impl)\\s+\\w+", false), ["fn", "impl"]);
+    assert_eq!(required("a(bc)*d", false), ["a"]);
+    assert_eq!(required("(ab)+", false), ["ab"]);
+    assert!(
+        required("TODO|\\d", false).is_empty(),
+        "a branch without text"
+    );
+    assert!(required("(ab)*", false).is_empty());
+    assert!(
+        required("grüße\\d", true).is_empty(),
+        "folded non-ASCII is not scanned for"
+    );
+    assert_eq!(required("grüße\\d", false), ["grüße"]);
+    assert!(
+        required("a|b|c|d|e|f|g|h|i", false).is_empty(),
+        "too many to scan for"
+    );
 }
