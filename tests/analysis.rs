@@ -14,9 +14,14 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn call(root: &Path, tool: &str, args: Value) -> Value {
+    call_with(root, tool, args, &[])
+}
+
+fn call_with(root: &Path, tool: &str, args: Value, flags: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_minimcp"))
         .args(["call", tool, &args.to_string(), "--root"])
         .arg(root)
+        .args(flags)
         .output()
         .expect("the binary runs");
     serde_json::from_slice(&out.stdout).expect("a JSON result")
@@ -75,6 +80,43 @@ fn complexity_lists_every_function_with_its_metrics() {
     );
     let bad = call(&dir, "analyze_complexity", json!({"project_path": "../x"}));
     assert_eq!(bad["isError"], true);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn complexity_pages_within_the_result_budget() {
+    let dir = scratch("pages");
+    let mut src = String::new();
+    for i in 0..200 {
+        src.push_str(&format!(
+            "fn f{i}(a: u8) -> u8 {{ if a > {i} {{ 1 }} else {{ 0 }} }}\n"
+        ));
+    }
+    std::fs::write(dir.join("many.rs"), src).unwrap();
+    let budget = ["--max-result-bytes", "8000"];
+    let (mut names, mut offset, mut pages) = (Vec::new(), 0, 0);
+    loop {
+        let result = call_with(
+            &dir,
+            "analyze_complexity",
+            json!({"offset": offset}),
+            &budget,
+        );
+        assert_ne!(result["isError"], true, "{result}");
+        let s = &result["structuredContent"];
+        assert!(s.to_string().len() <= 8000);
+        for f in s["functions"].as_array().unwrap() {
+            names.push(f["name"].as_str().unwrap().to_string());
+        }
+        pages += 1;
+        match s["next_offset"].as_u64() {
+            Some(next) => offset = next,
+            None => break,
+        }
+    }
+    assert!(pages > 1);
+    let expected: Vec<String> = (0..200).map(|i| format!("f{i}")).collect();
+    assert_eq!(names, expected);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

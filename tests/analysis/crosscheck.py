@@ -16,7 +16,8 @@ CORPUS = os.environ["CORPUS"]
 SCRATCH = os.environ["SCRATCH"]
 MIN_MATCHED = int(os.environ["MIN_MATCHED"])
 VENV = os.path.join(SCRATCH, "venv", "bin")
-BIG = ["--max-result-bytes", "500000000", "--max-message-bytes", "1000000000"]
+BIG = ["--max-result-bytes", "500000000", "--max-message-bytes", "1000000000",
+       "--max-response-bytes", "1000000000"]
 EXT = {"rust": "rs", "python": "py", "javascript": "js", "typescript": "ts", "go": "go"}
 
 

@@ -12,15 +12,154 @@
 //!
 //! Python has its own walker (`cognitive_py.rs`): its blocks are indentation.
 
-// Each match arm is one token kind's rule; a nested `if` keeps the rule in one place
-// rather than splitting it between a guard and a fallthrough arm.
-#![allow(clippy::collapsible_match)]
-
 use std::collections::{HashMap, HashSet};
 
 use super::functions::{matching, Found};
 use super::lang::Lang;
 use super::lexer::{Kind, Token};
+
+/// Sequences of like boolean operators: the last operator seen at each bracket level.
+struct Booleans<'s>(Vec<Option<&'s str>>);
+
+impl<'s> Booleans<'s> {
+    fn new() -> Self {
+        Booleans(vec![None])
+    }
+
+    fn open(&mut self) {
+        self.0.push(None);
+    }
+
+    fn close(&mut self) {
+        self.0.pop();
+        if self.0.is_empty() {
+            self.0.push(None);
+        }
+    }
+
+    /// An expression boundary at the current level.
+    fn reset(&mut self) {
+        if let Some(last) = self.0.last_mut() {
+            *last = None;
+        }
+    }
+
+    /// 1 when `op` starts a new sequence.
+    fn operator(&mut self, op: &'s str) -> u32 {
+        let last = self.0.last_mut().expect("never empty");
+        if *last == Some(op) {
+            0
+        } else {
+            *last = Some(op);
+            1
+        }
+    }
+
+    /// Follows bracket `t`, boundary or boolean operator; returns its increment.
+    fn token(&mut self, t: &Token<'s>) -> u32 {
+        match (t.kind, t.text) {
+            (Kind::Op, "{" | "(" | "[") => self.open(),
+            (Kind::Op, "}" | ")" | "]") => self.close(),
+            (Kind::Op, "&&" | "||") => return self.operator(t.text),
+            (Kind::Op, ";" | "," | "=" | "?" | ":" | "=>") | (Kind::Keyword, _) => self.reset(),
+            _ => {}
+        }
+        0
+    }
+}
+
+/// The state of one function's walk.
+struct Walk<'a, 's> {
+    tokens: &'a [Token<'s>],
+    lang: Lang,
+    /// Braces that open a nesting level (bodies of structures and nested functions).
+    nests: HashSet<usize>,
+    /// The closing `}` of `do` bodies, whose `while` is not another loop.
+    do_ends: HashSet<usize>,
+    /// For each open `{`, whether it raised the nesting.
+    braces: Vec<bool>,
+    nesting: u32,
+    max_nesting: u32,
+    score: u32,
+}
+
+impl Walk<'_, '_> {
+    fn deeper(&mut self) {
+        self.nesting += 1;
+        self.max_nesting = self.max_nesting.max(self.nesting);
+    }
+
+    /// A structure that scores 1 plus the nesting and nests its body.
+    fn nesting_structure(&mut self, at: usize) {
+        self.score += 1 + self.nesting;
+        if let Some(b) = structure_body(self.tokens, self.lang, at) {
+            self.nests.insert(b);
+        }
+    }
+
+    fn brace(&mut self, i: usize, open: bool) {
+        if open {
+            let closure =
+                self.lang == Lang::Rust && i > 0 && matches!(self.tokens[i - 1].text, "|" | "||");
+            let nest = self.nests.contains(&i) || closure;
+            self.braces.push(nest);
+            if nest {
+                self.deeper();
+            }
+        } else if self.braces.pop() == Some(true) {
+            self.nesting -= 1;
+        }
+    }
+
+    /// The increments of the keyword or operator at `i`.
+    fn keyword(&mut self, i: usize) {
+        let (tokens, lang) = (self.tokens, self.lang);
+        let t = &tokens[i];
+        let next_is = |s: &str| tokens.get(i + 1).is_some_and(|n| n.is(s));
+        match (t.kind, t.text) {
+            (Kind::Keyword, "if") if i > 0 && tokens[i - 1].is("else") => {
+                self.score += 1;
+                if let Some(b) = structure_body(tokens, lang, i) {
+                    self.nests.insert(b);
+                }
+            }
+            (Kind::Keyword, "if" | "for" | "while" | "switch" | "catch" | "loop" | "match") => {
+                if t.text == "while" && i > 0 && self.do_ends.contains(&(i - 1)) {
+                    return;
+                }
+                self.nesting_structure(i);
+            }
+            (Kind::Keyword, "select") if lang == Lang::Go => self.nesting_structure(i),
+            // Rust's `let … else` is not a branch of an `if`: only an `else` after a block.
+            (Kind::Keyword, "else") if !next_is("if") && i > 0 && tokens[i - 1].text == "}" => {
+                self.score += 1;
+                if next_is("{") {
+                    self.nests.insert(i + 1);
+                }
+            }
+            (Kind::Keyword, "do") if lang.is_js() => {
+                self.score += 1 + self.nesting;
+                if next_is("{") {
+                    self.nests.insert(i + 1);
+                    self.do_ends.insert(matching(tokens, i + 1));
+                }
+            }
+            (Kind::Op, "?") if lang.is_js() && !super::cyclomatic::optional_marker(tokens, i) => {
+                self.score += 1 + self.nesting;
+            }
+            (Kind::Keyword, "break" | "continue") => {
+                let labelled = tokens.get(i + 1).is_some_and(|n| {
+                    n.kind == Kind::Ident
+                        && (lang != Lang::Rust || n.text.starts_with('\''))
+                        && n.line == t.line
+                });
+                self.score += u32::from(labelled);
+            }
+            (Kind::Keyword, "goto") => self.score += 1,
+            _ => {}
+        }
+    }
+}
 
 /// The cognitive complexity of `f` and the deepest nesting reached in it.
 pub(crate) fn braced(tokens: &[Token<'_>], lang: Lang, list: &[Found], index: usize) -> (u32, u32) {
@@ -29,166 +168,60 @@ pub(crate) fn braced(tokens: &[Token<'_>], lang: Lang, list: &[Found], index: us
         return expression(tokens, lang, f);
     }
     let own_name = f.name.rsplit(['.', ' ']).next().unwrap_or("");
-    // Braces that open a nesting level, and the closing `}` of `do` bodies.
-    let mut nests: HashSet<usize> = HashSet::new();
-    let mut do_ends: HashSet<usize> = HashSet::new();
-    // Expression-bodied functions nested here: nesting +1 until their last token.
-    let mut lambdas: Vec<usize> = Vec::new();
-    let mut nested_bodies: HashSet<usize> = HashSet::new();
+    let mut walk = Walk {
+        tokens,
+        lang,
+        nests: HashSet::new(),
+        do_ends: HashSet::new(),
+        braces: Vec::new(),
+        nesting: 0,
+        max_nesting: 0,
+        score: 0,
+    };
+    // Functions nested here nest their bodies; expression bodies until their last token.
     let mut expression_bodies: HashMap<usize, usize> = HashMap::new();
     for g in list[index + 1..].iter().take_while(|g| g.first <= f.last) {
         if g.expression {
             expression_bodies.insert(g.body, g.last);
         } else {
-            nested_bodies.insert(g.body);
+            walk.nests.insert(g.body);
         }
     }
-    let mut stack: Vec<bool> = Vec::new();
-    let mut nesting = 0u32;
-    let mut max_nesting = 0u32;
-    let mut score = 0u32;
-    // Boolean-operator sequences: the last operator seen at each bracket level.
-    let mut bools: Vec<Option<&str>> = vec![None];
-    let mut i = f.body;
-    while i <= f.last && i < tokens.len() {
+    let mut lambdas: Vec<usize> = Vec::new();
+    let mut booleans = Booleans::new();
+    for i in f.body..=f.last.min(tokens.len().saturating_sub(1)) {
         let t = &tokens[i];
         while lambdas.last().is_some_and(|&end| i > end) {
             lambdas.pop();
-            nesting -= 1;
+            walk.nesting -= 1;
         }
-        match (t.kind, t.text) {
-            (Kind::Op, "{") => {
-                let nest = i != f.body
-                    && (nests.contains(&i)
-                        || nested_bodies.contains(&i)
-                        || (lang == Lang::Rust
-                            && i > 0
-                            && matches!(tokens[i - 1].text, "|" | "||")));
-                stack.push(nest);
-                if nest {
-                    nesting += 1;
-                    max_nesting = max_nesting.max(nesting);
-                }
-                bools.push(None);
-            }
-            (Kind::Op, "}") => {
-                if stack.pop() == Some(true) {
-                    nesting -= 1;
-                }
-                bools.pop();
-                if bools.is_empty() {
-                    bools.push(None);
-                }
-            }
-            (Kind::Op, "(" | "[") => bools.push(None),
-            (Kind::Op, ")" | "]") => {
-                bools.pop();
-                if bools.is_empty() {
-                    bools.push(None);
-                }
-            }
-            (Kind::Op, "&&" | "||") => {
-                let last = bools.last_mut().expect("never empty");
-                if *last != Some(t.text) {
-                    score += 1;
-                    *last = Some(t.text);
-                }
-            }
-            (Kind::Op, ";" | "," | "=" | "?" | ":" | "=>") | (Kind::Keyword, _) => {
-                *bools.last_mut().expect("never empty") = None;
-            }
-            _ => {}
+        if i != f.body && t.kind == Kind::Op && (t.text == "{" || t.text == "}") {
+            walk.brace(i, t.text == "{");
         }
-        match (t.kind, t.text) {
-            (Kind::Keyword, "if") => {
-                let else_if = i > 0 && tokens[i - 1].is("else");
-                score += if else_if { 1 } else { 1 + nesting };
-                if let Some(b) = structure_body(tokens, lang, i) {
-                    nests.insert(b);
-                }
-            }
-            (Kind::Keyword, "else") if !tokens.get(i + 1).is_some_and(|n| n.is("if")) => {
-                // Rust's `let … else` is not a branch of an `if`.
-                if i > 0 && tokens[i - 1].text == "}" {
-                    score += 1;
-                    if tokens.get(i + 1).is_some_and(|n| n.is("{")) {
-                        nests.insert(i + 1);
-                    }
-                }
-            }
-            (Kind::Keyword, "while") if i > 0 && do_ends.contains(&(i - 1)) => {}
-            (Kind::Keyword, "for" | "while" | "switch" | "catch" | "loop" | "match") => {
-                score += 1 + nesting;
-                if let Some(b) = structure_body(tokens, lang, i) {
-                    nests.insert(b);
-                }
-            }
-            (Kind::Keyword, "select") if lang == Lang::Go => {
-                score += 1 + nesting;
-                if let Some(b) = structure_body(tokens, lang, i) {
-                    nests.insert(b);
-                }
-            }
-            (Kind::Keyword, "do") if lang.is_js() => {
-                score += 1 + nesting;
-                if tokens.get(i + 1).is_some_and(|n| n.is("{")) {
-                    nests.insert(i + 1);
-                    do_ends.insert(matching(tokens, i + 1));
-                }
-            }
-            (Kind::Op, "?") if lang.is_js() && !super::cyclomatic::optional_marker(tokens, i) => {
-                score += 1 + nesting;
-            }
-            (Kind::Keyword, "break" | "continue") => {
-                if let Some(n) = tokens.get(i + 1) {
-                    let labelled = n.kind == Kind::Ident
-                        && (lang != Lang::Rust || n.text.starts_with('\''))
-                        && n.line == t.line;
-                    if labelled {
-                        score += 1;
-                    }
-                }
-            }
-            (Kind::Keyword, "goto") => score += 1,
-            (Kind::Ident, name) if name == own_name && i > f.body => {
-                if recursive_call(tokens, i) {
-                    score += 1;
-                }
-            }
-            _ => {}
+        walk.score += booleans.token(t);
+        walk.keyword(i);
+        if t.kind == Kind::Ident && t.text == own_name && i > f.body && recursive_call(tokens, i) {
+            walk.score += 1;
         }
         if let Some(&last) = expression_bodies.get(&i) {
             lambdas.push(last);
-            nesting += 1;
-            max_nesting = max_nesting.max(nesting);
+            walk.deeper();
         }
-        i += 1;
     }
-    (score, max_nesting)
+    (walk.score, walk.max_nesting)
 }
 
-/// An expression-bodied arrow function: only its booleans, ternaries and recursion.
+/// An expression-bodied arrow function: only its booleans and ternaries.
 fn expression(tokens: &[Token<'_>], lang: Lang, f: &Found) -> (u32, u32) {
+    let mut booleans = Booleans::new();
     let mut score = 0;
-    let mut last: Option<&str> = None;
-    for i in f.body..=f.last.min(tokens.len() - 1) {
+    for i in f.body..=f.last.min(tokens.len().saturating_sub(1)) {
         let t = &tokens[i];
-        match (t.kind, t.text) {
-            (Kind::Op, "&&" | "||") => {
-                if last != Some(t.text) {
-                    score += 1;
-                    last = Some(t.text);
-                }
-            }
-            (Kind::Op, "?") if !super::cyclomatic::optional_marker(tokens, i) => {
-                score += 1;
-                last = None;
-            }
-            (Kind::Op, "(" | ")" | ",") => last = None,
-            _ => {}
+        score += booleans.token(t);
+        if t.is("?") && lang.is_js() && !super::cyclomatic::optional_marker(tokens, i) {
+            score += 1;
         }
     }
-    let _ = lang;
     (score, 0)
 }
 

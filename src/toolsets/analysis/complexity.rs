@@ -9,12 +9,13 @@ use serde_json::{json, Value};
 use super::lang::Lang;
 use super::limits::{
     DEFAULT_MAX_COGNITIVE, DEFAULT_MAX_CYCLOMATIC, DEFAULT_TOP_FILES, MAX_ANALYZE_FILE_BYTES,
+    MAX_ANALYZE_TIME,
 };
 use super::measure;
 use super::report::{self, FileReport, Thresholds};
 use crate::toolsets::workspace::sandbox::Sandbox;
 use crate::toolsets::workspace::tools::{cancelled, directory, Ticker};
-use crate::toolsets::workspace::walk::{walk, Entry, Flow, Kind, Stopped, Visitor};
+use crate::toolsets::workspace::walk::{walk, Bounds, Entry, Flow, Kind, Stopped, Visitor};
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
@@ -137,11 +138,15 @@ pub(crate) fn collect(
         not_text: 0,
         ticker: Ticker { ctx },
     };
-    let summary = walk(&dir.sandbox, dir, &ws.bounds, &mut collect);
+    let bounds = Bounds {
+        max_time: MAX_ANALYZE_TIME,
+        ..ws.bounds
+    };
+    let summary = walk(&dir.sandbox, dir, &bounds, &mut collect);
     if summary.stopped == Some(Stopped::Cancelled) {
         return Err(cancelled());
     }
-    let mut notes = summary.notes(&ws.bounds);
+    let mut notes = summary.notes(&bounds);
     if collect.too_large > 0 {
         notes.push(format!(
             "{} source files larger than {} bytes (or unreadable) were skipped.",

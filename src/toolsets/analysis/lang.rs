@@ -50,86 +50,147 @@ impl Lang {
         matches!(self, Lang::JavaScript | Lang::TypeScript)
     }
 
-    /// True for `word` reserved by the language.
+    /// True for `word` reserved by the language. A `match` on string literals compiles to
+    /// length and byte comparisons: this runs for every identifier of every file.
     pub(crate) fn is_keyword(self, word: &str) -> bool {
-        let list: &[&str] = match self {
-            Lang::Rust => &[
-                "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else",
-                "enum", "extern", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod",
-                "move", "mut", "pub", "ref", "return", "static", "struct", "super", "trait",
-                "type", "unsafe", "use", "where", "while",
-            ],
-            Lang::Python => &[
-                "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
-                "del", "elif", "else", "except", "finally", "for", "from", "global", "if",
-                "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
-                "try", "while", "with", "yield",
-            ],
-            Lang::JavaScript | Lang::TypeScript => &[
-                "async",
-                "await",
-                "break",
-                "case",
-                "catch",
-                "class",
-                "const",
-                "continue",
-                "debugger",
-                "default",
-                "delete",
-                "do",
-                "else",
-                "export",
-                "extends",
-                "finally",
-                "for",
-                "function",
-                "if",
-                "import",
-                "in",
-                "instanceof",
-                "let",
-                "new",
-                "return",
-                "switch",
-                "throw",
-                "try",
-                "typeof",
-                "var",
-                "void",
-                "while",
-                "with",
-                "yield",
-            ],
-            Lang::Go => &[
-                "break",
-                "case",
-                "chan",
-                "const",
-                "continue",
-                "default",
-                "defer",
-                "else",
-                "fallthrough",
-                "for",
-                "func",
-                "go",
-                "goto",
-                "if",
-                "import",
-                "interface",
-                "map",
-                "package",
-                "range",
-                "return",
-                "select",
-                "struct",
-                "switch",
-                "type",
-                "var",
-            ],
-        };
-        list.contains(&word)
+        match self {
+            Lang::Rust => matches!(
+                word,
+                "as" | "async"
+                    | "await"
+                    | "break"
+                    | "const"
+                    | "continue"
+                    | "crate"
+                    | "dyn"
+                    | "else"
+                    | "enum"
+                    | "extern"
+                    | "fn"
+                    | "for"
+                    | "if"
+                    | "impl"
+                    | "in"
+                    | "let"
+                    | "loop"
+                    | "match"
+                    | "mod"
+                    | "move"
+                    | "mut"
+                    | "pub"
+                    | "ref"
+                    | "return"
+                    | "static"
+                    | "struct"
+                    | "super"
+                    | "trait"
+                    | "type"
+                    | "unsafe"
+                    | "use"
+                    | "where"
+                    | "while"
+            ),
+            Lang::Python => matches!(
+                word,
+                "and"
+                    | "as"
+                    | "assert"
+                    | "async"
+                    | "await"
+                    | "break"
+                    | "class"
+                    | "continue"
+                    | "def"
+                    | "del"
+                    | "elif"
+                    | "else"
+                    | "except"
+                    | "finally"
+                    | "for"
+                    | "from"
+                    | "global"
+                    | "if"
+                    | "import"
+                    | "in"
+                    | "is"
+                    | "lambda"
+                    | "nonlocal"
+                    | "not"
+                    | "or"
+                    | "pass"
+                    | "raise"
+                    | "return"
+                    | "try"
+                    | "while"
+                    | "with"
+                    | "yield"
+            ),
+            Lang::JavaScript | Lang::TypeScript => matches!(
+                word,
+                "async"
+                    | "await"
+                    | "break"
+                    | "case"
+                    | "catch"
+                    | "class"
+                    | "const"
+                    | "continue"
+                    | "debugger"
+                    | "default"
+                    | "delete"
+                    | "do"
+                    | "else"
+                    | "export"
+                    | "extends"
+                    | "finally"
+                    | "for"
+                    | "function"
+                    | "if"
+                    | "import"
+                    | "in"
+                    | "instanceof"
+                    | "let"
+                    | "new"
+                    | "return"
+                    | "switch"
+                    | "throw"
+                    | "try"
+                    | "typeof"
+                    | "var"
+                    | "void"
+                    | "while"
+                    | "with"
+                    | "yield"
+            ),
+            Lang::Go => matches!(
+                word,
+                "break"
+                    | "case"
+                    | "chan"
+                    | "const"
+                    | "continue"
+                    | "default"
+                    | "defer"
+                    | "else"
+                    | "fallthrough"
+                    | "for"
+                    | "func"
+                    | "go"
+                    | "goto"
+                    | "if"
+                    | "import"
+                    | "interface"
+                    | "map"
+                    | "package"
+                    | "range"
+                    | "return"
+                    | "select"
+                    | "struct"
+                    | "switch"
+                    | "type"
+                    | "var"
+            ),
+        }
     }
 }
 

@@ -49,12 +49,28 @@ impl Token<'_> {
     }
 }
 
-/// Operators, longest first so the first match is the longest.
-const OPS: &[&str] = &[
-    ">>>=", "...", "..=", "===", "!==", "**=", "<<=", ">>=", "??=", "&&=", "||=", "//=", ">>>",
-    "=>", "->", "::", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=",
-    "^=", "&=", "|=", "<<", ">>", "**", "?.", "??", ":=", "<-", "..", "&^",
-];
+/// The operators longer than one byte that start with `c`, longest first (so the first
+/// match is the longest). Most punctuation starts none, and answers without a comparison.
+fn operators(c: u8) -> &'static [&'static str] {
+    match c {
+        b'>' => &[">>>=", ">>>", ">>=", ">=", ">>"],
+        b'<' => &["<<=", "<=", "<<", "<-"],
+        b'=' => &["===", "=>", "=="],
+        b'!' => &["!==", "!="],
+        b'.' => &["...", "..=", ".."],
+        b'*' => &["**=", "*=", "**"],
+        b'?' => &["??=", "?.", "??"],
+        b'&' => &["&&=", "&&", "&=", "&^"],
+        b'|' => &["||=", "||", "|="],
+        b'/' => &["//=", "/="],
+        b'-' => &["->", "--", "-="],
+        b':' => &["::", ":="],
+        b'+' => &["++", "+="],
+        b'%' => &["%="],
+        b'^' => &["^="],
+        _ => &[],
+    }
+}
 
 /// Keywords after which a `/` starts a regular expression in JavaScript.
 const REGEX_AFTER: &[&str] = &[
@@ -490,7 +506,8 @@ impl<'s> Lexer<'s> {
     fn op(&mut self) {
         let start = self.i;
         let rest = &self.b[self.i..];
-        let len = OPS
+        let c = rest[0];
+        let len = operators(c)
             .iter()
             .find(|op| rest.starts_with(op.as_bytes()))
             .map_or(1, |op| op.len());
@@ -498,7 +515,6 @@ impl<'s> Lexer<'s> {
         // harmless for the others. A stray non-ASCII byte cannot reach here (it is an
         // identifier start), so one byte is one char.
         self.i += len;
-        let c = self.b[start];
         if self.lang == Lang::Python {
             match c {
                 b'(' | b'[' | b'{' => self.depth += 1,

@@ -37,9 +37,10 @@ pub(crate) fn file(src: &str, lang: Lang) -> Vec<Measured> {
             Lang::Python => cognitive_py::python(&tokens, f),
             _ => cognitive::braced(&tokens, lang, &found.list, index),
         };
-        let own = (f.first..=f.last.min(tokens.len().saturating_sub(1)))
+        let own: Vec<&lexer::Token<'_>> = (f.first..=f.last.min(tokens.len().saturating_sub(1)))
             .filter(|&i| found.owner[i] == index as u32 && found.owner[i] != NONE)
-            .map(|i| &tokens[i]);
+            .map(|i| &tokens[i])
+            .collect();
         out.push(Measured {
             name: f.name.clone(),
             start_line: f.start_line,
