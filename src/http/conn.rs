@@ -25,7 +25,7 @@ use crate::session::port::{self, Origin, Unit};
 
 /// I/O threads need little stack: they copy bytes and parse JSON (serde_json's recursion
 /// limit of 128 bounds its depth).
-const STACK: usize = 256 * 1024;
+pub(crate) const STACK: usize = 256 * 1024;
 /// How often a connection waiting for a slow reply is checked for a client that left.
 const PROBE: Duration = Duration::from_secs(1);
 /// An open event stream gets a comment this often, so proxies keep it and a vanished

@@ -151,10 +151,12 @@ pub fn serve(server: &Server, config: HttpConfig) -> Result<(), HttpError> {
         local,
         param_headers: param_headers(server),
     });
-    let acceptor = Arc::clone(&shared);
+    // The first I/O thread: it accepts and serves, and starts the others as needed.
+    let first = Arc::clone(&shared);
     thread::Builder::new()
-        .name("minimcp-accept".into())
-        .spawn(move || conn::accept(listener, acceptor))
+        .name("minimcp-http".into())
+        .stack_size(conn::STACK)
+        .spawn(move || conn::accept(listener, first))
         .map_err(|e| HttpError::Bind(local, e))?;
     hub::run(server, &shared.config, rx);
     Ok(())
