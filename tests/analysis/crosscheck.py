@@ -60,6 +60,11 @@ def agreement(pairs):
 
 failed = False
 report = {}
+# Every language whose corpus a CI machine can always get (the cargo registry, the Python
+# standard library, npm's own lib/, rxjs from npm) must be judged: a missing corpus means a
+# registry or tool was unreachable, and that must fail, not pass unjudged. Go is optional: no
+# Go tree is reachable from here unless a Go toolchain is installed.
+REQUIRED = set(os.environ.get("CROSSCHECK_REQUIRED", "rust,python,javascript,typescript").split(","))
 for lang, root in [
     ("rust", os.environ.get("RUST_SRC", "")),
     ("python", os.path.join(CORPUS, "python")),
@@ -69,6 +74,9 @@ for lang, root in [
 ]:
     if not root or not os.path.isdir(root):
         print(f"{lang}: no corpus on this machine; not judged", file=sys.stderr)
+        if lang in REQUIRED:
+            print(f"FAILED: {lang} must be judged (was its registry reachable?)", file=sys.stderr)
+            failed = True
         continue
     ours, _ = minimcp(root, {"toolchain": lang, "top_files": 0})
     mine = {}
@@ -84,6 +92,9 @@ for lang, root in [
             f"minimcp found {len(ours)}, lizard {sum(len(v) for v in theirs.values())}")
     if not judged:
         line += f"; fewer than {MIN_MATCHED} matched, not judged"
+        if lang in REQUIRED:
+            line += " — FAILED: this language must be judged"
+            failed = True
     print(line)
     report[lang] = {"agree": same, "matched": n, "percent": round(pct, 1),
                     "minimcp": len(ours), "lizard": sum(len(v) for v in theirs.values())}
@@ -139,6 +150,6 @@ print(f"sarif: {len(log['runs'][0]['results'])} results validate against SARIF 2
 with open(os.path.join(SCRATCH, "crosscheck.json"), "w") as fh:
     json.dump(report, fh, indent=1)
 if failed:
-    print("FAILED: agreement below 95%", file=sys.stderr)
+    print("FAILED: agreement below 95%, or a required language not judged", file=sys.stderr)
     sys.exit(1)
 print("crosscheck: ok")
