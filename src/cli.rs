@@ -172,37 +172,9 @@ pub(crate) fn help() -> String {
 
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
-    let mut args = args.into_iter().peekable();
-    let mut options = Options {
-        roots: Vec::new(),
-        deny: DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
-        http: None,
-        state_key_file: None,
-        profile: Profile::Workspace,
-        toolsets: all_toolsets(),
-        log_level: Level::Warn,
-        limits: Limits::default(),
-    };
+    let mut args = args.into_iter();
+    let mut line = Line::new();
     let mut positional = Vec::new();
-    let mut http_addr: Option<SocketAddr> = None;
-    let mut http = Http {
-        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-        path: "/mcp".into(),
-        allow_remote: false,
-        token_file: None,
-        allowed_origins: Vec::new(),
-        timeout: Duration::from_secs(30),
-        max_connections: 64,
-        max_sessions: 256,
-        session_idle: Duration::from_secs(1800),
-        access_log: false,
-        instance_id: None,
-        session_route_header: None,
-    };
-    let mut http_flags = false;
-    let mut version = Version::LATEST_HANDSHAKE;
-    let mut version_given = false;
-    let mut toolsets_given = false;
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => {
@@ -210,6 +182,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
             }
             _ => (arg.clone(), None),
         };
+        // A flag's value is the inline `--flag=value`, else the next argument.
         let mut value = |name: &str| -> Result<String, String> {
             inline
                 .clone()
@@ -219,209 +192,331 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
         match flag.as_str() {
             "-h" | "--help" => return Ok(Command::Help),
             "-V" | "--version" => return Ok(Command::Version),
-            "--root" => options.roots.push(expand_home(&value("--root")?)),
-            "--deny" => match value("--deny")?.as_str() {
-                "none" => options.deny.clear(),
-                "" => return Err("--deny needs a pattern such as '*.pem', or none".into()),
-                pattern => options.deny.push(pattern.to_string()),
+            _ => {}
+        }
+        if line.flag(&flag, &mut value)? {
+            continue;
+        }
+        if flag.starts_with('-') && flag.len() > 1 {
+            return Err(format!("unknown option {flag}; see --help"));
+        }
+        positional.push(arg);
+    }
+    line.finish(positional)
+}
+
+/// The flags read so far. Some only make sense once the whole line is known (the HTTP
+/// options need `--http`, `--protocol` needs `call`, `--toolsets` the workspace profile),
+/// so they wait here until [`Line::finish`] checks them together.
+struct Line {
+    options: Options,
+    /// `--http ADDR:PORT`, which turns the HTTP transport on.
+    http_addr: Option<SocketAddr>,
+    /// The other HTTP flags, applied only with `--http`.
+    http: Http,
+    /// Whether any HTTP flag besides `--http` was given (an error without it).
+    http_flags: bool,
+    version: Version,
+    version_given: bool,
+    toolsets_given: bool,
+}
+
+impl Line {
+    /// The defaults every flag overrides.
+    fn new() -> Line {
+        Line {
+            options: Options {
+                roots: Vec::new(),
+                deny: DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
+                http: None,
+                state_key_file: None,
+                profile: Profile::Workspace,
+                toolsets: all_toolsets(),
+                log_level: Level::Warn,
+                limits: Limits::default(),
             },
-            "--profile" => {
-                options.profile = match value("--profile")?.as_str() {
-                    "workspace" => Profile::Workspace,
-                    "conformance" => Profile::Conformance,
-                    "transcripts" => Profile::Transcripts,
-                    other => {
-                        return Err(format!(
-                            "unknown profile {other:?}; use workspace, conformance or transcripts"
-                        ))
-                    }
-                }
-            }
-            "--toolsets" => {
-                options.toolsets = toolsets(&value("--toolsets")?)?;
-                toolsets_given = true;
-            }
-            "--log-level" => {
-                let level = value("--log-level")?;
-                options.log_level = Level::parse(&level).ok_or_else(|| {
-                    format!("unknown log level {level:?}; use off, error, warn, info or debug")
-                })?;
-            }
-            "--max-message-bytes" => {
-                options.limits.max_message_bytes = number(&value(&flag)?, &flag, 1024)?
-            }
-            "--max-response-bytes" => {
-                options.limits.max_response_bytes = number(&value(&flag)?, &flag, 1024)?
-            }
-            "--max-result-bytes" => {
-                options.limits.max_result_bytes = number(&value(&flag)?, &flag, 1024)?
-            }
-            "--rate-limit" => {
-                let text = value(&flag)?;
-                let per_second = text.strip_suffix("/s").unwrap_or(&text);
-                let rate: f64 = per_second
-                    .parse()
-                    .ok()
-                    .filter(|r: &f64| r.is_finite() && *r > 0.0)
-                    .ok_or_else(|| {
-                        format!(
-                            "--rate-limit wants requests per second such as 100/s, not {text:?}"
-                        )
-                    })?;
-                options.limits.rate_limit = Some(rate);
-            }
-            "--page-size" => options.limits.page_size = number(&value(&flag)?, &flag, 1)?,
-            "--request-timeout" => {
-                let secs = number(&value(&flag)?, &flag, 1)?;
-                options.limits.request_timeout = Duration::from_secs(secs as u64);
-            }
-            "--http" => {
-                let text = value(&flag)?;
-                let addr = text
-                    .parse::<SocketAddr>()
-                    .ok()
-                    .or_else(|| {
-                        // A bare port, or localhost:PORT, means loopback.
-                        let port = text.strip_prefix("localhost:").unwrap_or(&text);
-                        port.parse::<u16>()
-                            .ok()
-                            .map(|p| SocketAddr::from(([127, 0, 0, 1], p)))
-                    })
-                    .ok_or_else(|| {
-                        format!("--http wants ADDR:PORT such as 127.0.0.1:8080, not {text:?}")
-                    })?;
-                http_addr = Some(addr);
-            }
-            "--state-key-file" => options.state_key_file = Some(PathBuf::from(value(&flag)?)),
-            "--http-path" => {
-                http_flags = true;
-                http.path = value(&flag)?;
-                if !http.path.starts_with('/') {
-                    return Err("--http-path must start with '/'".into());
-                }
-            }
-            "--allow-remote" => {
-                http_flags = true;
-                http.allow_remote = true;
-            }
-            "--token-file" => {
-                http_flags = true;
-                http.token_file = Some(PathBuf::from(value(&flag)?));
-            }
-            "--allow-origin" => {
-                http_flags = true;
-                http.allowed_origins.push(value(&flag)?);
-            }
-            "--http-timeout" => {
-                http_flags = true;
-                http.timeout = Duration::from_secs(number(&value(&flag)?, &flag, 1)? as u64);
-            }
-            "--max-connections" => {
-                http_flags = true;
-                http.max_connections = number(&value(&flag)?, &flag, 1)?;
-            }
-            "--max-sessions" => {
-                http_flags = true;
-                http.max_sessions = number(&value(&flag)?, &flag, 1)?;
-            }
-            "--session-idle" => {
-                http_flags = true;
-                http.session_idle = Duration::from_secs(number(&value(&flag)?, &flag, 1)? as u64);
-            }
-            "--access-log" => {
-                http_flags = true;
-                http.access_log = true;
-            }
-            "--instance-id" => {
-                http_flags = true;
-                http.instance_id = Some(value(&flag)?);
-            }
-            "--session-route-header" => {
-                http_flags = true;
-                let name = value(&flag)?;
-                if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-                {
-                    return Err(format!("--session-route-header wants a header name such as X-Mcp-Route, not {name:?}"));
-                }
-                http.session_route_header = Some(name);
-            }
-            "--protocol" => {
-                let text = value(&flag)?;
-                version = Version::parse(&text).ok_or_else(|| {
-                    let known: Vec<&str> = Version::ALL.iter().map(|v| v.as_str()).collect();
-                    format!(
-                        "unknown protocol version {text:?}; use one of {}",
-                        known.join(", ")
-                    )
-                })?;
-                version_given = true;
-            }
-            other if other.starts_with('-') && other.len() > 1 => {
-                return Err(format!("unknown option {other}; see --help"))
-            }
-            _ => positional.push(arg),
+            http_addr: None,
+            http: Http {
+                addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+                path: "/mcp".into(),
+                allow_remote: false,
+                token_file: None,
+                allowed_origins: Vec::new(),
+                timeout: Duration::from_secs(30),
+                max_connections: 64,
+                max_sessions: 256,
+                session_idle: Duration::from_secs(1800),
+                access_log: false,
+                instance_id: None,
+                session_route_header: None,
+            },
+            http_flags: false,
+            version: Version::LATEST_HANDSHAKE,
+            version_given: false,
+            toolsets_given: false,
         }
     }
-    if toolsets_given && options.profile != Profile::Workspace {
-        return Err("--toolsets applies to the workspace profile only".into());
+
+    /// Applies one flag; `false` when it is none of ours. Each group below is one
+    /// section of the help text, so a flag is looked for in one short match.
+    fn flag(&mut self, flag: &str, value: &mut impl FnMut(&str) -> Value) -> Result<bool, String> {
+        Ok(self.workspace_flag(flag, value)?
+            || limit_flag(&mut self.options.limits, flag, value)?
+            || self.http_flag(flag, value)?
+            || self.process_flag(flag, value)?)
     }
-    let mut positional = positional.into_iter();
-    let first = positional.next();
-    // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught). A
-    // path-like argument that does not exist is taken as one too, so startup says so.
-    let bare_dir = first
-        .as_deref()
-        .filter(|f| !matches!(*f, "serve" | "call" | "help"))
-        .filter(|f| expand_home(f).is_dir() || f.contains('/'));
-    if matches!(first.as_deref(), None | Some("serve")) || bare_dir.is_some() {
-        let dirs = bare_dir.map(str::to_string).into_iter().chain(positional);
-        options.roots.extend(dirs.map(|d| expand_home(&d)));
-        if version_given {
+
+    /// What is served: roots, deny list, profile and toolsets.
+    fn workspace_flag(
+        &mut self,
+        flag: &str,
+        value: &mut impl FnMut(&str) -> Value,
+    ) -> Result<bool, String> {
+        let options = &mut self.options;
+        match flag {
+            "--root" => options.roots.push(expand_home(&value(flag)?)),
+            "--deny" => deny(&mut options.deny, &value(flag)?)?,
+            "--profile" => options.profile = profile(&value(flag)?)?,
+            "--toolsets" => {
+                options.toolsets = toolsets(&value(flag)?)?;
+                self.toolsets_given = true;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `--http` turns the HTTP transport on; the other HTTP flags only shape it.
+    fn http_flag(
+        &mut self,
+        flag: &str,
+        value: &mut impl FnMut(&str) -> Value,
+    ) -> Result<bool, String> {
+        if flag == "--http" {
+            self.http_addr = Some(http_addr(&value(flag)?)?);
+            return Ok(true);
+        }
+        let known = http_option(&mut self.http, flag, value)?;
+        self.http_flags |= known;
+        Ok(known)
+    }
+
+    /// How this process runs rather than what it serves: logging, the `requestState`
+    /// key, and the protocol version of `call`'s in-process client.
+    fn process_flag(
+        &mut self,
+        flag: &str,
+        value: &mut impl FnMut(&str) -> Value,
+    ) -> Result<bool, String> {
+        match flag {
+            "--log-level" => self.options.log_level = log_level(&value(flag)?)?,
+            "--state-key-file" => self.options.state_key_file = Some(PathBuf::from(value(flag)?)),
+            "--protocol" => {
+                self.version = protocol(&value(flag)?)?;
+                self.version_given = true;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The command the positional arguments name, once every flag is read.
+    fn finish(self, positional: Vec<String>) -> Result<Command, String> {
+        if self.toolsets_given && self.options.profile != Profile::Workspace {
+            return Err("--toolsets applies to the workspace profile only".into());
+        }
+        let mut positional = positional.into_iter();
+        let first = positional.next();
+        // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught). A
+        // path-like argument that does not exist is taken as one too, so startup says so.
+        let bare_dir = first
+            .as_deref()
+            .filter(|f| !matches!(*f, "serve" | "call" | "help"))
+            .filter(|f| expand_home(f).is_dir() || f.contains('/'));
+        if matches!(first.as_deref(), None | Some("serve")) || bare_dir.is_some() {
+            let dirs = bare_dir.map(str::to_string).into_iter().chain(positional);
+            return self.serve(dirs);
+        }
+        match first.as_deref() {
+            Some("call") => self.call(positional),
+            Some("help") | None => Ok(Command::Help),
+            Some(other) => Err(format!(
+                "unknown command {other:?} (and not a directory); see --help"
+            )),
+        }
+    }
+
+    /// `serve` with `dirs` as further roots.
+    fn serve(mut self, dirs: impl Iterator<Item = String>) -> Result<Command, String> {
+        self.options.roots.extend(dirs.map(|d| expand_home(&d)));
+        if self.version_given {
             return Err("--protocol applies to `call` only".into());
         }
-        match http_addr {
+        match self.http_addr {
             Some(addr) => {
-                http.addr = addr;
-                options.http = Some(http);
+                self.http.addr = addr;
+                self.options.http = Some(self.http);
             }
-            None if http_flags => {
+            None if self.http_flags => {
                 return Err("the HTTP options need --http ADDR:PORT".into());
             }
             None => {}
         }
-        return Ok(Command::Serve(options));
+        Ok(Command::Serve(self.options))
     }
-    match first.as_deref() {
-        Some("call") => {
-            let target = positional
-                .next()
-                .ok_or("call needs a tool or method name; see --help")?;
-            let params = match positional.next() {
-                None => serde_json::json!({}),
-                Some(text) => serde_json::from_str(&text)
-                    .map_err(|e| format!("the JSON argument is not valid JSON: {e}"))?,
-            };
-            if !params.is_object() {
-                return Err(
-                    "the JSON argument must be an object, such as {\"pattern\":\"**/*.rs\"}".into(),
-                );
-            }
-            if let Some(extra) = positional.next() {
-                return Err(format!("unexpected argument {extra:?}; see --help"));
-            }
-            Ok(Command::Call {
-                options,
-                target,
-                params,
-                version,
-            })
+
+    /// `call TARGET [JSON]`, from the arguments after `call`.
+    fn call(self, mut rest: impl Iterator<Item = String>) -> Result<Command, String> {
+        let target = rest
+            .next()
+            .ok_or("call needs a tool or method name; see --help")?;
+        let params = match rest.next() {
+            None => serde_json::json!({}),
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|e| format!("the JSON argument is not valid JSON: {e}"))?,
+        };
+        if !params.is_object() {
+            return Err(
+                "the JSON argument must be an object, such as {\"pattern\":\"**/*.rs\"}".into(),
+            );
         }
-        Some("help") => Ok(Command::Help),
-        Some(other) => Err(format!(
-            "unknown command {other:?} (and not a directory); see --help"
-        )),
-        None => Ok(Command::Help),
+        if let Some(extra) = rest.next() {
+            return Err(format!("unexpected argument {extra:?}; see --help"));
+        }
+        Ok(Command::Call {
+            options: self.options,
+            target,
+            params,
+            version: self.version,
+        })
     }
+}
+
+/// What reading a flag's value gives: the value, or "FLAG needs a value".
+type Value = Result<String, String>;
+
+/// The limits of the README's limits table.
+fn limit_flag(
+    limits: &mut Limits,
+    flag: &str,
+    value: &mut impl FnMut(&str) -> Value,
+) -> Result<bool, String> {
+    match flag {
+        "--max-message-bytes" => limits.max_message_bytes = number(&value(flag)?, flag, 1024)?,
+        "--max-response-bytes" => limits.max_response_bytes = number(&value(flag)?, flag, 1024)?,
+        "--max-result-bytes" => limits.max_result_bytes = number(&value(flag)?, flag, 1024)?,
+        "--rate-limit" => limits.rate_limit = Some(rate(&value(flag)?)?),
+        "--page-size" => limits.page_size = number(&value(flag)?, flag, 1)?,
+        "--request-timeout" => limits.request_timeout = seconds(&value(flag)?, flag)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The HTTP flags besides `--http` itself.
+fn http_option(
+    http: &mut Http,
+    flag: &str,
+    value: &mut impl FnMut(&str) -> Value,
+) -> Result<bool, String> {
+    match flag {
+        "--http-path" => http.path = http_path(value(flag)?)?,
+        "--allow-remote" => http.allow_remote = true,
+        "--token-file" => http.token_file = Some(PathBuf::from(value(flag)?)),
+        "--allow-origin" => http.allowed_origins.push(value(flag)?),
+        "--http-timeout" => http.timeout = seconds(&value(flag)?, flag)?,
+        "--max-connections" => http.max_connections = number(&value(flag)?, flag, 1)?,
+        "--max-sessions" => http.max_sessions = number(&value(flag)?, flag, 1)?,
+        "--session-idle" => http.session_idle = seconds(&value(flag)?, flag)?,
+        "--access-log" => http.access_log = true,
+        "--instance-id" => http.instance_id = Some(value(flag)?),
+        "--session-route-header" => http.session_route_header = Some(header_name(value(flag)?)?),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// `--deny PATTERN`: `none` clears the list (defaults included), later patterns add again.
+fn deny(list: &mut Vec<String>, pattern: &str) -> Result<(), String> {
+    match pattern {
+        "none" => list.clear(),
+        "" => return Err("--deny needs a pattern such as '*.pem', or none".into()),
+        pattern => list.push(pattern.to_string()),
+    }
+    Ok(())
+}
+
+fn profile(name: &str) -> Result<Profile, String> {
+    match name {
+        "workspace" => Ok(Profile::Workspace),
+        "conformance" => Ok(Profile::Conformance),
+        "transcripts" => Ok(Profile::Transcripts),
+        other => Err(format!(
+            "unknown profile {other:?}; use workspace, conformance or transcripts"
+        )),
+    }
+}
+
+fn log_level(level: &str) -> Result<Level, String> {
+    Level::parse(level)
+        .ok_or_else(|| format!("unknown log level {level:?}; use off, error, warn, info or debug"))
+}
+
+/// `--rate-limit N/s` (the `/s` is optional) → requests per second, finite and positive.
+fn rate(text: &str) -> Result<f64, String> {
+    let per_second = text.strip_suffix("/s").unwrap_or(text);
+    per_second
+        .parse()
+        .ok()
+        .filter(|r: &f64| r.is_finite() && *r > 0.0)
+        .ok_or_else(|| {
+            format!("--rate-limit wants requests per second such as 100/s, not {text:?}")
+        })
+}
+
+/// `--http`: ADDR:PORT, or a bare PORT or localhost:PORT, which mean loopback.
+fn http_addr(text: &str) -> Result<SocketAddr, String> {
+    text.parse::<SocketAddr>()
+        .ok()
+        .or_else(|| {
+            let port = text.strip_prefix("localhost:").unwrap_or(text);
+            port.parse::<u16>()
+                .ok()
+                .map(|p| SocketAddr::from(([127, 0, 0, 1], p)))
+        })
+        .ok_or_else(|| format!("--http wants ADDR:PORT such as 127.0.0.1:8080, not {text:?}"))
+}
+
+fn http_path(path: String) -> Result<String, String> {
+    if !path.starts_with('/') {
+        return Err("--http-path must start with '/'".into());
+    }
+    Ok(path)
+}
+
+/// `--session-route-header`: a header name (letters, digits, `-`), never empty.
+fn header_name(name: String) -> Result<String, String> {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        return Err(format!(
+            "--session-route-header wants a header name such as X-Mcp-Route, not {name:?}"
+        ));
+    }
+    Ok(name)
+}
+
+fn protocol(text: &str) -> Result<Version, String> {
+    Version::parse(text).ok_or_else(|| {
+        let known: Vec<&str> = Version::ALL.iter().map(|v| v.as_str()).collect();
+        format!(
+            "unknown protocol version {text:?}; use one of {}",
+            known.join(", ")
+        )
+    })
+}
+
+/// A whole number of seconds, at least one.
+fn seconds(text: &str, flag: &str) -> Result<Duration, String> {
+    Ok(Duration::from_secs(number(text, flag, 1)? as u64))
 }
 
 fn all_toolsets() -> Vec<&'static str> {
