@@ -325,151 +325,209 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
         exchanges: HashMap::new(),
         streams: HashMap::new(),
     }));
-    let port = |key: Option<String>| -> Box<dyn Port> {
-        Box::new(HttpPort {
-            hub: Rc::clone(&hub),
-            key,
-        })
+    let mut dispatch = Dispatch {
+        stateless: Connection::new(server, port(&hub, None)),
+        sessions: HashMap::new(),
+        hub,
+        server,
+        config,
+        next_sweep: Instant::now() + SWEEP,
     };
-    let mut sessions: HashMap<String, Entry<'_>> = HashMap::new();
-    let mut stateless = Connection::new(server, port(None));
-    let mut next_sweep = Instant::now() + SWEEP;
     loop {
-        let deadline = sessions
+        let deadline = dispatch.deadline();
+        let next = dispatch.hub.borrow_mut().next(Some(deadline));
+        match next {
+            Ok(Some(item)) => dispatch.inbound(item),
+            Ok(None) => {}
+            Err(()) => return, // every I/O thread is gone
+        }
+        dispatch.poll();
+        dispatch.sweep();
+    }
+}
+
+/// A port reading `key`'s messages from the hub (`None`: the sessionless ones).
+fn port(hub: &Rc<RefCell<Hub>>, key: Option<String>) -> Box<dyn Port> {
+    Box::new(HttpPort {
+        hub: Rc::clone(hub),
+        key,
+    })
+}
+
+/// Everything the dispatch loop owns. Each kind of inbound message has its own method,
+/// so each HTTP method's rules (404 for an unknown session, 503 past the limit) read
+/// on their own. Fields drop in order: the connections first, as `run`'s locals did.
+struct Dispatch<'s> {
+    /// The one connection serving every 2026-07-28 (sessionless) request.
+    stateless: Connection<'s>,
+    /// Legacy sessions by `Mcp-Session-Id`.
+    sessions: HashMap<String, Entry<'s>>,
+    hub: Rc<RefCell<Hub>>,
+    server: &'s Server,
+    config: &'s HttpConfig,
+    next_sweep: Instant,
+}
+
+impl<'s> Dispatch<'s> {
+    /// When to stop waiting for a message: the earliest poll due, or the next sweep.
+    fn deadline(&self) -> Instant {
+        self.sessions
             .values()
             .filter_map(|e| e.conn.next_poll())
-            .chain(stateless.next_poll())
-            .fold(next_sweep, Instant::min);
-        let next = hub.borrow_mut().next(Some(deadline));
-        let item = match next {
-            Ok(item) => item,
-            Err(()) => return,
-        };
-        if let Some(Inbound {
+            .chain(self.stateless.next_poll())
+            .fold(self.next_sweep, Instant::min)
+    }
+
+    fn inbound(&mut self, item: Inbound) {
+        let Inbound {
             origin,
             kind,
             reply,
-        }) = item
-        {
-            let refuse = |status: u16, why: &str| {
-                let _ = reply.send(Out::Reply {
-                    status,
-                    body: Some(error_body(rpc::INVALID_REQUEST, why, None)),
-                    session: None,
-                });
-            };
-            match kind {
-                Kind::Post {
-                    route: Route::Session(id),
-                    unit,
-                } => match sessions.get_mut(&id) {
-                    Some(entry) => {
-                        entry.last_used = Instant::now();
-                        hub.borrow_mut().open(origin, reply, None, false);
-                        serve(&mut entry.conn, unit, origin);
-                    }
-                    None => refuse(404, "unknown or expired session; initialize again"),
-                },
-                Kind::Post {
-                    route: Route::Initialize(prefix),
-                    unit,
-                } => {
-                    if sessions.len() >= config.max_sessions {
-                        let _ = reply.send(Out::Reply {
-                            status: 503,
-                            body: Some(error_body(
-                                code::OVERLOADED,
-                                "too many sessions; retry later",
-                                None,
-                            )),
-                            session: None,
-                        });
-                        continue;
-                    }
-                    let id = session_id(prefix.as_deref());
-                    hub.borrow_mut()
-                        .open(origin, reply, Some(id.clone()), false);
-                    let mut conn = Connection::new(server, port(Some(id.clone())));
-                    serve(&mut conn, unit, origin);
-                    if !matches!(conn.session, Session::New) {
-                        log::info(format_args!("session {} started", log_tag(&id)));
-                        sessions.insert(
-                            id,
-                            Entry {
-                                conn,
-                                last_used: Instant::now(),
-                            },
-                        );
-                    }
-                }
-                Kind::Post {
-                    route: Route::Stateless,
-                    unit,
-                } => {
-                    hub.borrow_mut().open(origin, reply, None, true);
-                    serve(&mut stateless, unit, origin);
-                }
-                // GET opens the session's standalone event stream rather than answering 405:
-                // `resources/updated` and `list_changed` notifications belong to no request,
-                // and the SDK clients open this stream to receive them (one per session; a
-                // new one replaces the old).
-                Kind::Get { session } => {
-                    if let Some(entry) = sessions.get_mut(&session) {
-                        entry.last_used = Instant::now();
-                        let mut hub = hub.borrow_mut();
-                        if let Some(old) = hub.streams.insert(session, origin) {
-                            if let Some(old) = hub.exchanges.remove(&old) {
-                                let _ = old.reply.send(Out::End);
-                            }
-                        }
-                        hub.open(origin, reply, None, false);
-                        if let Some(exchange) = hub.exchanges.get_mut(&origin) {
-                            exchange.start_stream();
-                        }
-                    } else {
-                        refuse(404, "unknown or expired session");
-                    }
-                }
-                Kind::Delete { session } => {
-                    if sessions.remove(&session).is_some() {
-                        end_session(&hub, &session);
-                        let _ = reply.send(Out::Reply {
-                            status: 200,
-                            body: None,
-                            session: None,
-                        });
-                    } else {
-                        refuse(404, "unknown or expired session");
-                    }
-                }
-                Kind::Gone => {
-                    hub.borrow_mut().gone(origin);
-                    stateless.origin_gone(origin);
-                    for entry in sessions.values_mut() {
-                        entry.conn.origin_gone(origin);
-                    }
-                }
+        } = item;
+        match kind {
+            Kind::Post {
+                route: Route::Session(id),
+                unit,
+            } => self.post(&id, unit, origin, reply),
+            Kind::Post {
+                route: Route::Initialize(prefix),
+                unit,
+            } => self.initialize(prefix.as_deref(), unit, origin, reply),
+            Kind::Post {
+                route: Route::Stateless,
+                unit,
+            } => {
+                self.hub.borrow_mut().open(origin, reply, None, true);
+                serve(&mut self.stateless, unit, origin);
             }
-        }
-        for entry in sessions.values_mut() {
-            entry.conn.poll_if_due();
-        }
-        stateless.poll_if_due();
-        if Instant::now() >= next_sweep {
-            next_sweep = Instant::now() + SWEEP;
-            let idle = config.session_idle;
-            let expired: Vec<String> = sessions
-                .iter()
-                .filter(|(_, e)| e.last_used.elapsed() >= idle)
-                .map(|(id, _)| id.clone())
-                .collect();
-            for id in expired {
-                log::info(format_args!("session {} expired", log_tag(&id)));
-                sessions.remove(&id);
-                end_session(&hub, &id);
-            }
+            Kind::Get { session } => self.listen(session, origin, reply),
+            Kind::Delete { session } => self.delete(&session, reply),
+            Kind::Gone => self.gone(origin),
         }
     }
+
+    /// A POST within a legacy session.
+    fn post(&mut self, id: &str, unit: Unit, origin: Origin, reply: Sender<Out>) {
+        let Some(entry) = self.sessions.get_mut(id) else {
+            return refuse(&reply, 404, "unknown or expired session; initialize again");
+        };
+        entry.last_used = Instant::now();
+        self.hub.borrow_mut().open(origin, reply, None, false);
+        serve(&mut entry.conn, unit, origin);
+    }
+
+    /// A POST without a session id: a legacy `initialize`, which starts a session.
+    fn initialize(&mut self, prefix: Option<&str>, unit: Unit, origin: Origin, reply: Sender<Out>) {
+        if self.sessions.len() >= self.config.max_sessions {
+            let _ = reply.send(Out::Reply {
+                status: 503,
+                body: Some(error_body(
+                    code::OVERLOADED,
+                    "too many sessions; retry later",
+                    None,
+                )),
+                session: None,
+            });
+            return;
+        }
+        let id = session_id(prefix);
+        self.hub
+            .borrow_mut()
+            .open(origin, reply, Some(id.clone()), false);
+        let mut conn = Connection::new(self.server, port(&self.hub, Some(id.clone())));
+        serve(&mut conn, unit, origin);
+        // A failed initialize leaves no session behind.
+        if !matches!(conn.session, Session::New) {
+            log::info(format_args!("session {} started", log_tag(&id)));
+            self.sessions.insert(
+                id,
+                Entry {
+                    conn,
+                    last_used: Instant::now(),
+                },
+            );
+        }
+    }
+
+    /// A GET opens the session's standalone event stream rather than answering 405:
+    /// `resources/updated` and `list_changed` notifications belong to no request, and the
+    /// SDK clients open this stream to receive them (one per session; a new one replaces
+    /// the old).
+    fn listen(&mut self, session: String, origin: Origin, reply: Sender<Out>) {
+        let Some(entry) = self.sessions.get_mut(&session) else {
+            return refuse(&reply, 404, "unknown or expired session");
+        };
+        entry.last_used = Instant::now();
+        let mut hub = self.hub.borrow_mut();
+        if let Some(old) = hub.streams.insert(session, origin) {
+            if let Some(old) = hub.exchanges.remove(&old) {
+                let _ = old.reply.send(Out::End);
+            }
+        }
+        hub.open(origin, reply, None, false);
+        if let Some(exchange) = hub.exchanges.get_mut(&origin) {
+            exchange.start_stream();
+        }
+    }
+
+    /// A DELETE: the client ends its session.
+    fn delete(&mut self, session: &str, reply: Sender<Out>) {
+        if self.sessions.remove(session).is_none() {
+            return refuse(&reply, 404, "unknown or expired session");
+        }
+        end_session(&self.hub, session);
+        let _ = reply.send(Out::Reply {
+            status: 200,
+            body: None,
+            session: None,
+        });
+    }
+
+    /// A client went away: every connection forgets what it owed that origin.
+    fn gone(&mut self, origin: Origin) {
+        self.hub.borrow_mut().gone(origin);
+        self.stateless.origin_gone(origin);
+        for entry in self.sessions.values_mut() {
+            entry.conn.origin_gone(origin);
+        }
+    }
+
+    /// Polls the watched resources of every connection whose poll is due.
+    fn poll(&mut self) {
+        for entry in self.sessions.values_mut() {
+            entry.conn.poll_if_due();
+        }
+        self.stateless.poll_if_due();
+    }
+
+    /// Once per [`SWEEP`], ends the sessions unused for `session_idle`.
+    fn sweep(&mut self) {
+        if Instant::now() < self.next_sweep {
+            return;
+        }
+        self.next_sweep = Instant::now() + SWEEP;
+        let idle = self.config.session_idle;
+        let expired: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, e)| e.last_used.elapsed() >= idle)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in expired {
+            log::info(format_args!("session {} expired", log_tag(&id)));
+            self.sessions.remove(&id);
+            end_session(&self.hub, &id);
+        }
+    }
+}
+
+/// Answers a request that names no live session (or is otherwise refused) at once.
+fn refuse(reply: &Sender<Out>, status: u16, why: &str) {
+    let _ = reply.send(Out::Reply {
+        status,
+        body: Some(error_body(rpc::INVALID_REQUEST, why, None)),
+        session: None,
+    });
 }
 
 /// Handles one unit, then whatever its handler queued.
