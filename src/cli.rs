@@ -257,8 +257,9 @@ impl Line {
         }
     }
 
-    /// Applies one flag; `false` when it is none of ours. Each group below is one
-    /// section of the help text, so a flag is looked for in one short match.
+    /// Applies one flag; `false` when it is none of ours. The flags come in groups
+    /// (workspace, limits, HTTP, process), each one short match a reviewer can check
+    /// against the help text.
     fn flag(&mut self, flag: &str, value: &mut impl FnMut(&str) -> Value) -> Result<bool, String> {
         Ok(self.workspace_flag(flag, value)?
             || limit_flag(&mut self.options.limits, flag, value)?
