@@ -26,7 +26,7 @@ fn every_declaration_is_consistent() {
                 "{label} shadows a built-in"
             );
             assert_eq!(param.required, param.default.is_none(), "{label}");
-            let pattern = param
+            let mut pattern = param
                 .pattern
                 .map(|p| Pattern::compile(p).unwrap_or_else(|e| panic!("{label}: {e}")));
             assert_eq!(
@@ -50,7 +50,7 @@ fn every_declaration_is_consistent() {
             };
             for s in strings {
                 assert!(
-                    pattern.as_ref().is_some_and(|p| p.is_match(s)),
+                    pattern.as_mut().is_some_and(|p| p.is_match(s)),
                     "{label}: default {s:?}"
                 );
             }

@@ -184,11 +184,16 @@ fn check_string(param: &Param, s: &str, label: &str) -> Result<(), String> {
         return Ok(());
     };
     match Pattern::compile(source) {
-        Ok(pattern) if pattern.is_match(s) => Ok(()),
-        Ok(_) => Err(format!(
-            "{label} = {s:?} does not match the pattern {source}: {}",
-            param.description
-        )),
+        Ok(mut pattern) => {
+            if pattern.is_match(s) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{label} = {s:?} does not match the pattern {source}: {}",
+                    param.description
+                ))
+            }
+        }
         // Unreachable for the manifest (a unit test compiles every pattern); refuse
         // rather than accept unchecked.
         Err(e) => Err(format!("{label} cannot be checked: {e}")),

@@ -52,7 +52,7 @@ pub(crate) mod paging;
 mod platform;
 mod prompts;
 mod read;
-mod regex;
+pub(crate) mod regex;
 mod resources;
 mod roots;
 pub(crate) mod sandbox;
