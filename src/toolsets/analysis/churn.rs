@@ -102,7 +102,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
             },
             "additionalProperties": false
         }),
-        super::with_roots(ws, churn),
+        crate::toolsets::workspace::tools::with_roots(ws, churn),
     )
     .title("Analyze code churn")
     .output_schema(json!({

@@ -39,7 +39,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
             },
             "additionalProperties": false
         }),
-        super::with_roots(ws, analyze),
+        crate::toolsets::workspace::tools::with_roots(ws, analyze),
     )
     .title("Analyze code complexity")
     .output_schema(json!({

@@ -22,29 +22,12 @@ mod complexity;
 mod git;
 mod report;
 
-use std::rc::Rc;
 
-use crate::toolsets::workspace::Workspace;
-use crate::{Arguments, Builder, Context, HandlerError, ToolOutput};
+use crate::Builder;
 
 /// Adds the analysis tools to the default profile, over the workspace the other toolsets
 /// share (one set of roots, one deny list, one sandbox).
 pub fn add_toolset(builder: Builder, options: &super::Options) -> Builder {
     let ws = &options.workspace;
     builder.tool(complexity::tool(ws)).tool(churn::tool(ws))
-}
-
-/// A tool handler that needs the workspace.
-type Handler = fn(&Workspace, &Arguments, &mut Context<'_>) -> Result<ToolOutput, HandlerError>;
-
-/// Wraps `handler` so that the workspace's roots are brought up to date first.
-fn with_roots(
-    ws: &Rc<Workspace>,
-    handler: Handler,
-) -> impl Fn(&Arguments, &mut Context<'_>) -> Result<ToolOutput, HandlerError> + 'static {
-    let ws = Rc::clone(ws);
-    move |args: &Arguments, ctx: &mut Context<'_>| {
-        ws.enter(ctx)?;
-        handler(&ws, args, ctx)
-    }
 }

@@ -60,29 +60,17 @@ mod tests {
     }
 
     pub(super) fn session_with(requests: &[Value], capabilities: Value) -> Vec<Value> {
-        let server = super::add(Server::builder("fixtures", "1"))
-            .build()
-            .expect("the fixtures are valid");
-        let mut input = String::new();
-        for line in [
+        let handshake = [
             json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
                 "protocolVersion": "2025-11-25", "capabilities": capabilities,
                 "clientInfo": {"name": "t", "version": "1"}}}),
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        ]
-        .iter()
-        .chain(requests)
-        {
-            input.push_str(&line.to_string());
-            input.push('\n');
-        }
-        let mut output = Vec::new();
-        crate::serve(&server, Cursor::new(input.into_bytes()), &mut output).expect("i/o works");
-        String::from_utf8(output)
-            .expect("utf-8")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("json"))
-            .collect()
+        ];
+        let lines: Vec<Value> = handshake
+            .into_iter()
+            .chain(requests.iter().cloned())
+            .collect();
+        serve_lines(&fixtures(), &lines)
     }
 
     /// The conformance profile as a server.

@@ -15,19 +15,26 @@ use super::{grep, info, read, Workspace};
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
 /// A tool handler that needs the workspace.
-type Handler = fn(&Workspace, &Arguments, &mut Context<'_>) -> Result<ToolOutput, HandlerError>;
+pub(crate) type Handler =
+    fn(&Workspace, &Arguments, &mut Context<'_>) -> Result<ToolOutput, HandlerError>;
+
+/// Wraps `handler` so that the workspace's roots are brought up to date first (the client's
+/// roots may have changed); every toolset over the workspace builds its tools with this.
+pub(crate) fn with_roots(
+    ws: &Rc<Workspace>,
+    handler: Handler,
+) -> impl Fn(&Arguments, &mut Context<'_>) -> Result<ToolOutput, HandlerError> + 'static {
+    let ws = Rc::clone(ws);
+    move |args: &Arguments, ctx: &mut Context<'_>| {
+        ws.enter(ctx)?;
+        handler(&ws, args, ctx)
+    }
+}
 
 /// Every tool of the toolset.
 pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
     let path_hint =
         "Relative to the workspace root (`.` is the root), or an absolute path inside it. No `..`.";
-    let with = |ws: &Rc<Workspace>, handler: Handler| {
-        let ws = Rc::clone(ws);
-        move |args: &Arguments, ctx: &mut Context<'_>| {
-            ws.enter(ctx)?;
-            handler(&ws, args, ctx)
-        }
-    };
     vec![
         Tool::new(
             "search_files",
@@ -45,7 +52,7 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
                 "required": ["pattern"],
                 "additionalProperties": false
             }),
-            with(ws, search_files),
+            with_roots(ws, search_files),
         )
         .title("Search files by glob")
         .output_schema(walk_output(json!({
@@ -70,7 +77,7 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
                 },
                 "additionalProperties": false
             }),
-            with(ws, list_directory),
+            with_roots(ws, list_directory),
         )
         .title("List a directory")
         .output_schema(walk_output(json!({
