@@ -22,7 +22,6 @@ mod complexity;
 mod git;
 mod report;
 
-
 use crate::Builder;
 
 /// Adds the analysis tools to the default profile, over the workspace the other toolsets

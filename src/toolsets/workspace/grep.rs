@@ -136,6 +136,10 @@ struct Search<'a, 'c> {
     ticker: Ticker<'a, 'c>,
 }
 
+/// How much of a file the search reads first: enough for most source files in one `read`,
+/// and what a binary file costs before it is skipped.
+const FIRST_READ_BYTES: u64 = 64 * 1024;
+
 impl Search<'_, '_> {
     /// Searches one file; false once the page is full (or the work budget is spent).
     fn file(&mut self, rel: &RelPath, bytes: &[u8]) -> bool {
@@ -301,11 +305,20 @@ impl Visitor for Search<'_, '_> {
             self.large += 1;
             return Flow::Continue;
         }
-        // One buffer for every file: no allocation per file, and reading exactly the size
-        // `fstat` gave takes one `read` (a file growing meanwhile is searched as it was).
+        // One buffer for every file: no allocation per file. The first read takes up to
+        // FIRST_READ_BYTES, all of most source files in one `read`; a binary file (a NUL in
+        // its first bytes) is counted and skipped without reading the rest. Reading exactly the
+        // size `fstat` gave means a file growing meanwhile is searched as it was.
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
-        let read = handle.take(meta.len()).read_to_end(&mut buf);
+        let mut handle = handle.take(meta.len());
+        let mut read = (&mut handle)
+            .take(FIRST_READ_BYTES)
+            .read_to_end(&mut buf)
+            .map(drop);
+        if read.is_ok() && !is_binary(&buf) {
+            read = handle.read_to_end(&mut buf).map(drop);
+        }
         let more = read.is_err() || self.file(&entry.rel, &buf);
         self.buf = buf;
         if more {

@@ -163,7 +163,11 @@ fn pages_follow_each_other_without_gaps() {
             json!({"query": "hit", "max_results": 9, "offset": offset}),
         );
         paged.extend(hits(&out));
-        match out.structured.as_ref().expect("s").get("next_offset") {
+        let s = out.structured.as_ref().expect("s");
+        // A full page is not an incomplete walk: the rest is more to come, not missing.
+        assert_eq!(s["complete"], true, "{s}");
+        assert_eq!(s["truncated"], s.get("next_offset").is_some(), "{s}");
+        match s.get("next_offset") {
             Some(next) => offset = next.as_u64().expect("number") as usize,
             None => break,
         }
@@ -247,4 +251,21 @@ fn regex_looking_queries_are_spotted() {
     for query in ["main()", "a.b", "price: $5", "[x]", "C++", "ends with \\$"] {
         assert_eq!(looks_like_regex(query), None, "{query}");
     }
+}
+
+#[test]
+fn large_files_are_searched_past_the_first_read_and_binaries_are_skipped() {
+    let tree = TempTree::new("grep-large");
+    // The match sits past the first read of a text file; a binary file holds the same text.
+    let mut text_file = "filler line\n".repeat(20_000);
+    text_file.push_str("needle at the end\n");
+    tree.file("big.txt", &text_file);
+    let mut binary = vec![0u8; 16];
+    binary.extend_from_slice(text_file.as_bytes());
+    tree.file("big.bin", &binary);
+    let out = search(&tree, json!({"query": "needle"}));
+    let found = hits(&out);
+    assert_eq!(found.len(), 1, "{}", text(&out));
+    assert!(text(&out).contains("big.txt"), "{}", text(&out));
+    assert!(text(&out).contains("1 binary file"), "{}", text(&out));
 }

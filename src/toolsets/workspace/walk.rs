@@ -327,9 +327,10 @@ impl Summary {
         self.not_utf8 += other.not_utf8;
     }
 
-    /// True when nothing stopped the walk early.
+    /// True when no bound stopped the walk early. A visitor that stopped it (a page is
+    /// full) is not a bound: what it did not take is reported as more to come, not as missing.
     pub(crate) fn complete(&self) -> bool {
-        self.stopped.is_none() && self.too_deep == 0
+        matches!(self.stopped, None | Some(Stopped::Visitor)) && self.too_deep == 0
     }
 
     /// Plain-language notes about what was skipped or cut short, for tool results.
