@@ -47,21 +47,12 @@ pub(crate) struct Options {
     pub(crate) limits: Limits,
 }
 
-/// The HTTP transport's flags, as given.
+/// The HTTP transport's flags: the library's configuration, started from its defaults (so
+/// the two never disagree), plus where the bearer token is read from.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Http {
-    pub(crate) addr: SocketAddr,
-    pub(crate) path: String,
-    pub(crate) allow_remote: bool,
+    pub(crate) config: minimcp::http::HttpConfig,
     pub(crate) token_file: Option<PathBuf>,
-    pub(crate) allowed_origins: Vec<String>,
-    pub(crate) timeout: Duration,
-    pub(crate) max_connections: usize,
-    pub(crate) max_sessions: usize,
-    pub(crate) session_idle: Duration,
-    pub(crate) access_log: bool,
-    pub(crate) instance_id: Option<String>,
-    pub(crate) session_route_header: Option<String>,
 }
 
 /// Which toolset the binary serves.
@@ -237,18 +228,8 @@ impl Line {
             },
             http_addr: None,
             http: Http {
-                addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-                path: "/mcp".into(),
-                allow_remote: false,
+                config: minimcp::http::HttpConfig::new(SocketAddr::from(([127, 0, 0, 1], 0))),
                 token_file: None,
-                allowed_origins: Vec::new(),
-                timeout: Duration::from_secs(30),
-                max_connections: 64,
-                max_sessions: 256,
-                session_idle: Duration::from_secs(1800),
-                access_log: false,
-                instance_id: None,
-                session_route_header: None,
             },
             http_flags: false,
             version: Version::LATEST_HANDSHAKE,
@@ -355,7 +336,7 @@ impl Line {
         }
         match self.http_addr {
             Some(addr) => {
-                self.http.addr = addr;
+                self.http.config.addr = addr;
                 self.options.http = Some(self.http);
             }
             None if self.http_flags => {
@@ -421,17 +402,19 @@ fn http_option(
     value: &mut impl FnMut(&str) -> Value,
 ) -> Result<bool, String> {
     match flag {
-        "--http-path" => http.path = http_path(value(flag)?)?,
-        "--allow-remote" => http.allow_remote = true,
+        "--http-path" => http.config.path = http_path(value(flag)?)?,
+        "--allow-remote" => http.config.allow_remote = true,
         "--token-file" => http.token_file = Some(PathBuf::from(value(flag)?)),
-        "--allow-origin" => http.allowed_origins.push(value(flag)?),
-        "--http-timeout" => http.timeout = seconds(&value(flag)?, flag)?,
-        "--max-connections" => http.max_connections = number(&value(flag)?, flag, 1)?,
-        "--max-sessions" => http.max_sessions = number(&value(flag)?, flag, 1)?,
-        "--session-idle" => http.session_idle = seconds(&value(flag)?, flag)?,
-        "--access-log" => http.access_log = true,
-        "--instance-id" => http.instance_id = Some(value(flag)?),
-        "--session-route-header" => http.session_route_header = Some(header_name(value(flag)?)?),
+        "--allow-origin" => http.config.allowed_origins.push(value(flag)?),
+        "--http-timeout" => http.config.read_timeout = seconds(&value(flag)?, flag)?,
+        "--max-connections" => http.config.max_connections = number(&value(flag)?, flag, 1)?,
+        "--max-sessions" => http.config.max_sessions = number(&value(flag)?, flag, 1)?,
+        "--session-idle" => http.config.session_idle = seconds(&value(flag)?, flag)?,
+        "--access-log" => http.config.access_log = true,
+        "--instance-id" => http.config.instance_id = Some(value(flag)?),
+        "--session-route-header" => {
+            http.config.session_route_header = Some(header_name(value(flag)?)?)
+        }
         _ => return Ok(false),
     }
     Ok(true)

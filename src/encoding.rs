@@ -90,7 +90,17 @@ const K: [u32; 64] = [
 
 /// SHA-256 of `data` as 64 lowercase hex digits, as `sha256sum` prints it.
 pub(crate) fn sha256_hex(data: &[u8]) -> String {
-    sha256(data).iter().map(|b| format!("{b:02x}")).collect()
+    hex(&sha256(data))
+}
+
+/// `bytes` as lowercase hex digits, two per byte.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
 }
 
 /// SHA-256 (FIPS 180-4).
@@ -173,10 +183,6 @@ pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(bytes: &[u8]) -> String {
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    }
 
     #[test]
     fn base64_rfc4648_vectors() {

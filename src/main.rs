@@ -76,18 +76,8 @@ fn serve_http(server: &Server, http: &cli::Http) -> ExitCode {
         eprintln!("minimcp: the bearer token is empty");
         return ExitCode::from(2);
     }
-    let mut config = minimcp::http::HttpConfig::new(http.addr);
-    config.path = http.path.clone();
-    config.allow_remote = http.allow_remote;
+    let mut config = http.config.clone();
     config.token = token;
-    config.allowed_origins = http.allowed_origins.clone();
-    config.read_timeout = http.timeout;
-    config.max_connections = http.max_connections;
-    config.max_sessions = http.max_sessions;
-    config.session_idle = http.session_idle;
-    config.access_log = http.access_log;
-    config.instance_id = http.instance_id.clone();
-    config.session_route_header = http.session_route_header.clone();
     match minimcp::http::serve(server, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -605,6 +605,31 @@ fn stateless_requests_are_checked_against_their_headers() {
     assert_eq!(refused.status, 400);
     assert_eq!(refused.json()["error"]["code"], -32602);
 
+    // A missing client capability (−32021) and an unsupported version (−32022) are 400s too.
+    let missing = modern(
+        &server,
+        10,
+        "tools/call",
+        json!({"name": "test_missing_capability", "arguments": {}}),
+        Some("test_missing_capability"),
+    );
+    assert_eq!(missing.status, 400);
+    assert_eq!(missing.json()["error"]["code"], -32021);
+    let future = json!({"jsonrpc": "2.0", "id": 11, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+        "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let unsupported = server.post(
+        None,
+        &future,
+        &[
+            "MCP-Protocol-Version: 2099-01-01",
+            "Mcp-Method: server/discover",
+        ],
+    );
+    assert_eq!(unsupported.status, 400);
+    assert_eq!(unsupported.json()["error"]["code"], -32022);
+    assert_eq!(unsupported.json()["error"]["data"]["supported"][0], MODERN);
+
     let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{version}\r\nConnection: close\r\n\r\n");
     assert_eq!(server.raw(get.as_bytes()).status, 405);
     let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "_meta": meta()}});

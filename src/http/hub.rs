@@ -550,10 +550,7 @@ fn end_session(hub: &Rc<RefCell<Hub>>, session: &str) {
 /// after `<route>.` when a balancer routes sessions by that prefix (the random part stays
 /// the server's, so a client choosing the route cannot fixate a session).
 fn session_id(route: Option<&str>) -> String {
-    let random: String = crate::server::random_key()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let random = crate::encoding::hex(&crate::server::random_key()[..16]);
     match route {
         Some(route) => format!("{route}.{random}"),
         None => random,

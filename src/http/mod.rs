@@ -34,7 +34,7 @@ use crate::log;
 use crate::server::Server;
 
 /// How the HTTP transport listens, and its limits. Every limit is in the README.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HttpConfig {
     /// Where to listen (`--http`); loopback unless `allow_remote`.
     pub addr: SocketAddr,
