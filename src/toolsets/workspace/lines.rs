@@ -137,8 +137,10 @@ pub(crate) fn window<F: Read + Seek>(
             let skip = line.max(1) - 1;
             let (skipped, at) = skip_lines(&mut reader, skip)?;
             if skipped < skip || (at == size && skip > 0) {
+                // The skip has counted every newline of the file already.
                 out.past_end = true;
-                out.total_lines = Some(line_count_exact(&mut reader, size)?);
+                out.total_lines =
+                    Some(skipped + u64::from(last_line_unterminated(&mut reader, size)?));
                 return Ok(out);
             }
             out.start_line = Some(line.max(1));
@@ -187,12 +189,18 @@ pub(crate) fn window<F: Read + Seek>(
 fn line_count_exact<R: BufRead + Seek>(reader: &mut R, size: u64) -> io::Result<u64> {
     reader.seek(SeekFrom::Start(0))?;
     let newlines = count_newlines(reader, size)?;
-    let mut last = [0u8];
-    if size > 0 {
-        reader.seek(SeekFrom::Start(size - 1))?;
-        reader.read_exact(&mut last)?;
+    Ok(newlines + u64::from(last_line_unterminated(reader, size)?))
+}
+
+/// True when the file's last byte is not a newline (its last line has none).
+fn last_line_unterminated<R: BufRead + Seek>(reader: &mut R, size: u64) -> io::Result<bool> {
+    if size == 0 {
+        return Ok(false);
     }
-    Ok(newlines + u64::from(size > 0 && last[0] != b'\n'))
+    let mut last = [0u8];
+    reader.seek(SeekFrom::Start(size - 1))?;
+    reader.read_exact(&mut last)?;
+    Ok(last[0] != b'\n')
 }
 
 /// Reads one line (up to and including `\n`) into `line`, at most `max` bytes; returns the

@@ -95,6 +95,12 @@ fn edges() {
     assert!(read("a\nb\n", From::Line(3), 10, 100).past_end);
     assert_eq!(read("a\nb\n", From::Line(3), 10, 100).total_lines, Some(2));
     assert!(!read("a\nb", From::Line(2), 10, 100).past_end);
+    // Past the end, the total comes from the skip's own count: with and without a last newline.
+    let past = read("a\nb", From::Line(5), 10, 100);
+    assert!(past.past_end);
+    assert_eq!(past.total_lines, Some(2));
+    assert_eq!(read("a\nb\n", From::Line(9), 10, 100).total_lines, Some(2));
+    assert_eq!(read("", From::Line(2), 10, 100).total_lines, Some(0));
     assert_eq!(read("a\r\nb\r\n", From::Line(1), 10, 100).lines, ["a", "b"]);
     assert_eq!(read("a\nb\n", From::Tail(5), 0, 100).lines, ["a", "b"]);
     assert_eq!(read("", From::Tail(5), 0, 100).lines.len(), 0);
