@@ -57,7 +57,9 @@ impl<'s> Connection<'s> {
             .get(name)
             .map(|&i| &server.tools[i])
             .ok_or_else(|| McpError::UnknownTool(name.to_string()))?;
-        if let Err(problems) = schema::validate(&tool.input_schema, &mut arguments) {
+        if let Err(problems) =
+            schema::validate(&tool.input_schema, &mut arguments, tool.has_defaults)
+        {
             let message = format!(
                 "Invalid arguments for tool {name}: {}.",
                 problems.join("; ")

@@ -105,11 +105,14 @@ fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
         .filter(|v| v.is_object() || v.is_boolean())
 }
 
-/// Fills in `default`s for missing properties, then validates `value` against `schema`.
+/// Fills in `default`s for missing properties (when `fill` says the schema has any: see
+/// [`has_defaults`]), then validates `value` against `schema`.
 ///
 /// Returns every problem found (up to ten), each naming the argument and what to change.
-pub(crate) fn validate(schema: &Value, value: &mut Value) -> Result<(), Vec<String>> {
-    apply_defaults(schema, schema, value, 0);
+pub(crate) fn validate(schema: &Value, value: &mut Value, fill: bool) -> Result<(), Vec<String>> {
+    if fill {
+        apply_defaults(schema, schema, value, 0);
+    }
     let mut errors = Vec::new();
     Validator { root: schema }.check(schema, value, &mut Path::Root, &mut errors, 0);
     if errors.is_empty() {
@@ -129,6 +132,23 @@ pub(crate) fn validate_ref(schema: &Value, value: &Value) -> Result<(), Vec<Stri
     } else {
         Err(errors)
     }
+}
+
+/// Whether a `default` member appears anywhere in `schema` (or it nests too deeply to
+/// tell): worked out once per tool, so the arguments of a tool without defaults are not
+/// walked against its schema twice per call.
+pub(crate) fn has_defaults(schema: &Value) -> bool {
+    fn walk(node: &Value, depth: usize) -> bool {
+        match node {
+            _ if depth > MAX_DEPTH => true,
+            Value::Object(map) => {
+                map.contains_key("default") || map.values().any(|v| walk(v, depth + 1))
+            }
+            Value::Array(items) => items.iter().any(|v| walk(v, depth + 1)),
+            _ => false,
+        }
+    }
+    walk(schema, 0)
 }
 
 fn apply_defaults(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
@@ -610,7 +630,25 @@ mod tests {
 
     fn errors(schema: Value, mut value: Value) -> Vec<String> {
         check_schema(&schema).expect("test schema is usable");
-        validate(&schema, &mut value).err().unwrap_or_default()
+        validate(&schema, &mut value, true)
+            .err()
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn defaults_are_found_wherever_they_nest() {
+        let plain = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+        assert!(!has_defaults(&plain));
+        let nested = json!({"type": "object", "$defs": {"n": {"anyOf": [{"default": 3}]}}});
+        assert!(has_defaults(&nested));
+        let mut deep = json!({});
+        for _ in 0..100 {
+            deep = json!({ "items": deep });
+        }
+        assert!(
+            has_defaults(&deep),
+            "too deep to tell: filled in to be safe"
+        );
     }
 
     #[test]
@@ -694,7 +732,7 @@ mod tests {
             }
         });
         let mut value = json!({"nested": {}});
-        validate(&schema, &mut value).expect("valid");
+        validate(&schema, &mut value, true).expect("valid");
         assert_eq!(
             value,
             json!({"directory": ".", "depth": 1, "nested": {"flag": true}})
@@ -828,7 +866,7 @@ mod tests {
     fn reports_at_most_ten_problems() {
         let schema = json!({"type": "object", "additionalProperties": false});
         let mut value = Value::Object((0..50).map(|i| (format!("k{i}"), json!(i))).collect());
-        let found = validate(&schema, &mut value).expect_err("invalid");
+        let found = validate(&schema, &mut value, true).expect_err("invalid");
         assert_eq!(found.len(), MAX_ERRORS);
         assert!(found[0].ends_with("this tool takes no arguments"));
     }
