@@ -46,6 +46,8 @@ impl Request {
 pub(crate) enum ReadError {
     /// The client closed the connection between requests: not an error.
     Closed,
+    /// No byte of a next request came before the deadline: the connection is idle.
+    Idle,
     /// The client was too slow (the read deadline passed).
     TimedOut,
     /// Not HTTP we accept: answer with this status and close.
@@ -93,7 +95,7 @@ impl Reader {
                 Ok(0) if first => return Err(ReadError::Closed),
                 Ok(0) => return Err(ReadError::Bad(400, "connection closed mid-request")),
                 Ok(_) => {}
-                Err(ReadError::TimedOut) if first => return Err(ReadError::Closed),
+                Err(ReadError::TimedOut) if first => return Err(ReadError::Idle),
                 Err(e) => return Err(e),
             }
         };
@@ -206,6 +208,9 @@ impl Reader {
                     if Instant::now() >= deadline {
                         return Err(ReadError::TimedOut);
                     }
+                    // Early: the dispatch thread had the socket non-blocking for a moment
+                    // while writing an answer (see `link`); let it finish.
+                    std::thread::yield_now();
                 }
                 Err(_) => return Err(ReadError::Io),
             }

@@ -35,7 +35,7 @@ pub(super) fn add(builder: Builder) -> Builder {
         .tool(tool(
             "test_audio_content",
             "Returns one audio block (a short WAV tone).",
-            |_| ToolOutput::content(vec![Content::audio(&wav_tone(440.0, 100), "audio/wav")]),
+            |_| ToolOutput::content(vec![Content::audio(&wav_tone(440, 100), "audio/wav")]),
         ))
         .tool(tool(
             "test_embedded_resource",
