@@ -6,6 +6,8 @@
 //! frequent request of all. [`ToolResult`] writes the same bytes (members in the sorted
 //! order a `Value` object has) without the tree.
 
+use std::sync::Arc;
+
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
@@ -36,7 +38,7 @@ pub(crate) struct ToolResult {
     pub(crate) is_error: bool,
     /// 2026-07-28: the server's `Implementation`, sent as `_meta` serverInfo together with
     /// `"resultType": "complete"` (what every result of that version carries).
-    pub(crate) server_info: Option<Value>,
+    pub(crate) server_info: Option<Arc<Value>>,
 }
 
 /// One content block of a [`ToolResult`].
@@ -53,7 +55,7 @@ impl Serialize for ToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         if let Some(info) = &self.server_info {
-            map.serialize_entry("_meta", &ServerInfo(info))?;
+            map.serialize_entry("_meta", &ServerInfo(info.as_ref()))?;
         }
         map.serialize_entry("content", &Blocks(&self.content))?;
         if self.is_error {
@@ -127,7 +129,7 @@ mod tests {
                     ],
                     structured: Some(json!({"z": 1, "a": [true]})),
                     is_error: true,
-                    server_info: Some(json!({"name": "n", "version": "1"})),
+                    server_info: Some(Arc::new(json!({"name": "n", "version": "1"}))),
                 },
                 ToolResult {
                     content: Vec::new(),
@@ -139,7 +141,7 @@ mod tests {
                     content: vec![Block::Text("x".into())],
                     structured: None,
                     is_error: false,
-                    server_info: Some(json!({})),
+                    server_info: Some(Arc::new(json!({}))),
                 },
             ]
         };

@@ -106,7 +106,7 @@ impl<'s> Connection<'s> {
             // A tool's result has no `_meta` or `resultType` of its own, and no caching
             // hints: it is decorated without becoming a tree.
             Answer::Tool(mut result) => {
-                result.server_info = Some(self.server.implementation(era.version));
+                result.server_info = Some(self.server.shared_implementation(era.version));
                 Answer::Tool(result)
             }
             Answer::Json(mut result) => {
