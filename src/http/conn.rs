@@ -726,8 +726,8 @@ fn is_loopback_host(host: &str) -> bool {
     } else {
         host.rsplit_once(':').map_or(host, |(name, _)| name)
     };
-    let name = name.to_ascii_lowercase();
-    name == "localhost"
+    // No lowercase copy: this runs on every request.
+    name.eq_ignore_ascii_case("localhost")
         || name == "::1"
         || name
             .parse::<std::net::Ipv4Addr>()
