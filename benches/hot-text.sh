@@ -25,7 +25,7 @@ SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/minimcp-hot-text-XXXXXX")
 trap '[ -n "${KEEP:-}" ] || rm -rf "$SCRATCH"' EXIT
 
 cargo build --release --quiet
-BIN=$PWD/target/release/minimcp
+BIN=${CARGO_TARGET_DIR:-$PWD/target}/release/minimcp
 if [ -z "${HTTPLOAD:-}" ]; then
   [ -d ../shared/bench/httpload ] || { echo "../shared/bench/httpload is absent: set HTTPLOAD" >&2; exit 1; }
   cargo build --release --quiet --manifest-path ../shared/bench/httpload/Cargo.toml \
