@@ -57,7 +57,9 @@ impl<'s> Connection<'s> {
             .get(name)
             .map(|&i| &server.tools[i])
             .ok_or_else(|| McpError::UnknownTool(name.to_string()))?;
-        if let Err(problems) = schema::validate(&tool.input_schema, &mut arguments) {
+        if let Err(problems) =
+            schema::validate(&tool.input_schema, &mut arguments, tool.has_defaults)
+        {
             let message = format!(
                 "Invalid arguments for tool {name}: {}.",
                 problems.join("; ")
@@ -607,19 +609,30 @@ fn with_cursor(mut result: Value, next: Option<String>) -> Value {
 
 /// A `CallToolResult` for a client of `version`.
 pub(crate) fn tool_result(output: ToolOutput, version: Version) -> Value {
-    let content: Vec<Value> = output
+    // Built by moving the handler's values in: `json!` would serialize a copy of each
+    // (its text, the whole content array) into a new tree, once per call.
+    let content = output
         .content
-        .iter()
-        .map(|c| content_json(c, version))
+        .into_iter()
+        .map(|c| match c {
+            Content::Text { text } => {
+                let mut block = Map::new();
+                block.insert("type".into(), Value::from("text"));
+                block.insert("text".into(), Value::String(text));
+                Value::Object(block)
+            }
+            other => content_json(&other, version),
+        })
         .collect();
-    let mut result = json!({ "content": content });
+    let mut result = Map::new();
+    result.insert("content".into(), Value::Array(content));
     if let (Some(structured), true) = (output.structured, version.has_structured_output()) {
-        result["structuredContent"] = structured;
+        result.insert("structuredContent".into(), structured);
     }
     if output.is_error {
-        result["isError"] = json!(true);
+        result.insert("isError".into(), Value::Bool(true));
     }
-    result
+    Value::Object(result)
 }
 
 fn message_json(message: &PromptMessage, version: Version) -> Value {

@@ -370,6 +370,8 @@ pub struct Tool {
     pub(crate) description: String,
     pub(crate) title: Option<String>,
     pub(crate) input_schema: Value,
+    /// Whether `input_schema` has `default`s to fill in ([`crate::schema::has_defaults`]).
+    pub(crate) has_defaults: bool,
     pub(crate) output_schema: Option<Value>,
     pub(crate) annotations: Option<Value>,
     pub(crate) icons: Option<Value>,
@@ -388,6 +390,7 @@ impl Tool {
             name: name.into(),
             description: description.into(),
             title: None,
+            has_defaults: crate::schema::has_defaults(&input_schema),
             input_schema,
             output_schema: None,
             annotations: None,

@@ -105,11 +105,14 @@ fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
         .filter(|v| v.is_object() || v.is_boolean())
 }
 
-/// Fills in `default`s for missing properties, then validates `value` against `schema`.
+/// Fills in `default`s for missing properties (when `fill` says the schema has any: see
+/// [`has_defaults`]), then validates `value` against `schema`.
 ///
 /// Returns every problem found (up to ten), each naming the argument and what to change.
-pub(crate) fn validate(schema: &Value, value: &mut Value) -> Result<(), Vec<String>> {
-    apply_defaults(schema, schema, value, 0);
+pub(crate) fn validate(schema: &Value, value: &mut Value, fill: bool) -> Result<(), Vec<String>> {
+    if fill {
+        apply_defaults(schema, schema, value, 0);
+    }
     let mut errors = Vec::new();
     Validator { root: schema }.check(schema, value, &mut Path::Root, &mut errors, 0);
     if errors.is_empty() {
@@ -129,6 +132,23 @@ pub(crate) fn validate_ref(schema: &Value, value: &Value) -> Result<(), Vec<Stri
     } else {
         Err(errors)
     }
+}
+
+/// Whether a `default` member appears anywhere in `schema` (or it nests too deeply to
+/// tell): worked out once per tool, so the arguments of a tool without defaults are not
+/// walked against its schema twice per call.
+pub(crate) fn has_defaults(schema: &Value) -> bool {
+    fn walk(node: &Value, depth: usize) -> bool {
+        match node {
+            _ if depth > MAX_DEPTH => true,
+            Value::Object(map) => {
+                map.contains_key("default") || map.values().any(|v| walk(v, depth + 1))
+            }
+            Value::Array(items) => items.iter().any(|v| walk(v, depth + 1)),
+            _ => false,
+        }
+    }
+    walk(schema, 0)
 }
 
 fn apply_defaults(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
@@ -193,6 +213,70 @@ impl Path<'_> {
     }
 }
 
+/// The keywords the validator enforces, found in one pass over a schema object: a tool
+/// schema has a handful of members, and looking each of twenty keywords up by name in the
+/// map was most of the validation of a small call (every lookup compares strings).
+#[derive(Default)]
+struct Keywords<'s> {
+    reference: Option<&'s Value>,
+    ty: Option<&'s Value>,
+    allowed: Option<&'s Value>,
+    constant: Option<&'s Value>,
+    minimum: Option<&'s Value>,
+    maximum: Option<&'s Value>,
+    exclusive_minimum: Option<&'s Value>,
+    exclusive_maximum: Option<&'s Value>,
+    min_length: Option<&'s Value>,
+    max_length: Option<&'s Value>,
+    min_items: Option<&'s Value>,
+    max_items: Option<&'s Value>,
+    items: Option<&'s Value>,
+    properties: Option<&'s Value>,
+    required: Option<&'s Value>,
+    additional: Option<&'s Value>,
+    all_of: Option<&'s Value>,
+    any_of: Option<&'s Value>,
+    one_of: Option<&'s Value>,
+    condition: Option<&'s Value>,
+    then: Option<&'s Value>,
+    otherwise: Option<&'s Value>,
+}
+
+impl<'s> Keywords<'s> {
+    fn of(schema: &'s Map<String, Value>) -> Self {
+        let mut k = Keywords::default();
+        for (key, value) in schema {
+            let slot = match key.as_str() {
+                "$ref" => &mut k.reference,
+                "type" => &mut k.ty,
+                "enum" => &mut k.allowed,
+                "const" => &mut k.constant,
+                "minimum" => &mut k.minimum,
+                "maximum" => &mut k.maximum,
+                "exclusiveMinimum" => &mut k.exclusive_minimum,
+                "exclusiveMaximum" => &mut k.exclusive_maximum,
+                "minLength" => &mut k.min_length,
+                "maxLength" => &mut k.max_length,
+                "minItems" => &mut k.min_items,
+                "maxItems" => &mut k.max_items,
+                "items" => &mut k.items,
+                "properties" => &mut k.properties,
+                "required" => &mut k.required,
+                "additionalProperties" => &mut k.additional,
+                "allOf" => &mut k.all_of,
+                "anyOf" => &mut k.any_of,
+                "oneOf" => &mut k.one_of,
+                "if" => &mut k.condition,
+                "then" => &mut k.then,
+                "else" => &mut k.otherwise,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        k
+    }
+}
+
 struct Validator<'s> {
     root: &'s Value,
 }
@@ -215,21 +299,21 @@ impl<'s> Validator<'s> {
                 errors.push(format!("{} is not allowed", path.name()));
                 return;
             }
-            Value::Object(_) => schema,
+            Value::Object(map) => map,
             _ => return,
         };
         if depth > MAX_DEPTH {
             errors.push(format!("{} nests too deeply", path.name()));
             return;
         }
-        if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        let k = Keywords::of(schema);
+        if let Some(reference) = k.reference.and_then(Value::as_str) {
             if let Some(target) = resolve(self.root, reference) {
                 self.check(target, value, path, errors, depth + 1);
             }
         }
-        let Some(s) = schema.as_object() else { return };
 
-        if let Some(ty) = s.get("type") {
+        if let Some(ty) = k.ty {
             if !type_matches(ty, value) {
                 errors.push(format!(
                     "{} must be {}, got {}",
@@ -240,7 +324,7 @@ impl<'s> Validator<'s> {
                 return;
             }
         }
-        if let Some(allowed) = s.get("enum").and_then(Value::as_array) {
+        if let Some(allowed) = k.allowed.and_then(Value::as_array) {
             if !allowed.iter().any(|a| json_equal(a, value)) {
                 let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
                 errors.push(format!(
@@ -251,35 +335,31 @@ impl<'s> Validator<'s> {
                 ));
             }
         }
-        if let Some(expected) = s.get("const") {
+        if let Some(expected) = k.constant {
             if !json_equal(expected, value) {
                 errors.push(format!("{} must be {expected}, got {value}", path.name()));
             }
         }
         match value {
             Value::Number(n) => {
-                self.check_number(s, n.as_f64().unwrap_or(f64::NAN), value, path, errors)
+                self.check_number(&k, n.as_f64().unwrap_or(f64::NAN), value, path, errors)
             }
             Value::String(text) => check_length(
-                s,
+                (k.min_length, k.max_length),
                 text.chars().count(),
                 "characters",
-                "minLength",
-                "maxLength",
                 path,
                 errors,
             ),
             Value::Array(items) => {
                 check_length(
-                    s,
+                    (k.min_items, k.max_items),
                     items.len(),
                     "items",
-                    "minItems",
-                    "maxItems",
                     path,
                     errors,
                 );
-                if let Some(item_schema) = s.get("items") {
+                if let Some(item_schema) = k.items {
                     for (i, item) in items.iter().enumerate() {
                         self.check(
                             item_schema,
@@ -291,69 +371,55 @@ impl<'s> Validator<'s> {
                     }
                 }
             }
-            Value::Object(obj) => self.check_object(s, obj, path, errors, depth),
+            Value::Object(obj) => self.check_object(&k, obj, path, errors, depth),
             _ => {}
         }
-        self.check_combinators(s, value, path, errors, depth);
+        self.check_combinators(&k, value, path, errors, depth);
     }
 
     fn check_number(
         &self,
-        s: &Map<String, Value>,
+        k: &Keywords<'_>,
         n: f64,
         value: &Value,
         path: &Path<'_>,
         errors: &mut Vec<String>,
     ) {
-        let bound = |key| s.get(key).and_then(Value::as_f64);
-        if let Some(min) = bound("minimum") {
+        fn bound(keyword: Option<&Value>) -> Option<(f64, &Value)> {
+            keyword.and_then(|b| Some((b.as_f64()?, b)))
+        }
+        if let Some((min, shown)) = bound(k.minimum) {
             if n < min {
-                errors.push(format!(
-                    "{} must be ≥ {}, got {value}",
-                    path.name(),
-                    s["minimum"]
-                ));
+                errors.push(format!("{} must be ≥ {shown}, got {value}", path.name()));
             }
         }
-        if let Some(max) = bound("maximum") {
+        if let Some((max, shown)) = bound(k.maximum) {
             if n > max {
-                errors.push(format!(
-                    "{} must be ≤ {}, got {value}",
-                    path.name(),
-                    s["maximum"]
-                ));
+                errors.push(format!("{} must be ≤ {shown}, got {value}", path.name()));
             }
         }
-        if let Some(min) = bound("exclusiveMinimum") {
+        if let Some((min, shown)) = bound(k.exclusive_minimum) {
             if n <= min {
-                errors.push(format!(
-                    "{} must be > {}, got {value}",
-                    path.name(),
-                    s["exclusiveMinimum"]
-                ));
+                errors.push(format!("{} must be > {shown}, got {value}", path.name()));
             }
         }
-        if let Some(max) = bound("exclusiveMaximum") {
+        if let Some((max, shown)) = bound(k.exclusive_maximum) {
             if n >= max {
-                errors.push(format!(
-                    "{} must be < {}, got {value}",
-                    path.name(),
-                    s["exclusiveMaximum"]
-                ));
+                errors.push(format!("{} must be < {shown}, got {value}", path.name()));
             }
         }
     }
 
     fn check_object(
         &self,
-        s: &'s Map<String, Value>,
+        k: &Keywords<'s>,
         obj: &Map<String, Value>,
         path: &mut Path<'_>,
         errors: &mut Vec<String>,
         depth: usize,
     ) {
-        let props = s.get("properties").and_then(Value::as_object);
-        if let Some(required) = s.get("required").and_then(Value::as_array) {
+        let props = k.properties.and_then(Value::as_object);
+        if let Some(required) = k.required.and_then(Value::as_array) {
             for name in required.iter().filter_map(Value::as_str) {
                 if !obj.contains_key(name) {
                     errors.push(format!("`{}` is required", Path::Key(path, name).render()));
@@ -367,7 +433,7 @@ impl<'s> Validator<'s> {
             let mut child_path = Path::Key(path, key);
             match props.and_then(|p| p.get(key)) {
                 Some(prop) => self.check(prop, child, &mut child_path, errors, depth + 1),
-                None => match s.get("additionalProperties") {
+                None => match k.additional {
                     Some(Value::Bool(false)) => {
                         let allowed: Vec<&str> = props
                             .map(|p| p.keys().map(String::as_str).collect())
@@ -393,7 +459,7 @@ impl<'s> Validator<'s> {
 
     fn check_combinators(
         &self,
-        s: &'s Map<String, Value>,
+        k: &Keywords<'s>,
         value: &Value,
         path: &mut Path<'_>,
         errors: &mut Vec<String>,
@@ -404,12 +470,12 @@ impl<'s> Validator<'s> {
             self.check(schema, value, path, &mut found, depth + 1);
             found
         };
-        if let Some(all) = s.get("allOf").and_then(Value::as_array) {
+        if let Some(all) = k.all_of.and_then(Value::as_array) {
             for schema in all {
                 self.check(schema, value, path, errors, depth + 1);
             }
         }
-        if let Some(any) = s.get("anyOf").and_then(Value::as_array) {
+        if let Some(any) = k.any_of.and_then(Value::as_array) {
             let failures: Vec<Vec<String>> = any.iter().map(|b| branch_errors(b, path)).collect();
             if failures.iter().all(|f| !f.is_empty()) {
                 errors.push(format!(
@@ -420,17 +486,17 @@ impl<'s> Validator<'s> {
             }
         }
         // `if` only selects which of `then` / `else` applies; its own failures are not errors.
-        if let Some(condition) = s.get("if") {
+        if let Some(condition) = k.condition {
             let branch = if branch_errors(condition, path).is_empty() {
-                s.get("then")
+                k.then
             } else {
-                s.get("else")
+                k.otherwise
             };
             if let Some(branch) = branch {
                 self.check(branch, value, path, errors, depth + 1);
             }
         }
-        if let Some(one) = s.get("oneOf").and_then(Value::as_array) {
+        if let Some(one) = k.one_of.and_then(Value::as_array) {
             let failures: Vec<Vec<String>> = one.iter().map(|b| branch_errors(b, path)).collect();
             match failures.iter().filter(|f| f.is_empty()).count() {
                 1 => {}
@@ -458,15 +524,13 @@ fn summarize(failures: &[Vec<String>]) -> String {
 }
 
 fn check_length(
-    s: &Map<String, Value>,
+    (min, max): (Option<&Value>, Option<&Value>),
     len: usize,
     unit: &str,
-    min_key: &str,
-    max_key: &str,
     path: &Path<'_>,
     errors: &mut Vec<String>,
 ) {
-    if let Some(min) = s.get(min_key).and_then(Value::as_u64) {
+    if let Some(min) = min.and_then(Value::as_u64) {
         if (len as u64) < min {
             errors.push(format!(
                 "{} must have at least {min} {unit}, got {len}",
@@ -474,7 +538,7 @@ fn check_length(
             ));
         }
     }
-    if let Some(max) = s.get(max_key).and_then(Value::as_u64) {
+    if let Some(max) = max.and_then(Value::as_u64) {
         if len as u64 > max {
             errors.push(format!(
                 "{} must have at most {max} {unit}, got {len}",
@@ -566,7 +630,25 @@ mod tests {
 
     fn errors(schema: Value, mut value: Value) -> Vec<String> {
         check_schema(&schema).expect("test schema is usable");
-        validate(&schema, &mut value).err().unwrap_or_default()
+        validate(&schema, &mut value, true)
+            .err()
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn defaults_are_found_wherever_they_nest() {
+        let plain = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+        assert!(!has_defaults(&plain));
+        let nested = json!({"type": "object", "$defs": {"n": {"anyOf": [{"default": 3}]}}});
+        assert!(has_defaults(&nested));
+        let mut deep = json!({});
+        for _ in 0..100 {
+            deep = json!({ "items": deep });
+        }
+        assert!(
+            has_defaults(&deep),
+            "too deep to tell: filled in to be safe"
+        );
     }
 
     #[test]
@@ -650,7 +732,7 @@ mod tests {
             }
         });
         let mut value = json!({"nested": {}});
-        validate(&schema, &mut value).expect("valid");
+        validate(&schema, &mut value, true).expect("valid");
         assert_eq!(
             value,
             json!({"directory": ".", "depth": 1, "nested": {"flag": true}})
@@ -784,7 +866,7 @@ mod tests {
     fn reports_at_most_ten_problems() {
         let schema = json!({"type": "object", "additionalProperties": false});
         let mut value = Value::Object((0..50).map(|i| (format!("k{i}"), json!(i))).collect());
-        let found = validate(&schema, &mut value).expect_err("invalid");
+        let found = validate(&schema, &mut value, true).expect_err("invalid");
         assert_eq!(found.len(), MAX_ERRORS);
         assert!(found[0].ends_with("this tool takes no arguments"));
     }

@@ -185,25 +185,30 @@ impl Server {
 
     /// The `Implementation` object for `version`.
     pub(crate) fn implementation(&self, version: Version) -> Value {
+        // Built from clones, not `json!`: every 2026-07-28 result carries this object, and
+        // `json!` serializes each field into a `Value` through serde on every call.
         let id = &self.identity;
-        let mut info = json!({ "name": id.name, "version": id.version });
+        let text = |s: &String| Value::String(s.clone());
+        let mut info = Map::new();
+        info.insert("name".into(), text(&id.name));
+        info.insert("version".into(), text(&id.version));
         if version.has_structured_output() {
             if let Some(title) = &id.title {
-                info["title"] = json!(title);
+                info.insert("title".into(), text(title));
             }
         }
         if version.has_icons() {
             if let Some(description) = &id.description {
-                info["description"] = json!(description);
+                info.insert("description".into(), text(description));
             }
             if let Some(url) = &id.website_url {
-                info["websiteUrl"] = json!(url);
+                info.insert("websiteUrl".into(), text(url));
             }
             if let Some(icons) = &id.icons {
-                info["icons"] = icons.clone();
+                info.insert("icons".into(), icons.clone());
             }
         }
-        info
+        Value::Object(info)
     }
 
     /// A tool as `tools/list` shows it to a client of `version`.

@@ -367,6 +367,11 @@ impl Write for Limited<'_> {
         }
         Ok(data.len())
     }
+    /// serde_json writes every token with `write_all`; the default one loops around
+    /// `write`, which here always takes everything.
+    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        self.write(data).map(drop)
+    }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }

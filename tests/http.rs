@@ -510,6 +510,141 @@ fn keep_alive_connections_serve_many_requests() {
     }
 }
 
+/// The names of the server's threads (Linux: /proc).
+fn thread_names(server: &Server) -> Vec<String> {
+    let tasks = format!("/proc/{}/task", server.child.id());
+    std::fs::read_dir(tasks)
+        .map(|dir| {
+            dir.filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+                .map(|name| name.trim().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Waits (up to 10 s) until the server has no writer thread left.
+fn writers_finish(server: &Server) -> bool {
+    let writing = || thread_names(server).iter().any(|n| n == "minimcp-write");
+    let started = Instant::now();
+    while writing() && started.elapsed() < Duration::from_secs(10) {
+        thread::sleep(Duration::from_millis(20));
+    }
+    !writing()
+}
+
+/// A stateless echo of `text`, as a keep-alive request.
+fn echo_bytes(id: u64, text: &str) -> Vec<u8> {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": text}, "_meta": meta()}});
+    let extra = [
+        "MCP-Protocol-Version: 2026-07-28",
+        "Mcp-Method: tools/call",
+        "Mcp-Name: echo",
+    ];
+    let bytes = post_bytes(None, &body.to_string(), &extra);
+    String::from_utf8(bytes)
+        .expect("utf8")
+        .replace("Connection: close\r\n", "")
+        .into_bytes()
+}
+
+#[test]
+fn a_client_that_reads_slowly_holds_up_nobody_and_still_gets_every_byte() {
+    let server = Server::start(&[
+        "--max-message-bytes",
+        "16000000",
+        "--max-result-bytes",
+        "16000000",
+    ]);
+    // Far more than the socket buffers hold while the client reads nothing: the dispatch
+    // thread writes what fits and a writer thread waits for the client with the rest.
+    let text: String = (0..6_000_000u32)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    let mut slow = server.connect();
+    slow.write_all(&echo_bytes(1, &text)).expect("send");
+    let started = Instant::now();
+    while !thread_names(&server).iter().any(|n| n == "minimcp-write") {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no writer thread"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    // The slow client has read nothing yet; everyone else is served meanwhile.
+    assert_eq!(server.session(json!({})).len(), 32);
+    let mut reader = BufReader::new(slow.try_clone().expect("clone"));
+    let answer = read_response(&mut reader);
+    assert_eq!(answer.status, 200);
+    let result = answer.json();
+    assert_eq!(result["id"], 1);
+    assert_eq!(result["result"]["content"][0]["text"], text.as_str());
+    assert!(
+        writers_finish(&server),
+        "the writer thread ends once all is written"
+    );
+    // The connection is as good as new.
+    slow.write_all(&echo_bytes(2, "again")).expect("send");
+    let again = read_response(&mut reader).json();
+    assert_eq!(again["result"]["content"][0]["text"], "again");
+}
+
+#[test]
+fn a_client_that_never_reads_is_disconnected_after_the_timeout() {
+    let server = Server::start(&[
+        "--max-message-bytes",
+        "16000000",
+        "--max-result-bytes",
+        "16000000",
+        "--http-timeout",
+        "1",
+    ]);
+    let text = "x".repeat(6_000_000);
+    let mut stuck = server.connect();
+    stuck.write_all(&echo_bytes(1, &text)).expect("send");
+    let started = Instant::now();
+    while !thread_names(&server).iter().any(|n| n == "minimcp-write") {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no writer thread"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    // It never reads: after the write timeout its writer gives up and closes it.
+    assert!(writers_finish(&server), "the writer thread gives up");
+    assert_eq!(server.session(json!({})).len(), 32, "the server is fine");
+    let mut all = Vec::new();
+    let _ = stuck.read_to_end(&mut all);
+    assert!(
+        all.len() < text.len(),
+        "the answer was cut off, not completed"
+    );
+}
+
+#[test]
+fn pipelined_requests_are_answered_in_order_and_close_closes() {
+    let server = Server::start(&[]);
+    let mut stream = server.connect();
+    let mut bytes = Vec::new();
+    bytes.extend(echo_bytes(1, "first"));
+    // Answered by the I/O thread itself, yet after the dispatch thread's answer before it.
+    bytes.extend_from_slice(b"GET /elsewhere HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    bytes.extend(echo_bytes(2, "second"));
+    let last = String::from_utf8(echo_bytes(3, "last")).expect("utf8");
+    let last = last.replacen("\r\n\r\n", "\r\nConnection: close\r\n\r\n", 1);
+    bytes.extend_from_slice(last.as_bytes());
+    stream.write_all(&bytes).expect("send");
+    let mut reader = BufReader::new(stream);
+    let text = |r: &Response| r.json()["result"]["content"][0]["text"].clone();
+    assert_eq!(text(&read_response(&mut reader)), "first");
+    assert_eq!(read_response(&mut reader).status, 404);
+    assert_eq!(text(&read_response(&mut reader)), "second");
+    assert_eq!(text(&read_response(&mut reader)), "last");
+    let mut rest = Vec::new();
+    let read = reader.read_to_end(&mut rest).expect("the server closes");
+    assert_eq!(read, 0, "nothing after the last answer");
+}
+
 // ---- 2026-07-28 (stateless) ------------------------------------------------------------
 
 const MODERN: &str = "2026-07-28";

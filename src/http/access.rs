@@ -11,7 +11,7 @@
 //! shipped to places the data may not go. Client-chosen text (path, method) is cut short
 //! and stripped of anything but visible ASCII, so a client cannot forge log lines.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::wire::Request;
 use super::HttpConfig;
@@ -40,6 +40,34 @@ pub(crate) fn write(
     ));
 }
 
+/// The line of a request handed to the dispatch thread, which completes it with the
+/// status once the answer is out.
+pub(crate) struct Entry {
+    fields: String,
+    started: Instant,
+}
+
+impl Entry {
+    /// Starts the line of `request`, read whole at `started`.
+    pub(crate) fn new(
+        config: &HttpConfig,
+        request: &Request,
+        mcp_method: &str,
+        started: Instant,
+    ) -> Self {
+        Entry {
+            fields: fields(config, Some(request), mcp_method),
+            started,
+        }
+    }
+
+    /// Writes the line.
+    pub(crate) fn write(self, status: u16) {
+        let took = self.started.elapsed().as_micros();
+        log::access(format_args!("{}{status} {took}us", self.fields));
+    }
+}
+
 fn line(
     config: &HttpConfig,
     request: Option<&Request>,
@@ -47,6 +75,13 @@ fn line(
     status: u16,
     took: Duration,
 ) -> String {
+    let mut line = fields(config, request, mcp_method);
+    line.push_str(&format!("{status} {}us", took.as_micros()));
+    line
+}
+
+/// Everything before the status, ending in a space.
+fn fields(config: &HttpConfig, request: Option<&Request>, mcp_method: &str) -> String {
     let (method, path, header) = match request {
         Some(r) => (
             r.method.as_str(),
@@ -69,7 +104,6 @@ fn line(
         line.push_str(&clean(field));
         line.push(' ');
     }
-    line.push_str(&format!("{status} {}us", took.as_micros()));
     line
 }
 

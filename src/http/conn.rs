@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::access;
+use super::link::Link;
 use super::wire::{self, Bounds, ReadError, Request};
 use super::HttpConfig;
 use crate::encoding::constant_time_eq;
@@ -26,11 +27,6 @@ use crate::session::port::{self, Origin, Unit};
 /// I/O threads need little stack: they copy bytes and parse JSON (serde_json's recursion
 /// limit of 128 bounds its depth).
 pub(crate) const STACK: usize = 256 * 1024;
-/// How often a connection waiting for a slow reply is checked for a client that left.
-const PROBE: Duration = Duration::from_secs(1);
-/// An open event stream gets a comment this often, so proxies keep it and a vanished
-/// client is noticed.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// What every I/O thread shares.
 pub(crate) struct Shared {
@@ -44,11 +40,102 @@ pub(crate) struct Shared {
     pub(crate) param_headers: HashMap<String, Vec<(String, String)>>,
 }
 
-/// One message for the dispatch thread, with the channel its answer goes back on.
+/// One message for the dispatch thread, with the connection its answer is written to.
 pub(crate) struct Inbound {
     pub(crate) origin: Origin,
     pub(crate) kind: Kind,
-    pub(crate) reply: Sender<Out>,
+    pub(crate) reply: Reply,
+}
+
+/// Where a message's answer goes. Every request is answered exactly once: a `Reply`
+/// dropped unanswered (which would be a bug) still ends its exchange, with 503, rather than
+/// leave the client waiting.
+pub(crate) struct Reply {
+    link: Arc<Link>,
+    /// The access line, written once the answer is out (when the access log is on).
+    access: Option<access::Entry>,
+    done: bool,
+}
+
+impl Reply {
+    fn new(link: &Arc<Link>, access: Option<access::Entry>) -> Self {
+        Reply {
+            link: Arc::clone(link),
+            access,
+            done: false,
+        }
+    }
+
+    /// Nothing is owed on `link` (a client's leaving is news, not a request).
+    fn none(link: &Arc<Link>) -> Self {
+        Reply {
+            link: Arc::clone(link),
+            access: None,
+            done: true,
+        }
+    }
+
+    /// Writes part of the answer.
+    pub(crate) fn send(&self, bytes: &[u8]) {
+        self.link.send(bytes);
+    }
+
+    /// Writes the rest of the answer; `status` is what the access log says.
+    pub(crate) fn end(mut self, bytes: &[u8], status: u16) {
+        self.link.end(bytes);
+        self.done = true;
+        if let Some(entry) = self.access.take() {
+            entry.write(status);
+        }
+    }
+
+    /// Answers at once with a complete response: JSON when there is a body, else empty.
+    pub(crate) fn answer(self, status: u16, body: Option<&[u8]>, session: Option<&str>) {
+        self.end(&response(status, body, session), status);
+    }
+
+    /// Answers at once with an error status and a JSON-RPC error without an id.
+    pub(crate) fn refuse(self, status: u16, code: i64, why: &str) {
+        self.answer(status, Some(&error_body(code, why, None)), None);
+    }
+
+    /// The client left before its answer: nothing more is written (status 0 in the log).
+    pub(crate) fn abandon(mut self) {
+        self.done = true;
+        if let Some(entry) = self.access.take() {
+            entry.write(0);
+        }
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        if !self.done {
+            self.done = true;
+            let body = error_body(rpc::INTERNAL_ERROR, "the request was dropped", None);
+            self.link.end(&response(503, Some(&body), None));
+            if let Some(entry) = self.access.take() {
+                entry.write(503);
+            }
+        }
+    }
+}
+
+/// A complete response as bytes: JSON when there is a body, else empty.
+pub(crate) fn response(status: u16, body: Option<&[u8]>, session: Option<&str>) -> Vec<u8> {
+    let headers: Vec<(&str, &str)> = session.map(|s| ("Mcp-Session-Id", s)).into_iter().collect();
+    let content_type = body.map(|_| "application/json");
+    let mut bytes = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = wire::write_response(
+        &mut bytes,
+        status,
+        &headers,
+        content_type,
+        body.unwrap_or_default(),
+        false,
+    );
+    bytes
 }
 
 /// What arrived.
@@ -59,7 +146,7 @@ pub(crate) enum Kind {
     Get { session: String },
     /// A DELETE ending the session.
     Delete { session: String },
-    /// The client went away while its stream was open.
+    /// The client went away before its answer was complete.
     Gone,
 }
 
@@ -73,22 +160,6 @@ pub(crate) enum Route {
     Initialize(Option<String>),
     /// Sessionless: 2026-07-28 requests, and notifications or responses without a session.
     Stateless,
-}
-
-/// What the dispatch thread sends back.
-pub(crate) enum Out {
-    /// A complete response: JSON when there is a body, else empty.
-    Reply {
-        status: u16,
-        body: Option<Vec<u8>>,
-        session: Option<String>,
-    },
-    /// The response is an event stream from now on.
-    StreamStart { session: Option<String> },
-    /// One message on the stream.
-    Event(Vec<u8>),
-    /// The stream is complete.
-    End,
 }
 
 /// The listening socket, shared by every I/O thread, and how many threads there are.
@@ -174,26 +245,44 @@ fn spawn(pool: &Arc<Pool>, shared: &Arc<Shared>) {
 }
 
 /// Serves requests on one connection until it closes, times out, or misbehaves.
-fn serve_connection(mut stream: TcpStream, shared: &Shared) {
+fn serve_connection(stream: TcpStream, shared: &Shared) {
     let config = &shared.config;
     let _ = stream.set_read_timeout(Some(config.read_timeout));
     let _ = stream.set_write_timeout(Some(config.read_timeout));
+    let link = Arc::new(Link::new(stream, 2 * shared.max_body_bytes));
     let mut reader = wire::Reader::new(Bounds {
         max_head_bytes: config.max_head_bytes,
         max_headers: config.max_headers,
         max_body_bytes: shared.max_body_bytes,
     });
+    // The request last handed to the dispatch thread, and whether it asked to close.
+    let mut handed: Option<Origin> = None;
+    let mut closing = false;
     loop {
         let deadline = Instant::now() + config.read_timeout;
-        let request = match reader.read(&mut stream, deadline) {
+        let request = match reader.read(&mut link.own(), deadline) {
             Ok(request) => request,
-            Err(ReadError::Closed) | Err(ReadError::Io) => return,
+            // Waiting for a long answer or an event stream: the client has nothing to say.
+            Err(ReadError::Idle) if link.is_busy() => continue,
+            Err(ReadError::Idle) => return,
+            Err(ReadError::Closed) | Err(ReadError::Io) => {
+                if let Some(origin) = handed.filter(|_| link.is_open()) {
+                    // The client left before its answer: the dispatch thread closes the
+                    // exchange (and cancels a 2026-07-28 request).
+                    let _ = shared.inbound.send(Inbound {
+                        origin,
+                        kind: Kind::Gone,
+                        reply: Reply::none(&link),
+                    });
+                }
+                return;
+            }
             Err(ReadError::TimedOut) => {
                 if access::enabled(config) {
                     access::write(config, None, "", 408, config.read_timeout);
                 }
                 let _ = refuse(
-                    &mut stream,
+                    &mut link.own(),
                     408,
                     rpc::INVALID_REQUEST,
                     "request not received in time",
@@ -205,41 +294,72 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
                 if access::enabled(config) {
                     access::write(config, None, "", status, Duration::ZERO);
                 }
-                let _ = refuse(&mut stream, status, rpc::INVALID_REQUEST, why, true);
+                let _ = refuse(&mut link.own(), status, rpc::INVALID_REQUEST, why, true);
                 return;
             }
         };
+        if closing {
+            continue; // after `Connection: close`, nothing more is served
+        }
+        // Answers leave in order: a pipelined request waits for the one before it.
+        if !link.wait_idle() {
+            return;
+        }
         let started = Instant::now();
         let mut method = String::new();
         // A failed write means the client left: status 0 in the log, connection closed.
-        let (status, keep) =
-            exchange(&mut stream, shared, &request, &mut method).unwrap_or_default();
-        if access::enabled(config) {
-            access::write(config, Some(&request), &method, status, started.elapsed());
+        match exchange(&link, shared, &request, &mut method, started) {
+            Ok(Answer::Handed(origin)) => handed = Some(origin),
+            Ok(Answer::Written(status)) => {
+                if access::enabled(config) {
+                    access::write(config, Some(&request), &method, status, started.elapsed());
+                }
+            }
+            Err(_) => {
+                if access::enabled(config) {
+                    access::write(config, Some(&request), &method, 0, started.elapsed());
+                }
+                return;
+            }
         }
-        if !keep || request.close {
-            return;
+        if request.close {
+            // The answer's writer closes our side once it is out; reading on notices the
+            // client leaving early.
+            closing = true;
+            if !link.is_busy() {
+                return;
+            }
         }
     }
 }
 
-/// Answers one request. Returns the status sent and whether the connection may be reused.
+/// What became of one request.
+enum Answer {
+    /// Answered here with this status.
+    Written(u16),
+    /// Handed to the dispatch thread, which writes the answer.
+    Handed(Origin),
+}
+
+/// Answers one request, or hands it to the dispatch thread.
 fn exchange(
-    stream: &mut TcpStream,
+    link: &Arc<Link>,
     shared: &Shared,
     request: &Request,
     mcp_method: &mut String,
-) -> io::Result<(u16, bool)> {
+    started: Instant,
+) -> io::Result<Answer> {
     let config = &shared.config;
+    let stream = &mut link.own();
     // Before Host, Origin and the token: a balancer's health check names the instance by
     // its address (any Host), and the answer reveals nothing but that the process is up.
     if request.path == "/healthz" && request.method == "GET" {
         wire::write_response(stream, 200, &[], Some("text/plain"), b"ok\n", false)?;
-        return Ok((200, true));
+        return Ok(Answer::Written(200));
     }
     if let Some((status, why)) = check_access(request, config, shared.local) {
         refuse(stream, status, rpc::INVALID_REQUEST, why, false)?;
-        return Ok((status, true));
+        return Ok(Answer::Written(status));
     }
     if request.path != config.path {
         refuse(
@@ -249,7 +369,7 @@ fn exchange(
             "no MCP endpoint here",
             false,
         )?;
-        return Ok((404, true));
+        return Ok(Answer::Written(404));
     }
     let session = request.header("mcp-session-id").map(str::to_string);
     let kind = match request.method.as_str() {
@@ -258,7 +378,7 @@ fn exchange(
             Err((status, code, why, id)) => {
                 let body = error_body(code, &why, id);
                 wire::write_response(stream, status, &[], Some("application/json"), &body, false)?;
-                return Ok((status, true));
+                return Ok(Answer::Written(status));
             }
         },
         "GET" | "DELETE"
@@ -269,7 +389,7 @@ fn exchange(
         {
             // 2026-07-28 has no sessions and no GET stream.
             wire::write_response(stream, 405, &[("Allow", "POST")], None, b"", false)?;
-            return Ok((405, true));
+            return Ok(Answer::Written(405));
         }
         "GET" | "DELETE" => {
             let wants_stream = request.method == "GET";
@@ -281,7 +401,7 @@ fn exchange(
                     "GET opens an event stream: Accept must include text/event-stream",
                     false,
                 )?;
-                return Ok((406, true));
+                return Ok(Answer::Written(406));
             }
             let Some(session) = session else {
                 refuse(
@@ -291,7 +411,7 @@ fn exchange(
                     "Mcp-Session-Id header is required",
                     false,
                 )?;
-                return Ok((400, true));
+                return Ok(Answer::Written(400));
             };
             if wants_stream {
                 Kind::Get { session }
@@ -308,116 +428,23 @@ fn exchange(
                 b"",
                 false,
             )?;
-            return Ok((405, true));
+            return Ok(Answer::Written(405));
         }
     };
     let origin = shared.next_origin.fetch_add(1, Ordering::Relaxed);
-    let (tx, rx) = mpsc::channel();
+    link.begin(request.close);
+    let access =
+        access::enabled(config).then(|| access::Entry::new(config, request, mcp_method, started));
     let inbound = Inbound {
         origin,
         kind,
-        reply: tx,
+        reply: Reply::new(link, access),
     };
-    if shared.inbound.send(inbound).is_err() {
-        refuse(
-            stream,
-            503,
-            rpc::INTERNAL_ERROR,
-            "the server is shutting down",
-            true,
-        )?;
-        return Ok((503, false));
+    if let Err(mpsc::SendError(inbound)) = shared.inbound.send(inbound) {
+        let why = "the server is shutting down";
+        inbound.reply.refuse(503, rpc::INTERNAL_ERROR, why);
     }
-    relay(stream, shared, origin, &rx)
-}
-
-/// Writes what the dispatch thread sends for one request.
-fn relay(
-    stream: &mut TcpStream,
-    shared: &Shared,
-    origin: Origin,
-    rx: &mpsc::Receiver<Out>,
-) -> io::Result<(u16, bool)> {
-    let mut streaming = false;
-    loop {
-        let wait = if streaming { KEEP_ALIVE } else { PROBE };
-        let written = match rx.recv_timeout(wait) {
-            Ok(Out::Reply {
-                status,
-                body,
-                session,
-            }) => {
-                let headers: Vec<(&str, &str)> = session
-                    .as_deref()
-                    .map(|s| ("Mcp-Session-Id", s))
-                    .into_iter()
-                    .collect();
-                let content_type = body.as_ref().map(|_| "application/json");
-                wire::write_response(
-                    stream,
-                    status,
-                    &headers,
-                    content_type,
-                    body.as_deref().unwrap_or_default(),
-                    false,
-                )?;
-                return Ok((status, true));
-            }
-            Ok(Out::StreamStart { session }) => {
-                streaming = true;
-                let headers: Vec<(&str, &str)> = session
-                    .as_deref()
-                    .map(|s| ("Mcp-Session-Id", s))
-                    .into_iter()
-                    .collect();
-                wire::write_stream_head(stream, &headers)
-            }
-            Ok(Out::Event(data)) => wire::write_event(stream, None, Some(&data)),
-            Ok(Out::End) => {
-                wire::write_stream_end(stream)?;
-                return Ok((200, true));
-            }
-            Err(RecvTimeoutError::Timeout) if streaming => wire::write_event(stream, None, None),
-            Err(RecvTimeoutError::Timeout) => client_left(stream),
-            Err(RecvTimeoutError::Disconnected) => {
-                if streaming {
-                    wire::write_stream_end(stream)?;
-                    return Ok((200, true));
-                }
-                refuse(
-                    stream,
-                    503,
-                    rpc::INTERNAL_ERROR,
-                    "the request was dropped",
-                    true,
-                )?;
-                return Ok((503, false));
-            }
-        };
-        if let Err(e) = written {
-            // The client left: the dispatch thread closes the exchange (and cancels what ran for it).
-            let (tx, _) = mpsc::channel();
-            let _ = shared.inbound.send(Inbound {
-                origin,
-                kind: Kind::Gone,
-                reply: tx,
-            });
-            return Err(e);
-        }
-    }
-}
-
-/// While a reply is slow to come, whether the client closed its end: `Err` if so.
-fn client_left(stream: &TcpStream) -> io::Result<()> {
-    stream.set_nonblocking(true)?;
-    let peeked = stream.peek(&mut [0u8; 1]);
-    stream.set_nonblocking(false)?;
-    match peeked {
-        Ok(0) => Err(io::ErrorKind::ConnectionAborted.into()),
-        Ok(_) => Ok(()), // the next pipelined request is waiting: still there
-        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(()),
-        Err(e) => Err(e),
-    }
+    Ok(Answer::Handed(origin))
 }
 
 type Refusal = (u16, i64, String, Option<Value>);

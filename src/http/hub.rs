@@ -15,10 +15,11 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::conn::{error_body, Inbound, Kind, Out, Route};
+use super::conn::{Inbound, Kind, Reply, Route};
+use super::wire;
 use super::HttpConfig;
 use crate::error::code;
 use crate::error::Error;
@@ -30,10 +31,13 @@ use crate::session::{Connection, Origin, Port, Received, Session, Unit};
 
 /// How often idle sessions are looked for.
 const SWEEP: Duration = Duration::from_secs(1);
+/// An open event stream gets a comment after this long without anything else, so proxies
+/// keep it open and a vanished client is noticed.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// One open HTTP exchange, from the dispatch thread's side.
 struct Exchange {
-    reply: Sender<Out>,
+    reply: Reply,
     /// `Mcp-Session-Id` to send with the response headers (initialize).
     session: Option<String>,
     /// The first message, held until the response's form is known.
@@ -41,19 +45,56 @@ struct Exchange {
     streaming: bool,
     /// A 2026-07-28 exchange: some errors have their own HTTP status.
     stateless: bool,
+    /// When the stream last carried anything.
+    last_write: Instant,
 }
 
 impl Exchange {
     fn start_stream(&mut self) {
-        if !self.streaming {
-            self.streaming = true;
-            let _ = self.reply.send(Out::StreamStart {
-                session: self.session.clone(),
-            });
-            if let Some(first) = self.pending.take() {
-                let _ = self.reply.send(Out::Event(first));
-            }
+        if self.streaming {
+            return;
         }
+        self.streaming = true;
+        let headers: Vec<(&str, &str)> = self
+            .session
+            .as_deref()
+            .map(|s| ("Mcp-Session-Id", s))
+            .into_iter()
+            .collect();
+        let mut bytes = Vec::new();
+        let _ = wire::write_stream_head(&mut bytes, &headers);
+        if let Some(first) = self.pending.take() {
+            let _ = wire::write_event(&mut bytes, None, Some(&first));
+        }
+        self.write(&bytes);
+    }
+
+    /// One message on the stream, or a keep-alive comment (`None`).
+    fn event(&mut self, message: Option<&[u8]>) {
+        let mut bytes = Vec::new();
+        let _ = wire::write_event(&mut bytes, None, message);
+        self.write(&bytes);
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.reply.send(bytes);
+        self.last_write = Instant::now();
+    }
+
+    /// Ends the exchange: the stream's end, or the whole response.
+    fn finish(self) {
+        if self.streaming {
+            let mut end = Vec::new();
+            let _ = wire::write_stream_end(&mut end);
+            return self.reply.end(&end, 200);
+        }
+        let status = match &self.pending {
+            None => 202,
+            Some(body) if self.stateless => stateless_status(body),
+            Some(_) => 200,
+        };
+        let session = self.session.as_deref();
+        self.reply.answer(status, self.pending.as_deref(), session);
     }
 }
 
@@ -91,13 +132,7 @@ impl Hub {
         }
     }
 
-    fn open(
-        &mut self,
-        origin: Origin,
-        reply: Sender<Out>,
-        session: Option<String>,
-        stateless: bool,
-    ) {
+    fn open(&mut self, origin: Origin, reply: Reply, session: Option<String>, stateless: bool) {
         self.exchanges.insert(
             origin,
             Exchange {
@@ -106,6 +141,7 @@ impl Hub {
                 pending: None,
                 streaming: false,
                 stateless,
+                last_write: Instant::now(),
             },
         );
     }
@@ -116,15 +152,8 @@ impl Hub {
             self.backlog.push_back(item);
             return;
         }
-        let _ = item.reply.send(Out::Reply {
-            status: 503,
-            body: Some(error_body(
-                code::OVERLOADED,
-                "server busy: too many requests waiting; retry",
-                None,
-            )),
-            session: None,
-        });
+        let why = "server busy: too many requests waiting; retry";
+        item.reply.refuse(503, code::OVERLOADED, why);
     }
 
     /// Takes in one message while a handler runs: into the backlog (bounded), except that a
@@ -145,8 +174,21 @@ impl Hub {
 
     /// The client of `origin` went away.
     fn gone(&mut self, origin: Origin) {
-        self.exchanges.remove(&origin);
+        if let Some(exchange) = self.exchanges.remove(&origin) {
+            exchange.reply.abandon();
+        }
         self.streams.retain(|_, o| *o != origin);
+    }
+
+    /// Writes a comment on every event stream quiet for [`KEEP_ALIVE`] (checked each
+    /// [`SWEEP`]).
+    fn keep_alive(&mut self) {
+        let now = Instant::now();
+        for exchange in self.exchanges.values_mut() {
+            if exchange.streaming && now >= exchange.last_write + KEEP_ALIVE {
+                exchange.event(None);
+            }
+        }
     }
 }
 
@@ -219,13 +261,20 @@ impl Port for HttpPort {
                 hub.open(origin, reply, None, self.key.is_none());
                 return Ok(Received::Unit(unit, origin));
             }
-            match hub.recv(deadline) {
+            // Waking each SWEEP keeps other streams alive while a handler waits long.
+            let wake = Instant::now() + SWEEP;
+            match hub.recv(Some(deadline.map_or(wake, |d| d.min(wake)))) {
                 Ok(Some(item)) => {
                     if let Some(origin) = hub.arrive(item) {
                         return Ok(Received::Gone(origin));
                     }
                 }
-                Ok(None) => return Ok(Received::Idle),
+                Ok(None) if deadline.is_some_and(|d| Instant::now() >= d) => {
+                    return Ok(Received::Idle)
+                }
+                Ok(None) => {
+                    hub.keep_alive();
+                }
                 Err(()) => return Ok(Received::Closed),
             }
         }
@@ -245,34 +294,20 @@ impl Port for HttpPort {
             return;
         };
         if exchange.streaming {
-            let _ = exchange.reply.send(Out::Event(message.to_vec()));
+            exchange.event(Some(message));
         } else if exchange.pending.is_some() {
             exchange.start_stream();
-            let _ = exchange.reply.send(Out::Event(message.to_vec()));
+            exchange.event(Some(message));
         } else {
             exchange.pending = Some(message.to_vec());
         }
     }
 
     fn finish(&mut self, to: Origin) {
-        let Some(exchange) = self.hub.borrow_mut().exchanges.remove(&to) else {
-            return;
-        };
-        let out = if exchange.streaming {
-            Out::End
-        } else {
-            let status = match &exchange.pending {
-                None => 202,
-                Some(body) if exchange.stateless => stateless_status(body),
-                Some(_) => 200,
-            };
-            Out::Reply {
-                status,
-                body: exchange.pending,
-                session: exchange.session,
-            }
-        };
-        let _ = exchange.reply.send(out);
+        let exchange = self.hub.borrow_mut().exchanges.remove(&to);
+        if let Some(exchange) = exchange {
+            exchange.finish();
+        }
     }
 
     fn flush(&mut self) -> Result<(), Error> {
@@ -407,9 +442,9 @@ impl<'s> Dispatch<'s> {
     }
 
     /// A POST within a legacy session.
-    fn post(&mut self, id: &str, unit: Unit, origin: Origin, reply: Sender<Out>) {
+    fn post(&mut self, id: &str, unit: Unit, origin: Origin, reply: Reply) {
         let Some(entry) = self.sessions.get_mut(id) else {
-            return refuse(&reply, 404, "unknown or expired session; initialize again");
+            return refuse(reply, 404, "unknown or expired session; initialize again");
         };
         entry.last_used = Instant::now();
         self.hub.borrow_mut().open(origin, reply, None, false);
@@ -417,18 +452,9 @@ impl<'s> Dispatch<'s> {
     }
 
     /// A POST without a session id: a legacy `initialize`, which starts a session.
-    fn initialize(&mut self, prefix: Option<&str>, unit: Unit, origin: Origin, reply: Sender<Out>) {
+    fn initialize(&mut self, prefix: Option<&str>, unit: Unit, origin: Origin, reply: Reply) {
         if self.sessions.len() >= self.config.max_sessions {
-            let _ = reply.send(Out::Reply {
-                status: 503,
-                body: Some(error_body(
-                    code::OVERLOADED,
-                    "too many sessions; retry later",
-                    None,
-                )),
-                session: None,
-            });
-            return;
+            return reply.refuse(503, code::OVERLOADED, "too many sessions; retry later");
         }
         let id = session_id(prefix);
         self.hub
@@ -453,15 +479,15 @@ impl<'s> Dispatch<'s> {
     /// `resources/updated` and `list_changed` notifications belong to no request, and the
     /// SDK clients open this stream to receive them (one per session; a new one replaces
     /// the old).
-    fn listen(&mut self, session: String, origin: Origin, reply: Sender<Out>) {
+    fn listen(&mut self, session: String, origin: Origin, reply: Reply) {
         let Some(entry) = self.sessions.get_mut(&session) else {
-            return refuse(&reply, 404, "unknown or expired session");
+            return refuse(reply, 404, "unknown or expired session");
         };
         entry.last_used = Instant::now();
         let mut hub = self.hub.borrow_mut();
         if let Some(old) = hub.streams.insert(session, origin) {
             if let Some(old) = hub.exchanges.remove(&old) {
-                let _ = old.reply.send(Out::End);
+                old.finish();
             }
         }
         hub.open(origin, reply, None, false);
@@ -471,16 +497,12 @@ impl<'s> Dispatch<'s> {
     }
 
     /// A DELETE: the client ends its session.
-    fn delete(&mut self, session: &str, reply: Sender<Out>) {
+    fn delete(&mut self, session: &str, reply: Reply) {
         if self.sessions.remove(session).is_none() {
-            return refuse(&reply, 404, "unknown or expired session");
+            return refuse(reply, 404, "unknown or expired session");
         }
         end_session(&self.hub, session);
-        let _ = reply.send(Out::Reply {
-            status: 200,
-            body: None,
-            session: None,
-        });
+        reply.answer(200, None, None);
     }
 
     /// A client went away: every connection forgets what it owed that origin.
@@ -500,12 +522,14 @@ impl<'s> Dispatch<'s> {
         self.stateless.poll_if_due();
     }
 
-    /// Once per [`SWEEP`], ends the sessions unused for `session_idle`.
+    /// Once per [`SWEEP`], ends the sessions unused for `session_idle` and keeps quiet
+    /// event streams alive.
     fn sweep(&mut self) {
         if Instant::now() < self.next_sweep {
             return;
         }
         self.next_sweep = Instant::now() + SWEEP;
+        self.hub.borrow_mut().keep_alive();
         let idle = self.config.session_idle;
         let expired: Vec<String> = self
             .sessions
@@ -522,12 +546,8 @@ impl<'s> Dispatch<'s> {
 }
 
 /// Answers a request that names no live session (or is otherwise refused) at once.
-fn refuse(reply: &Sender<Out>, status: u16, why: &str) {
-    let _ = reply.send(Out::Reply {
-        status,
-        body: Some(error_body(rpc::INVALID_REQUEST, why, None)),
-        session: None,
-    });
+fn refuse(reply: Reply, status: u16, why: &str) {
+    reply.refuse(status, rpc::INVALID_REQUEST, why);
 }
 
 /// Handles one unit, then whatever its handler queued.
@@ -541,7 +561,7 @@ fn end_session(hub: &Rc<RefCell<Hub>>, session: &str) {
     let mut hub = hub.borrow_mut();
     if let Some(origin) = hub.streams.remove(session) {
         if let Some(exchange) = hub.exchanges.remove(&origin) {
-            let _ = exchange.reply.send(Out::End);
+            exchange.finish();
         }
     }
 }

@@ -5,12 +5,14 @@
 //! - **I/O threads** (one per open connection, at most [`HttpConfig::max_connections`],
 //!   plus one waiting in `accept`; each accepts the connection it then serves): they read
 //!   and check HTTP (sizes, timeouts, `Host`, `Origin`, the token, headers), parse the JSON
-//!   body, hand it to the dispatch thread with a channel for the reply, and write what
-//!   comes back (a JSON body, or an event stream).
-//!   They never run a handler: a slow or hostile client can only ever tie up its own thread.
+//!   body and hand it to the dispatch thread with the connection's `link`, then read on.
+//!   A connection whose client reads slowly also gets a writer thread for as long as its
+//!   answer waits for the client (see `link`). None of them runs a handler: a slow or
+//!   hostile client can only ever tie up its own threads.
 //! - **The dispatch thread** (the caller of [`serve`]) owns every session and runs
 //!   dispatch and every handler, one at a time, exactly as over stdio: each session is a
-//!   `Connection` over a `Port` that reads from the shared inbound channel (see `hub`).
+//!   `Connection` over a `Port` that reads from the shared inbound channel (see `hub`). It
+//!   writes answers itself, never waiting for a client.
 //!
 //! Blocking I/O per connection rather than a poll loop: `std` has no portable readiness
 //! API, and a bounded set of threads that only copy bytes costs little memory (small
@@ -19,6 +21,7 @@
 mod access;
 mod conn;
 mod hub;
+mod link;
 mod wire;
 
 use std::collections::HashMap;

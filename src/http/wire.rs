@@ -46,6 +46,8 @@ impl Request {
 pub(crate) enum ReadError {
     /// The client closed the connection between requests: not an error.
     Closed,
+    /// No byte of a next request came before the deadline: the connection is idle.
+    Idle,
     /// The client was too slow (the read deadline passed).
     TimedOut,
     /// Not HTTP we accept: answer with this status and close.
@@ -78,10 +80,13 @@ impl Reader {
         stream: &mut (impl Read + Write),
         deadline: Instant,
     ) -> Result<Request, ReadError> {
+        // Bytes already searched for the blank line's last LF are not searched again.
+        let mut searched = 0;
         let head_end = loop {
-            if let Some(end) = find(&self.buf, b"\r\n\r\n") {
+            if let Some(end) = head_end(&self.buf, searched) {
                 break end;
             }
+            searched = self.buf.len();
             if self.buf.len() > self.bounds.max_head_bytes {
                 return Err(ReadError::Bad(431, "request head too large"));
             }
@@ -90,7 +95,7 @@ impl Reader {
                 Ok(0) if first => return Err(ReadError::Closed),
                 Ok(0) => return Err(ReadError::Bad(400, "connection closed mid-request")),
                 Ok(_) => {}
-                Err(ReadError::TimedOut) if first => return Err(ReadError::Closed),
+                Err(ReadError::TimedOut) if first => return Err(ReadError::Idle),
                 Err(e) => return Err(e),
             }
         };
@@ -99,7 +104,7 @@ impl Reader {
         }
         let head = std::str::from_utf8(&self.buf[..head_end])
             .map_err(|_| ReadError::Bad(400, "request head is not UTF-8"))?;
-        let mut lines = head.split("\r\n");
+        let mut lines = crlf_lines(head);
         let request_line = lines.next().unwrap_or_default();
         let mut parts = request_line.split(' ');
         let (Some(method), Some(target), Some(version), None) =
@@ -119,7 +124,8 @@ impl Reader {
             return Err(ReadError::Bad(400, "malformed request target"));
         }
         let path = target.split('?').next().unwrap_or_default().to_string();
-        let mut headers = Vec::new();
+        // Sized for a usual request: growing from empty reallocated twice per request.
+        let mut headers = Vec::with_capacity(self.bounds.max_headers.min(16));
         for line in lines {
             if headers.len() >= self.bounds.max_headers {
                 return Err(ReadError::Bad(431, "too many headers"));
@@ -140,10 +146,9 @@ impl Reader {
             close: http10,
         };
         if let Some(connection) = request.header("connection") {
-            let connection = connection.to_ascii_lowercase();
-            if connection.contains("close") {
+            if contains_ignore_case(connection, "close") {
                 request.close = true;
-            } else if connection.contains("keep-alive") {
+            } else if contains_ignore_case(connection, "keep-alive") {
                 request.close = false;
             }
         }
@@ -203,6 +208,9 @@ impl Reader {
                     if Instant::now() >= deadline {
                         return Err(ReadError::TimedOut);
                     }
+                    // Early: the dispatch thread had the socket non-blocking for a moment
+                    // while writing an answer (see `link`); let it finish.
+                    std::thread::yield_now();
                 }
                 Err(_) => return Err(ReadError::Io),
             }
@@ -210,12 +218,56 @@ impl Reader {
     }
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+/// Where the blank line ending a request head starts, looking from `from` on. Scans for
+/// `\n` (a `memchr`) and checks its neighbours: comparing every 4-byte window as a slice
+/// called `memcmp` once per byte of the head.
+fn head_end(buf: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(i) = buf.get(at..)?.iter().position(|&b| b == b'\n') {
+        let lf = at + i;
+        if lf >= 3 && buf[lf - 3..=lf] == *b"\r\n\r\n" {
+            return Some(lf - 3);
+        }
+        at = lf + 1;
+    }
+    None
 }
 
+/// The lines of a request head, split at each CRLF (a bare CR or LF stays inside its line).
+/// A `str` pattern would run the two-way substring search per line; a CRLF is an LF with a
+/// CR before it.
+fn crlf_lines(head: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(head);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while let Some(i) = bytes[at..].iter().position(|&b| b == b'\n') {
+            let lf = at + i;
+            if lf > 0 && bytes[lf - 1] == b'\r' {
+                rest = Some(&text[lf + 1..]);
+                return Some(&text[..lf - 1]);
+            }
+            at = lf + 1;
+        }
+        rest = None;
+        Some(text)
+    })
+}
+
+/// Whether `haystack` contains the lowercase ASCII `needle`, ignoring ASCII case.
+fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+/// RFC 9110 `tchar`. A `match` (one range test per byte), not a search through the list
+/// of symbols: this runs for every byte of every header name.
 fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+    matches!(b, b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' | b'!' | b'#' | b'$' | b'%' | b'&'
+        | b'\'' | b'*' | b'+' | b'-' | b'.' | b'^' | b'_' | b'`' | b'|' | b'~')
 }
 
 /// The reason phrase for the statuses this server sends.
@@ -250,14 +302,21 @@ pub(crate) fn write_response(
 ) -> io::Result<()> {
     // Head and body in one buffer and one write: one system call, one TCP segment, and no
     // temporary string per header line.
+    // Appended piece by piece: `write!` goes through the formatting machinery for each line.
     let mut all = Vec::with_capacity(160 + body.len());
-    write!(all, "HTTP/1.1 {status} {}\r\n", reason(status))?;
+    all.extend_from_slice(b"HTTP/1.1 ");
+    push_decimal(&mut all, status.into());
+    all.push(b' ');
+    all.extend_from_slice(reason(status).as_bytes());
+    all.extend_from_slice(b"\r\n");
     if let Some(ct) = content_type {
-        write!(all, "Content-Type: {ct}\r\n")?;
+        push_header(&mut all, "Content-Type", ct);
     }
-    write!(all, "Content-Length: {}\r\n", body.len())?;
+    all.extend_from_slice(b"Content-Length: ");
+    push_decimal(&mut all, body.len());
+    all.extend_from_slice(b"\r\n");
     for (name, value) in headers {
-        write!(all, "{name}: {value}\r\n")?;
+        push_header(&mut all, name, value);
     }
     if close {
         all.extend_from_slice(b"Connection: close\r\n");
@@ -266,6 +325,27 @@ pub(crate) fn write_response(
     all.extend_from_slice(body);
     out.write_all(&all)?;
     out.flush()
+}
+
+fn push_header(out: &mut Vec<u8>, name: &str, value: &str) {
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b": ");
+    out.extend_from_slice(value.as_bytes());
+    out.extend_from_slice(b"\r\n");
+}
+
+fn push_decimal(out: &mut Vec<u8>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[start..]);
 }
 
 /// Starts an event stream (chunked, never buffered by proxies).
@@ -379,6 +459,40 @@ mod tests {
         assert_eq!(request.header("x-d"), None);
         let bare = read(b"GET / HTTP/1.1\r\n\r\n").expect("no headers");
         assert!(bare.headers.is_empty());
+    }
+
+    #[test]
+    fn heads_split_at_crlf_only_as_str_split_does() {
+        for head in [
+            "",
+            "GET / HTTP/1.1",
+            "a\r\nb\r\n",
+            "a\nb\r\nc\rd\r\r\n\r\ne",
+            "\r\n\r\n",
+            "x\n\r\n",
+        ] {
+            let ours: Vec<_> = crlf_lines(head).collect();
+            let std: Vec<_> = head.split("\r\n").collect();
+            assert_eq!(ours, std, "{head:?}");
+        }
+        assert_eq!(head_end(b"a\r\n\r\n", 0), Some(1));
+        assert_eq!(
+            head_end(b"a\r\n\r\n", 4),
+            Some(1),
+            "a match ending past `from`"
+        );
+        assert_eq!(head_end(b"a\n\r\n\r\r\n", 0), None);
+        assert_eq!(head_end(b"\r\n\r\n", 0), Some(0));
+        let mut out = Vec::new();
+        for n in [0, 7, 10, 80_000, usize::MAX] {
+            out.clear();
+            push_decimal(&mut out, n);
+            assert_eq!(out, n.to_string().as_bytes());
+        }
+        assert!(contains_ignore_case("Keep-Alive, CLOSE", "close"));
+        assert!(!contains_ignore_case("clos", "close"));
+        let tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        assert!((0..=255).all(|b| is_token_byte(b) == tchar(b)));
     }
 
     #[test]

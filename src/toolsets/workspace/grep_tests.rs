@@ -8,7 +8,8 @@ fn search_with_budget(tree: &TempTree, args: Value, budget: usize) -> Result<Too
     let ws = Rc::new(Workspace::open(&tree.path).expect("root"));
     let tool = tool(&ws, "");
     let mut args = args;
-    crate::schema::validate(&tool.input_schema, &mut args).expect("arguments match the schema");
+    crate::schema::validate(&tool.input_schema, &mut args, true)
+        .expect("arguments match the schema");
     let Value::Object(map) = args else {
         panic!("object")
     };

@@ -19,7 +19,8 @@ fn call_with(
     let all = tools(ws);
     let tool = all.iter().find(|t| t.name == name).expect("tool exists");
     let mut args = args;
-    crate::schema::validate(&tool.input_schema, &mut args).expect("arguments match the schema");
+    crate::schema::validate(&tool.input_schema, &mut args, true)
+        .expect("arguments match the schema");
     let Value::Object(map) = args else {
         panic!("object")
     };
