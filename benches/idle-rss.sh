@@ -6,7 +6,9 @@
 #   benches/idle-rss.sh [BIN...]     # default: target/release/minimcp; several = A/B
 #
 # Env: REPS (spawns per figure, default 5), PORT (default 8473), HTTPLOAD (else built from
-# ../shared/bench/httpload into $PEERS_DIR/httpload-target, as run-http-peers.sh does).
+# ../shared/bench/httpload into $PEERS_DIR/httpload-target, as run-http-peers.sh does),
+# MAX_KIB (exit 1 if a median idle RSS is above it; issue 8's target is 3072). The same
+# binary measures within about 150 KiB from run to run (see the README, "Idle memory").
 # Also prints where the resident pages are (/proc/PID/smaps of one more idle server): mapped
 # code is most of it, and hot-text.ld decides how much of the binary's code that is.
 set -euo pipefail
@@ -21,6 +23,7 @@ if [ ! -x "$HTTPLOAD" ]; then
     CARGO_TARGET_DIR="${PEERS_DIR:-/tmp/peers}/httpload-target" cargo build --release -q)
 fi
 URL=http://127.0.0.1:$PORT/mcp
+over=0
 for bin in "$@"; do
   for era in legacy modern; do
     flag=(); [ $era = modern ] && flag=(--modern)
@@ -28,7 +31,8 @@ for bin in "$@"; do
     "$HTTPLOAD" startup --url "$URL" -r "$REPS" "${flag[@]}" -- \
       "$bin" serve --profile conformance --http "127.0.0.1:$PORT" 2>/dev/null |
       python3 -c 'import json,sys; d=json.load(sys.stdin)
-print("idle RSS %6.0f KiB  listen %4.1f ms  first reply %4.1f ms  ok=%s" % (d["idle_rss_kib"], d["listen_ms"], d["first_response_ms"], d["ok"]))'
+print("idle RSS %6.0f KiB  listen %4.1f ms  first reply %4.1f ms  ok=%s" % (d["idle_rss_kib"], d["listen_ms"], d["first_response_ms"], d["ok"]))
+sys.exit(0 if d["ok"] and d["idle_rss_kib"] <= float(sys.argv[1]) else 1)' "${MAX_KIB:-inf}" || over=1
   done
   # Where the pages are: one more server, one call, its smaps by mapped file.
   "$bin" serve --profile conformance --http "127.0.0.1:$PORT" 2>/dev/null &
@@ -49,3 +53,4 @@ PY
   kill $pid
   wait $pid 2>/dev/null || true
 done
+[ $over = 0 ] || { echo "idle RSS above MAX_KIB=${MAX_KIB:-} (or a failed startup)" >&2; exit 1; }
