@@ -5,6 +5,7 @@
 # due (the idle RSS creeps back up as new hot code lands outside the section).
 #
 #   benches/hot-text.sh            # rewrites hot-text.ld; review the diff, then rebuild
+#   KEEP=1 PORT=8479 HTTPLOAD=/path/httpload benches/hot-text.sh   # keep the profiles
 #
 # Each scenario runs the release binary under valgrind's callgrind, which records every
 # instruction executed; the functions holding them are the hot set. Scenarios, in order
@@ -69,7 +70,7 @@ printf '%s\n' "$init" "$ready" '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' 
   (grind stdio-workspace --root "$SCRATCH/root" >/dev/null)
 
 nm --defined-only -S "$BIN" >"$SCRATCH/nm"
-python3 - "$SCRATCH" >hot-text.ld <<'PY'
+python3 - "$SCRATCH" >"$SCRATCH/hot-text.ld" <<'PY'
 import bisect, collections, glob, os, re, sys
 scratch = sys.argv[1]
 # Functions by start address; aliases (functions LLVM merged) share one, and only one of
@@ -141,4 +142,5 @@ for p in order:
 print("  }\n}\nINSERT AFTER .init;")
 print(f"hot-text: {len(order)} patterns, {unmatched} addresses outside any function", file=sys.stderr)
 PY
+mv "$SCRATCH/hot-text.ld" hot-text.ld
 echo "wrote hot-text.ld; rebuild with cargo build --release and check benches/idle-rss.sh" >&2
