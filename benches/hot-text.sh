@@ -15,7 +15,8 @@
 #   3. stdio --profile conformance: initialize, tools/call echo
 #   4. HTTP again, 400 calls over 8 connections: what contention runs (a mutex's slow path
 #      that one quiet request may or may not take, and then faults in a window of its own)
-#   5. stdio, the default workspace profile over a scratch root: initialize, tools/list
+#   5. stdio again, 2,000 pipelined calls: the batched reads and writes of a busy session
+#   6. stdio, the default workspace profile over a scratch root: initialize, tools/list
 # HTTP requests come from httpload (../shared/bench/httpload, built into a scratch
 # directory unless HTTPLOAD names a binary). Needs valgrind and python3.
 set -euo pipefail
@@ -65,6 +66,12 @@ http_scenario http-modern -n 1 --modern
 http_scenario http-busy -n 400 -c 8
 printf '%s\n' "$init" "$ready" '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}' |
   (grind stdio-conformance --profile conformance >/dev/null)
+{
+  printf '%s\n' "$init" "$ready"
+  for i in $(seq 3 2000); do
+    printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}\n' "$i"
+  done
+} | (grind stdio-busy --profile conformance >/dev/null)
 mkdir "$SCRATCH/root" && echo hello >"$SCRATCH/root/a.txt"
 printf '%s\n' "$init" "$ready" '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' |
   (grind stdio-workspace --root "$SCRATCH/root" >/dev/null)
@@ -115,7 +122,8 @@ def pattern(symbol):
     return symbol
 
 order, unmatched = [], 0
-for name in ["http-legacy", "http-modern", "stdio-conformance", "http-busy", "stdio-workspace"]:
+for name in ["http-legacy", "http-modern", "stdio-conformance", "http-busy", "stdio-busy",
+             "stdio-workspace"]:
     profiles = glob.glob(os.path.join(scratch, name + "*"))
     hits = set().union(*(executed(p) for p in profiles)) if profiles else set()
     if not hits:
