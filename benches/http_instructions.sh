@@ -7,8 +7,11 @@
 #
 #   benches/http_instructions.sh [BIN...]   # default: target/release/minimcp; several = A/B
 #
+# Each binary is counted in both eras: legacy (a session, Mcp-Session-Id) and modern
+# (2026-07-28: per-request _meta and Mcp-* headers, httpload --modern).
 # Needs valgrind and ../shared/bench/httpload (built into $PEERS_DIR/httpload-target, as
-# run-http-peers.sh does). Env: N (requests, default 2000), PORT (default 18451).
+# run-http-peers.sh does). Env: N (requests, default 2000), PORT (default 18451),
+# ERAS (default "legacy modern").
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="$ROOT/../shared/bench"
@@ -25,6 +28,9 @@ fi
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 URL="http://127.0.0.1:$PORT/mcp"
+for era in ${ERAS:-legacy modern}; do
+flags=()
+[ "$era" = modern ] && flags=(--modern)
 for bin in "$@"; do
   rm -f "$OUT"/cg.*
   valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.out" \
@@ -32,13 +38,15 @@ for bin in "$@"; do
   pid=$!
   for _ in $(seq 200); do (echo >"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
   # Warm up (threads, lazy state), then count only the measured requests.
-  "$HTTPLOAD" --url "$URL" -n 20 --warmup 0 --quiet --timeout 120 >/dev/null
+  "$HTTPLOAD" --url "$URL" -n 20 --warmup 0 --quiet --timeout 120 "${flags[@]}" >/dev/null
   sleep 0.5
   callgrind_control -z "$pid" >/dev/null 2>&1
-  ok="$("$HTTPLOAD" --url "$URL" -n "$N" --warmup 0 --quiet --timeout 120 | grep -o '"ok":[a-z]*')"
+  ok="$("$HTTPLOAD" --url "$URL" -n "$N" --warmup 0 --quiet --timeout 120 "${flags[@]}" |
+    grep -o '"ok":[a-z]*')"
   callgrind_control -d "$pid" >/dev/null 2>&1
   sleep 0.5
   kill "$pid"; wait "$pid" 2>/dev/null || true
   total=$(cat "$OUT"/cg.out.* | awk '/^summary:/ {s += $2} END {print s + 0}')
-  echo "$bin: $((total / N)) instructions per tools/call ($N keep-alive requests, $ok)"
+  echo "$bin: $((total / N)) instructions per $era tools/call ($N keep-alive requests, $ok)"
+done
 done

@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
 
+use crate::answer::Answer;
 use crate::error::McpError;
 use crate::jsonrpc::{Request, RequestId};
 use crate::log;
@@ -101,9 +102,18 @@ impl<'s> Connection<'s> {
             }
             _ => self.serve_common(&id, &method, params, &era),
         };
-        if let Ok(result) = &mut reply.outcome {
-            self.decorate(&method, result, era.version);
-        }
+        reply.outcome = reply.outcome.map(|answer| match answer {
+            // A tool's result has no `_meta` or `resultType` of its own, and no caching
+            // hints: it is decorated without becoming a tree.
+            Answer::Tool(mut result) => {
+                result.server_info = Some(self.server.shared_implementation(era.version));
+                Answer::Tool(result)
+            }
+            Answer::Json(mut result) => {
+                self.decorate(&method, &mut result, era.version);
+                Answer::Json(result)
+            }
+        });
         Some(reply)
     }
 

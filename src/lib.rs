@@ -60,6 +60,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod answer;
 mod context;
 mod dispatch;
 mod encoding;

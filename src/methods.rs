@@ -7,6 +7,7 @@ use std::panic::{self, AssertUnwindSafe};
 
 use serde_json::{json, Map, Value};
 
+use crate::answer::{Answer, Block, ToolResult};
 use crate::context::{Context, Inputs, NotificationBudget, Scope};
 use crate::dispatch::{invalid, Era, Outcome};
 use crate::encoding::{base64url, base64url_decode};
@@ -41,7 +42,7 @@ impl<'s> Connection<'s> {
         id: &RequestId,
         mut params: Map<String, Value>,
         era: &Era,
-    ) -> Outcome {
+    ) -> Result<Answer, McpError> {
         let server = self.server;
         let mut arguments = match params.remove("arguments") {
             None => Value::Object(Map::new()),
@@ -92,7 +93,7 @@ impl<'s> Connection<'s> {
                     arguments: &Value::Object(arguments.0.clone()),
                 };
                 if let Some(outcome) = self.input_outcome(era, &error, &binding, &inputs) {
-                    return outcome;
+                    return outcome.map(Answer::Json);
                 }
                 match error {
                     HandlerError::Internal(detail) => {
@@ -608,31 +609,25 @@ fn with_cursor(mut result: Value, next: Option<String>) -> Value {
 }
 
 /// A `CallToolResult` for a client of `version`.
-pub(crate) fn tool_result(output: ToolOutput, version: Version) -> Value {
-    // Built by moving the handler's values in: `json!` would serialize a copy of each
-    // (its text, the whole content array) into a new tree, once per call.
+pub(crate) fn tool_result(output: ToolOutput, version: Version) -> Answer {
+    // The handler's values are moved into the result, which is serialized from them: no
+    // JSON tree is built for a tool's answer (see `crate::answer`).
     let content = output
         .content
         .into_iter()
         .map(|c| match c {
-            Content::Text { text } => {
-                let mut block = Map::new();
-                block.insert("type".into(), Value::from("text"));
-                block.insert("text".into(), Value::String(text));
-                Value::Object(block)
-            }
-            other => content_json(&other, version),
+            Content::Text { text } => Block::Text(text),
+            other => Block::Json(content_json(&other, version)),
         })
         .collect();
-    let mut result = Map::new();
-    result.insert("content".into(), Value::Array(content));
-    if let (Some(structured), true) = (output.structured, version.has_structured_output()) {
-        result.insert("structuredContent".into(), structured);
-    }
-    if output.is_error {
-        result.insert("isError".into(), Value::Bool(true));
-    }
-    Value::Object(result)
+    Answer::Tool(ToolResult {
+        content,
+        structured: output
+            .structured
+            .filter(|_| version.has_structured_output()),
+        is_error: output.is_error,
+        server_info: None,
+    })
 }
 
 fn message_json(message: &PromptMessage, version: Version) -> Value {
@@ -694,11 +689,12 @@ mod tests {
     #[test]
     fn structured_content_only_from_2025_06_18() {
         let output = ToolOutput::structured(json!({"n": 1}));
-        assert!(tool_result(output.clone(), Version::V2025_03_26)
+        let json = |answer| serde_json::to_value(answer).expect("serializable");
+        assert!(json(tool_result(output.clone(), Version::V2025_03_26))
             .get("structuredContent")
             .is_none());
         assert_eq!(
-            tool_result(output, Version::V2025_06_18)["structuredContent"],
+            json(tool_result(output, Version::V2025_06_18))["structuredContent"],
             json!({"n": 1})
         );
     }

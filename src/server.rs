@@ -4,6 +4,7 @@
 //! one session against it. Build one with [`Server::builder`].
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Map, Value};
@@ -99,6 +100,10 @@ pub struct Server {
     list_changes: bool,
     /// Signs 2026-07-28 `requestState`; fresh per process unless given.
     pub(crate) state_key: crate::mrtr::StateKeys,
+    /// [`Server::implementation`] for each of [`Version::ALL`], built once: every
+    /// 2026-07-28 tool result carries it, and building and dropping it per call cost
+    /// more than the rest of the result.
+    implementations: Vec<Arc<Value>>,
 }
 
 /// Builds a [`Server`].
@@ -209,6 +214,14 @@ impl Server {
             }
         }
         Value::Object(info)
+    }
+
+    /// [`Server::implementation`], shared rather than built.
+    pub(crate) fn shared_implementation(&self, version: Version) -> Arc<Value> {
+        match Version::ALL.iter().position(|&v| v == version) {
+            Some(i) => Arc::clone(&self.implementations[i]),
+            None => Arc::new(self.implementation(version)),
+        }
     }
 
     /// A tool as `tools/list` shows it to a client of `version`.
@@ -456,7 +469,7 @@ impl Builder {
         }
         sources.extend(self.sources);
         let list_changes = sources.iter().any(|s| s.lists_changes());
-        Ok(Server {
+        let mut server = Server {
             identity: self.identity,
             tools: self.tools,
             tool_index,
@@ -469,7 +482,13 @@ impl Builder {
                 current: self.state_key.unwrap_or_else(random_key),
                 previous: self.previous_state_key,
             },
-        })
+            implementations: Vec::new(),
+        };
+        server.implementations = Version::ALL
+            .iter()
+            .map(|&v| Arc::new(server.implementation(v)))
+            .collect();
+        Ok(server)
     }
 }
 

@@ -97,7 +97,12 @@ impl<R: Read + Send + 'static> LineReader<R> {
             .iter()
             .position(|&b| b == b'\n')
         {
-            Some(_) => true,
+            Some(offset) => {
+                // Everything before the newline holds none: `next_frame` starts there
+                // instead of scanning the line a second time.
+                self.scanned += offset;
+                true
+            }
             None => {
                 self.scanned = self.end - self.start;
                 self.eof && self.end > self.start

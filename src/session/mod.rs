@@ -25,6 +25,7 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
+use crate::answer::Answer;
 use crate::error::{EnvelopeError, Error, McpError};
 use crate::jsonrpc::{
     ErrorObject, Message, Notification, Outgoing, Rejected, Request, RequestId, ResponseId,
@@ -119,14 +120,14 @@ pub(crate) enum ReplyKind {
 
 /// The answer to one request.
 pub(crate) struct Reply {
-    pub(crate) outcome: Result<Value, ErrorObject>,
+    pub(crate) outcome: Result<Answer, ErrorObject>,
     pub(crate) kind: ReplyKind,
 }
 
 impl Reply {
     pub(crate) fn plain(outcome: Result<Value, ErrorObject>) -> Reply {
         Reply {
-            outcome,
+            outcome: outcome.map(Answer::Json),
             kind: ReplyKind::Plain,
         }
     }
@@ -414,7 +415,7 @@ impl<'s> Connection<'s> {
 
     /// A reply as a complete response object, for batches; an over-large one is replaced.
     fn reply_json(&self, id: &RequestId, reply: Reply) -> Value {
-        let message = |outcome: &Result<Value, ErrorObject>| match outcome {
+        let message = |outcome: &Result<Answer, ErrorObject>| match outcome {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
         };
@@ -423,7 +424,7 @@ impl<'s> Connection<'s> {
         if size <= self.server.limits.max_response_bytes {
             return full;
         }
-        message(&self.too_large(reply.kind, size))
+        message(&self.too_large(reply.kind, size).map(Answer::Json))
     }
 
     fn too_large(&self, kind: ReplyKind, size: usize) -> Result<Value, ErrorObject> {

@@ -1,0 +1,169 @@
+//! A method's result on its way to the wire: a JSON tree, or a tool's output serialized
+//! straight from the handler's values.
+//!
+//! A `tools/call` result built as a `Value` tree was serialized once and dropped: a map
+//! node and a key string per member, each allocated and freed per call, for the most
+//! frequent request of all. [`ToolResult`] writes the same bytes (members in the sorted
+//! order a `Value` object has) without the tree.
+
+use std::sync::Arc;
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::Value;
+
+use crate::protocol::meta;
+
+/// A successful result.
+pub(crate) enum Answer {
+    /// Any result, as JSON.
+    Json(Value),
+    /// A `tools/call` result.
+    Tool(ToolResult),
+}
+
+impl Serialize for Answer {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Answer::Json(value) => value.serialize(serializer),
+            Answer::Tool(result) => result.serialize(serializer),
+        }
+    }
+}
+
+/// A `tools/call` result, already adapted to the client's protocol version.
+pub(crate) struct ToolResult {
+    pub(crate) content: Vec<Block>,
+    /// `structuredContent`, when the client's version has it.
+    pub(crate) structured: Option<Value>,
+    pub(crate) is_error: bool,
+    /// 2026-07-28: the server's `Implementation`, sent as `_meta` serverInfo together with
+    /// `"resultType": "complete"` (what every result of that version carries).
+    pub(crate) server_info: Option<Arc<Value>>,
+}
+
+/// One content block of a [`ToolResult`].
+pub(crate) enum Block {
+    /// `{"type": "text", "text": …}`: nearly every block.
+    Text(String),
+    /// Any other block, as JSON.
+    Json(Value),
+}
+
+// Members are written in sorted order, as a `Value` object (a sorted map) writes them: the
+// bytes on the wire are what they were when tool results were built as trees.
+impl Serialize for ToolResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(info) = &self.server_info {
+            map.serialize_entry("_meta", &ServerInfo(info.as_ref()))?;
+        }
+        map.serialize_entry("content", &Blocks(&self.content))?;
+        if self.is_error {
+            map.serialize_entry("isError", &true)?;
+        }
+        if self.server_info.is_some() {
+            map.serialize_entry("resultType", "complete")?;
+        }
+        if let Some(structured) = &self.structured {
+            map.serialize_entry("structuredContent", structured)?;
+        }
+        map.end()
+    }
+}
+
+struct ServerInfo<'a>(&'a Value);
+
+impl Serialize for ServerInfo<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(meta::SERVER_INFO, self.0)?;
+        map.end()
+    }
+}
+
+struct Blocks<'a>(&'a [Block]);
+
+impl Serialize for Blocks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for block in self.0 {
+            seq.serialize_element(block)?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Block {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Block::Text(text) => {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("text", text)?;
+                map.serialize_entry("type", "text")?;
+                map.end()
+            }
+            Block::Json(value) => value.serialize(serializer),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_results_are_written_as_their_json_trees_would_be() {
+        let results = || {
+            [
+                ToolResult {
+                    content: vec![Block::Text("a \"quoted\"\nline".into())],
+                    structured: None,
+                    is_error: false,
+                    server_info: None,
+                },
+                ToolResult {
+                    content: vec![
+                        Block::Json(json!({"type": "image", "data": "AA==", "mimeType": "x/y"})),
+                        Block::Text(String::new()),
+                    ],
+                    structured: Some(json!({"z": 1, "a": [true]})),
+                    is_error: true,
+                    server_info: Some(Arc::new(json!({"name": "n", "version": "1"}))),
+                },
+                ToolResult {
+                    content: Vec::new(),
+                    structured: None,
+                    is_error: true,
+                    server_info: None,
+                },
+                ToolResult {
+                    content: vec![Block::Text("x".into())],
+                    structured: None,
+                    is_error: false,
+                    server_info: Some(Arc::new(json!({}))),
+                },
+            ]
+        };
+        for result in results() {
+            let answer = Answer::Tool(result);
+            let typed = serde_json::to_string(&answer).expect("typed");
+            let tree = serde_json::to_value(&answer).expect("tree").to_string();
+            assert_eq!(typed, tree, "members in a Value's (sorted) order");
+        }
+        let [_, decorated, ..] = results();
+        assert_eq!(
+            serde_json::to_value(Answer::Tool(decorated)).expect("json"),
+            json!({
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "n", "version": "1"}},
+                "content": [
+                    {"type": "image", "data": "AA==", "mimeType": "x/y"},
+                    {"type": "text", "text": ""}
+                ],
+                "isError": true,
+                "resultType": "complete",
+                "structuredContent": {"z": 1, "a": [true]}
+            })
+        );
+    }
+}
