@@ -37,6 +37,7 @@ sys.exit(0 if d["ok"] and d["idle_rss_kib"] <= float(sys.argv[1]) else 1)' "${MA
   # Where the pages are: one more server, one call, its smaps by mapped file.
   "$bin" serve --profile conformance --http "127.0.0.1:$PORT" 2>/dev/null &
   pid=$!
+  trap 'kill $pid 2>/dev/null || true' EXIT
   for _ in $(seq 200); do (echo >"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.01; done
   "$HTTPLOAD" load --url "$URL" -n 1 --warmup 0 --quiet >/dev/null
   python3 - "$pid" <<'PY'
