@@ -38,6 +38,9 @@ pub(crate) trait Link {
     fn client_ready(&self) -> bool;
     /// The handshake session's cache of the client's roots; `None` without a session.
     fn roots_cache(&mut self) -> Option<&mut RootsCache>;
+    /// Lets the transport end this request's delivery early (see
+    /// [`Context::release_stream`]).
+    fn release_stream(&mut self) {}
 }
 
 /// Everything about the request being handled.
@@ -189,6 +192,15 @@ impl<'a> Context<'a> {
     /// answer, instead of the server's `request_timeout` (MCP L-10: per-request timeouts).
     pub fn set_request_timeout(&mut self, timeout: Duration) {
         self.scope.request_timeout = timeout;
+    }
+
+    /// Lets the transport end this request's event stream now, for the client to resume
+    /// later (Streamable HTTP in a 2025-11-25 session: SEP-1699 polling). Everything the
+    /// handler sends afterwards, the result included, is kept until the client resumes with
+    /// `Last-Event-ID` (up to 60 s). Elsewhere nothing happens. Useful for long calls behind
+    /// proxies that cut long-lived responses.
+    pub fn release_stream(&mut self) {
+        self.link.release_stream();
     }
 
     /// True when the client has cancelled this request. Long-running handlers should check

@@ -144,12 +144,22 @@ impl Response {
             .unwrap_or_else(|e| panic!("body is not JSON ({e}): {self:?}"))
     }
 
-    /// The `data:` payloads of an event stream.
+    /// The `data:` payloads of an event stream (a priming event's empty data skipped).
     fn events(&self) -> Vec<Value> {
         String::from_utf8_lossy(&self.body)
             .lines()
             .filter_map(|l| l.strip_prefix("data: "))
+            .filter(|d| !d.is_empty())
             .map(|d| serde_json::from_str(d).expect("event data is JSON"))
+            .collect()
+    }
+
+    /// The `id:` of every event.
+    fn event_ids(&self) -> Vec<String> {
+        String::from_utf8_lossy(&self.body)
+            .lines()
+            .filter_map(|l| l.strip_prefix("id: "))
+            .map(str::to_string)
             .collect()
     }
 }
@@ -294,8 +304,9 @@ fn sampling_is_answered_by_a_separate_post_while_the_call_streams() {
             "stream ended: {seen}"
         );
         seen.push_str(&line);
-        if let Some(data) = line.strip_prefix("data: ") {
-            break serde_json::from_str::<Value>(data.trim()).expect("json");
+        match line.trim_end().strip_prefix("data: ") {
+            Some("") | None => {} // a priming event has empty data
+            Some(data) => break serde_json::from_str::<Value>(data).expect("json"),
         }
     };
     assert!(seen.contains("text/event-stream"), "{seen}");
@@ -312,6 +323,142 @@ fn sampling_is_answered_by_a_separate_post_while_the_call_streams() {
         "the call's response ends the stream: {rest}"
     );
     assert!(rest.contains("hello"), "{rest}");
+}
+
+/// initialize at `version` + initialized; returns the session id.
+fn session_at(server: &Server, version: &str) -> String {
+    let init = server.post(
+        None,
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "http-test", "version": "1"}}}),
+        &[],
+    );
+    let id = init
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_string();
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(server.post(Some(&id), &done, &[]).status, 202);
+    id
+}
+
+/// A GET resuming a stream after event `last`.
+fn resume(server: &Server, session: &str, last: &str) -> Response {
+    server.raw(
+        format!(
+            "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nLast-Event-ID: {last}\r\nConnection: close\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+}
+
+#[test]
+fn a_stream_the_server_ends_early_is_resumed_with_last_event_id() {
+    let server = Server::start(&[]);
+    let id = session_at(&server, "2025-11-25");
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "test_reconnection", "arguments": {}}});
+    let first = server.post(Some(&id), &call, &[]);
+    assert_eq!(first.header("content-type"), Some("text/event-stream"));
+    let body = String::from_utf8_lossy(&first.body).to_string();
+    assert!(
+        body.contains("retry: ") && body.contains("data: \n"),
+        "priming: {body}"
+    );
+    assert!(
+        first.events().is_empty(),
+        "the result is not on the first stream: {body}"
+    );
+    let ids = first.event_ids();
+    assert_eq!(ids.len(), 1, "{body}");
+    // Another session cannot take the stream over: it gets its own standalone stream.
+    let other = session_at(&server, "2025-11-25");
+    let mut stranger = server.connect();
+    stranger
+        .write_all(
+            format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {other}\r\nLast-Event-ID: {}\r\n\r\n", ids[0])
+                .as_bytes(),
+        )
+        .expect("send");
+    let resumed = resume(&server, &id, &ids[0]);
+    assert_eq!(resumed.status, 200);
+    let events = resumed.events();
+    assert_eq!(events.len(), 1, "{resumed:?}");
+    assert_eq!(events[0]["id"], 3);
+    assert_eq!(
+        events[0]["result"]["content"][0]["text"],
+        "Reconnection test completed."
+    );
+    assert!(resumed.event_ids()[0] > ids[0]);
+    // Resumed once and complete: the same id now opens the standalone stream instead.
+    let mut again = server.connect();
+    again
+        .write_all(
+            format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nLast-Event-ID: {}\r\n\r\n", ids[0])
+                .as_bytes(),
+        )
+        .expect("send");
+    let mut head = String::new();
+    BufReader::new(again).read_line(&mut head).expect("head");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+}
+
+#[test]
+fn a_stream_whose_client_left_is_resumed_where_the_client_stopped() {
+    let server = Server::start(&[]);
+    let id = session_at(&server, "2025-11-25");
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let mut stream = server.connect();
+    stream
+        .write_all(&post_bytes(Some(&id), &call.to_string(), &[]))
+        .expect("write");
+    // Read up to the first progress event, then hang up.
+    let mut reader = BufReader::new(stream);
+    let mut last_id = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).expect("read") > 0,
+            "stream ended early"
+        );
+        if let Some(id) = line.trim_end().strip_prefix("id: ") {
+            last_id = id.to_string();
+        }
+        if line.contains("notifications/progress") {
+            break;
+        }
+    }
+    drop(reader);
+    let resumed = resume(&server, &id, &last_id);
+    let events = resumed.events();
+    let response = events.last().expect("events");
+    assert_eq!(response["id"], 4, "{resumed:?}");
+    let progress: Vec<_> = events[..events.len() - 1]
+        .iter()
+        .map(|e| e["params"]["progress"].clone())
+        .collect();
+    assert_eq!(
+        progress,
+        [json!(50.0), json!(100.0)],
+        "only what came after {last_id}"
+    );
+}
+
+#[test]
+fn streams_before_2025_11_25_have_no_event_ids() {
+    let server = Server::start(&[]);
+    let id = session_at(&server, "2025-06-18");
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let reply = server.post(Some(&id), &call, &[]);
+    assert!(reply.event_ids().is_empty(), "{reply:?}");
+    assert!(!String::from_utf8_lossy(&reply.body).contains("retry:"));
+    let release = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+        "params": {"name": "test_reconnection", "arguments": {}}});
+    let whole = server.post(Some(&id), &release, &[]);
+    assert_eq!(whole.json()["id"], 6, "answered on its own response");
 }
 
 // ---- Status codes ----------------------------------------------------------------------
@@ -522,6 +669,16 @@ fn thread_names(server: &Server) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Waits (up to 20 s) until the server has a writer thread.
+fn writer_starts(server: &Server) -> bool {
+    let writing = || thread_names(server).iter().any(|n| n == "minimcp-write");
+    let started = Instant::now();
+    while !writing() && started.elapsed() < Duration::from_secs(20) {
+        thread::sleep(Duration::from_millis(10));
+    }
+    writing()
+}
+
 /// Waits (up to 10 s) until the server has no writer thread left.
 fn writers_finish(server: &Server) -> bool {
     let writing = || thread_names(server).iter().any(|n| n == "minimcp-write");
@@ -563,14 +720,7 @@ fn a_client_that_reads_slowly_holds_up_nobody_and_still_gets_every_byte() {
         .collect();
     let mut slow = server.connect();
     slow.write_all(&echo_bytes(1, &text)).expect("send");
-    let started = Instant::now();
-    while !thread_names(&server).iter().any(|n| n == "minimcp-write") {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "no writer thread"
-        );
-        thread::sleep(Duration::from_millis(20));
-    }
+    assert!(writer_starts(&server), "no writer thread");
     // The slow client has read nothing yet; everyone else is served meanwhile.
     assert_eq!(server.session(json!({})).len(), 32);
     let mut reader = BufReader::new(slow.try_clone().expect("clone"));
@@ -597,19 +747,12 @@ fn a_client_that_never_reads_is_disconnected_after_the_timeout() {
         "--max-result-bytes",
         "16000000",
         "--http-timeout",
-        "1",
+        "3",
     ]);
     let text = "x".repeat(6_000_000);
     let mut stuck = server.connect();
     stuck.write_all(&echo_bytes(1, &text)).expect("send");
-    let started = Instant::now();
-    while !thread_names(&server).iter().any(|n| n == "minimcp-write") {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "no writer thread"
-        );
-        thread::sleep(Duration::from_millis(20));
-    }
+    assert!(writer_starts(&server), "no writer thread");
     // It never reads: after the write timeout its writer gives up and closes it.
     assert!(writers_finish(&server), "the writer thread gives up");
     assert_eq!(server.session(json!({})).len(), 32, "the server is fine");
@@ -805,8 +948,9 @@ fn a_listen_stream_is_acknowledged_first_and_never_buffered() {
             "stream ended: {head}"
         );
         head.push_str(&line);
-        if let Some(data) = line.strip_prefix("data: ") {
-            break serde_json::from_str::<Value>(data.trim()).expect("json");
+        match line.trim_end().strip_prefix("data: ") {
+            Some("") | None => {} // a priming event has empty data
+            Some(data) => break serde_json::from_str::<Value>(data).expect("json"),
         }
     };
     assert!(

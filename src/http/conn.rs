@@ -75,6 +75,11 @@ impl Reply {
         }
     }
 
+    /// True once the client can no longer receive the answer.
+    pub(crate) fn is_lost(&self) -> bool {
+        self.link.is_lost()
+    }
+
     /// Writes part of the answer.
     pub(crate) fn send(&self, bytes: &[u8]) {
         self.link.send(bytes);
@@ -142,8 +147,12 @@ pub(crate) fn response(status: u16, body: Option<&[u8]>, session: Option<&str>) 
 pub(crate) enum Kind {
     /// A POSTed JSON-RPC message (or batch).
     Post { route: Route, unit: Unit },
-    /// A GET opening the session's event stream.
-    Get { session: String },
+    /// A GET opening the session's event stream, or resuming a POST's stream after the
+    /// event `last_event_id` (`Last-Event-ID`).
+    Get {
+        session: String,
+        last_event_id: Option<String>,
+    },
     /// A DELETE ending the session.
     Delete { session: String },
     /// The client went away before its answer was complete.
@@ -266,6 +275,7 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
             Err(ReadError::Idle) if link.is_busy() => continue,
             Err(ReadError::Idle) => return,
             Err(ReadError::Closed) | Err(ReadError::Io) => {
+                link.client_left();
                 if let Some(origin) = handed.filter(|_| link.is_open()) {
                     // The client left before its answer: the dispatch thread closes the
                     // exchange (and cancels a 2026-07-28 request).
@@ -414,7 +424,11 @@ fn exchange(
                 return Ok(Answer::Written(400));
             };
             if wants_stream {
-                Kind::Get { session }
+                let last_event_id = request.header("last-event-id").map(str::to_string);
+                Kind::Get {
+                    session,
+                    last_event_id,
+                }
             } else {
                 Kind::Delete { session }
             }
@@ -712,8 +726,8 @@ fn is_loopback_host(host: &str) -> bool {
     } else {
         host.rsplit_once(':').map_or(host, |(name, _)| name)
     };
-    let name = name.to_ascii_lowercase();
-    name == "localhost"
+    // No lowercase copy: this runs on every request.
+    name.eq_ignore_ascii_case("localhost")
         || name == "::1"
         || name
             .parse::<std::net::Ipv4Addr>()

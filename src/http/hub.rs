@@ -13,7 +13,7 @@
 //! this one thread.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -25,9 +25,10 @@ use crate::error::code;
 use crate::error::Error;
 use crate::jsonrpc::code as rpc;
 use crate::log;
+use crate::protocol::Version;
 use crate::server::Server;
 use crate::session::port::{self, Take};
-use crate::session::{Connection, Origin, Port, Received, Session, Unit};
+use crate::session::{Connection, Origin, Port, Received, Unit};
 
 /// How often idle sessions are looked for.
 const SWEEP: Duration = Duration::from_secs(1);
@@ -35,9 +36,17 @@ const SWEEP: Duration = Duration::from_secs(1);
 /// keep it open and a vanished client is noticed.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
+/// The SSE `retry` a 2025-11-25 stream starts with: how long its client waits before
+/// resuming it after the server ended it early.
+const RETRY_MS: u64 = 500;
+/// How long the rest of a stream that lost its connection is kept for the client to resume.
+const RESUME_WINDOW: Duration = Duration::from_secs(60);
+
 /// One open HTTP exchange, from the dispatch thread's side.
 struct Exchange {
-    reply: Reply,
+    origin: Origin,
+    /// Where the answer goes; `None` while a resumable stream has no connection.
+    reply: Option<Reply>,
     /// `Mcp-Session-Id` to send with the response headers (initialize).
     session: Option<String>,
     /// The first message, held until the response's form is known.
@@ -47,6 +56,44 @@ struct Exchange {
     stateless: bool,
     /// When the stream last carried anything.
     last_write: Instant,
+    /// Event ids and resumption, for a POST in a 2025-11-25 session.
+    resume: Option<Resume>,
+}
+
+/// SSE polling and resumption (2025-11-25, SEP-1699): every event of a POST's stream has an
+/// id `<origin>-<number>`, the stream starts with a priming event (an id, empty data and a
+/// `retry`), and every event is kept until the stream completes, so when its connection ends
+/// early — the server ending it (`Context::release_stream`) or the client losing it — a GET
+/// with `Last-Event-ID` gets every event after that one, then the rest as it comes.
+struct Resume {
+    /// Only this session's client may resume the stream.
+    session: String,
+    next: u64,
+    /// The events so far, by number.
+    events: Vec<(u64, Vec<u8>)>,
+    bytes: usize,
+    /// At most this many bytes are kept; past it the stream can no longer be resumed.
+    max_bytes: usize,
+    /// Since when no connection carries the stream.
+    detached: Option<Instant>,
+    /// The stream is complete: it ends once resumed.
+    done: bool,
+}
+
+impl Resume {
+    fn keep(&mut self, number: u64, event: &[u8]) {
+        self.bytes += event.len();
+        if self.bytes <= self.max_bytes {
+            self.events.push((number, event.to_vec()));
+        } else {
+            self.events = Vec::new(); // too much to replay: resuming fails from now on
+        }
+    }
+
+    /// Whether the client can resume after event `after`: everything since is kept.
+    fn can_resume(&self, after: u64) -> bool {
+        self.bytes <= self.max_bytes && after < self.next
+    }
 }
 
 impl Exchange {
@@ -63,30 +110,98 @@ impl Exchange {
             .collect();
         let mut bytes = Vec::new();
         let _ = wire::write_stream_head(&mut bytes, &headers);
-        if let Some(first) = self.pending.take() {
-            let _ = wire::write_event(&mut bytes, None, Some(&first));
-        }
         self.write(&bytes);
+        if let Some((number, id)) = self.next_id() {
+            let mut priming = Vec::new();
+            let _ = wire::write_priming_event(&mut priming, &id, RETRY_MS);
+            self.write_event(number, &priming);
+        }
+        if let Some(first) = self.pending.take() {
+            self.event(Some(&first));
+        }
+    }
+
+    /// The next event's number and id, when the stream has ids.
+    fn next_id(&mut self) -> Option<(u64, String)> {
+        let resume = self.resume.as_mut()?;
+        resume.next += 1;
+        let number = resume.next - 1;
+        Some((number, format!("{}-{number}", self.origin)))
     }
 
     /// One message on the stream, or a keep-alive comment (`None`).
     fn event(&mut self, message: Option<&[u8]>) {
+        let id = message.and_then(|_| self.next_id());
         let mut bytes = Vec::new();
-        let _ = wire::write_event(&mut bytes, None, message);
-        self.write(&bytes);
+        let _ = wire::write_event(&mut bytes, id.as_ref().map(|(_, id)| id.as_str()), message);
+        match id {
+            Some((number, _)) => self.write_event(number, &bytes),
+            None => self.write(&bytes),
+        }
+    }
+
+    /// Writes an event with an id, kept for a client that resumes.
+    fn write_event(&mut self, number: u64, event: &[u8]) {
+        if let Some(resume) = self.resume.as_mut() {
+            resume.keep(number, event);
+        }
+        self.write(event);
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        self.reply.send(bytes);
+        if let Some(reply) = &self.reply {
+            reply.send(bytes);
+        }
         self.last_write = Instant::now();
+    }
+
+    /// Ends the HTTP response now but keeps the stream for its client to resume.
+    fn detach(&mut self, client_left: bool) {
+        let Some(resume) = self.resume.as_mut() else {
+            return;
+        };
+        resume.detached = Some(Instant::now());
+        match self.reply.take() {
+            Some(reply) if client_left => reply.abandon(),
+            Some(reply) => {
+                let mut end = Vec::new();
+                let _ = wire::write_stream_end(&mut end);
+                reply.end(&end, 200);
+            }
+            None => {}
+        }
+    }
+
+    /// A GET with `Last-Event-ID` (event `after`) takes the stream over: it gets every
+    /// event since, then the rest as it comes. Returns the exchange unless it is complete.
+    fn resume(mut self, after: u64, reply: Reply) -> Option<Self> {
+        let resume = self.resume.as_mut()?;
+        let mut bytes = Vec::new();
+        let _ = wire::write_stream_head(&mut bytes, &[]);
+        for (_, event) in resume.events.iter().filter(|(n, _)| *n > after) {
+            bytes.extend_from_slice(event);
+        }
+        resume.detached = None;
+        let done = resume.done;
+        reply.send(&bytes);
+        self.reply = Some(reply);
+        self.last_write = Instant::now();
+        if done {
+            self.finish();
+            return None;
+        }
+        Some(self)
     }
 
     /// Ends the exchange: the stream's end, or the whole response.
     fn finish(self) {
+        let Some(reply) = self.reply else {
+            return;
+        };
         if self.streaming {
             let mut end = Vec::new();
             let _ = wire::write_stream_end(&mut end);
-            return self.reply.end(&end, 200);
+            return reply.end(&end, 200);
         }
         let status = match &self.pending {
             None => 202,
@@ -94,7 +209,7 @@ impl Exchange {
             Some(_) => 200,
         };
         let session = self.session.as_deref();
-        self.reply.answer(status, self.pending.as_deref(), session);
+        reply.answer(status, self.pending.as_deref(), session);
     }
 }
 
@@ -107,6 +222,10 @@ struct Hub {
     exchanges: HashMap<Origin, Exchange>,
     /// Each session's GET event stream.
     streams: HashMap<String, Origin>,
+    /// Sessions whose POST streams have event ids and resume (2025-11-25 and later).
+    resumable: HashSet<String>,
+    /// Bytes a stream without a connection may hold for its client.
+    max_held: usize,
 }
 
 impl Hub {
@@ -132,16 +251,28 @@ impl Hub {
         }
     }
 
-    fn open(&mut self, origin: Origin, reply: Reply, session: Option<String>, stateless: bool) {
+    /// Opens the exchange of a POST (`key`: the legacy session it belongs to).
+    fn open(&mut self, origin: Origin, reply: Reply, key: Option<&str>, stateless: bool) {
+        let resume = key.filter(|k| self.resumable.contains(*k)).map(|k| Resume {
+            session: k.to_string(),
+            next: 0,
+            events: Vec::new(),
+            bytes: 0,
+            max_bytes: self.max_held,
+            detached: None,
+            done: false,
+        });
         self.exchanges.insert(
             origin,
             Exchange {
-                reply,
-                session,
+                origin,
+                reply: Some(reply),
+                session: None,
                 pending: None,
                 streaming: false,
                 stateless,
                 last_write: Instant::now(),
+                resume,
             },
         );
     }
@@ -172,12 +303,30 @@ impl Hub {
         cancels.then_some(origin)
     }
 
-    /// The client of `origin` went away.
+    /// The client of `origin` went away: its exchange ends, unless it is a stream the
+    /// client may resume.
     fn gone(&mut self, origin: Origin) {
-        if let Some(exchange) = self.exchanges.remove(&origin) {
-            exchange.reply.abandon();
+        match self.exchanges.get_mut(&origin) {
+            Some(e) if e.streaming && e.resume.is_some() => e.detach(true),
+            Some(_) => {
+                if let Some(reply) = self.exchanges.remove(&origin).and_then(|e| e.reply) {
+                    reply.abandon();
+                }
+            }
+            None => {}
         }
         self.streams.retain(|_, o| *o != origin);
+    }
+
+    /// Drops the streams nobody resumed in time, and those of ended sessions.
+    fn drop_unresumed(&mut self, live: impl Fn(&str) -> bool) {
+        let now = Instant::now();
+        self.exchanges.retain(|_, e| match &e.resume {
+            Some(r) if r.detached.is_some() => {
+                live(&r.session) && r.detached.is_some_and(|at| now < at + RESUME_WINDOW)
+            }
+            _ => true,
+        });
     }
 
     /// Writes a comment on every event stream quiet for [`KEEP_ALIVE`] (checked each
@@ -258,7 +407,7 @@ impl Port for HttpPort {
                         return Ok(Received::Left);
                     }
                 }
-                hub.open(origin, reply, None, self.key.is_none());
+                hub.open(origin, reply, self.key.as_deref(), self.key.is_none());
                 return Ok(Received::Unit(unit, origin));
             }
             // Waking each SWEEP keeps other streams alive while a handler waits long.
@@ -304,9 +453,30 @@ impl Port for HttpPort {
     }
 
     fn finish(&mut self, to: Origin) {
-        let exchange = self.hub.borrow_mut().exchanges.remove(&to);
-        if let Some(exchange) = exchange {
+        let mut hub = self.hub.borrow_mut();
+        if let Some(exchange) = hub.exchanges.get_mut(&to) {
+            // A stream whose client left (before the hub heard) is kept for it to resume.
+            if exchange.streaming && exchange.reply.as_ref().is_some_and(Reply::is_lost) {
+                exchange.detach(true);
+            }
+            if let Some(resume) = exchange.resume.as_mut().filter(|r| r.detached.is_some()) {
+                resume.done = true; // delivered when the client resumes
+                return;
+            }
+        }
+        if let Some(exchange) = hub.exchanges.remove(&to) {
+            drop(hub);
             exchange.finish();
+        }
+    }
+
+    fn release(&mut self, to: Origin) {
+        let mut hub = self.hub.borrow_mut();
+        if let Some(exchange) = hub.exchanges.get_mut(&to) {
+            if exchange.resume.is_some() && exchange.reply.is_some() {
+                exchange.start_stream();
+                exchange.detach(false);
+            }
         }
     }
 
@@ -359,6 +529,8 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
         max_backlog: server.limits.max_queued_requests,
         exchanges: HashMap::new(),
         streams: HashMap::new(),
+        resumable: HashSet::new(),
+        max_held: 2 * server.limits.max_message_bytes,
     }));
     let mut dispatch = Dispatch {
         stateless: Connection::new(server, port(&hub, None)),
@@ -435,7 +607,13 @@ impl<'s> Dispatch<'s> {
                 self.hub.borrow_mut().open(origin, reply, None, true);
                 serve(&mut self.stateless, unit, origin);
             }
-            Kind::Get { session } => self.listen(session, origin, reply),
+            Kind::Get {
+                session,
+                last_event_id,
+            } => match last_event_id {
+                Some(id) => self.resume(session, &id, origin, reply),
+                None => self.listen(session, origin, reply),
+            },
             Kind::Delete { session } => self.delete(&session, reply),
             Kind::Gone => self.gone(origin),
         }
@@ -447,7 +625,7 @@ impl<'s> Dispatch<'s> {
             return refuse(reply, 404, "unknown or expired session; initialize again");
         };
         entry.last_used = Instant::now();
-        self.hub.borrow_mut().open(origin, reply, None, false);
+        self.hub.borrow_mut().open(origin, reply, Some(id), false);
         serve(&mut entry.conn, unit, origin);
     }
 
@@ -457,13 +635,20 @@ impl<'s> Dispatch<'s> {
             return reply.refuse(503, code::OVERLOADED, "too many sessions; retry later");
         }
         let id = session_id(prefix);
-        self.hub
-            .borrow_mut()
-            .open(origin, reply, Some(id.clone()), false);
+        {
+            let mut hub = self.hub.borrow_mut();
+            hub.open(origin, reply, None, false);
+            if let Some(exchange) = hub.exchanges.get_mut(&origin) {
+                exchange.session = Some(id.clone());
+            }
+        }
         let mut conn = Connection::new(self.server, port(&self.hub, Some(id.clone())));
         serve(&mut conn, unit, origin);
         // A failed initialize leaves no session behind.
-        if !matches!(conn.session, Session::New) {
+        if let Some(negotiated) = conn.session.negotiated() {
+            if negotiated.version >= Version::V2025_11_25 {
+                self.hub.borrow_mut().resumable.insert(id.clone());
+            }
             log::info(format_args!("session {} started", log_tag(&id)));
             self.sessions.insert(
                 id,
@@ -493,6 +678,36 @@ impl<'s> Dispatch<'s> {
         hub.open(origin, reply, None, false);
         if let Some(exchange) = hub.exchanges.get_mut(&origin) {
             exchange.start_stream();
+        }
+    }
+
+    /// A GET with `Last-Event-ID`: the client resumes a POST's stream that lost its
+    /// connection. An id this session has no stream for opens the standalone stream.
+    fn resume(&mut self, session: String, last_event_id: &str, origin: Origin, reply: Reply) {
+        let (stream, after) = match last_event_id.split_once('-') {
+            Some((o, n)) => (o.parse::<Origin>().ok(), n.parse::<u64>().ok()),
+            None => (None, None),
+        };
+        let mut hub = self.hub.borrow_mut();
+        let resumable = stream.zip(after).filter(|(o, after)| {
+            hub.exchanges.get(o).is_some_and(|e| {
+                e.reply.is_none()
+                    && e.resume
+                        .as_ref()
+                        .is_some_and(|r| r.session == session && r.can_resume(*after))
+            })
+        });
+        let Some((stream, after)) = resumable else {
+            drop(hub);
+            return self.listen(session, origin, reply);
+        };
+        if let Some(entry) = self.sessions.get_mut(&session) {
+            entry.last_used = Instant::now();
+        }
+        if let Some(exchange) = hub.exchanges.remove(&stream) {
+            if let Some(exchange) = exchange.resume(after, reply) {
+                hub.exchanges.insert(stream, exchange);
+            }
         }
     }
 
@@ -529,7 +744,11 @@ impl<'s> Dispatch<'s> {
             return;
         }
         self.next_sweep = Instant::now() + SWEEP;
-        self.hub.borrow_mut().keep_alive();
+        {
+            let mut hub = self.hub.borrow_mut();
+            hub.keep_alive();
+            hub.drop_unresumed(|session| self.sessions.contains_key(session));
+        }
         let idle = self.config.session_idle;
         let expired: Vec<String> = self
             .sessions
@@ -559,6 +778,7 @@ fn serve(conn: &mut Connection<'_>, unit: Unit, origin: Origin) {
 /// Closes the GET stream of an ended session.
 fn end_session(hub: &Rc<RefCell<Hub>>, session: &str) {
     let mut hub = hub.borrow_mut();
+    hub.resumable.remove(session);
     if let Some(origin) = hub.streams.remove(session) {
         if let Some(exchange) = hub.exchanges.remove(&origin) {
             exchange.finish();

@@ -52,6 +52,8 @@ struct State {
     broken: bool,
     /// The I/O thread waits in [`Link::wait_idle`].
     waiting: bool,
+    /// The I/O thread saw the client close the connection.
+    client_left: bool,
 }
 
 impl State {
@@ -94,6 +96,17 @@ impl Link {
     /// True while a handed-over request has no complete answer yet.
     pub(crate) fn is_open(&self) -> bool {
         self.lock().open
+    }
+
+    /// The client closed the connection (its read ended).
+    pub(crate) fn client_left(&self) {
+        self.lock().client_left = true;
+    }
+
+    /// True once nothing written can reach the client any more.
+    pub(crate) fn is_lost(&self) -> bool {
+        let state = self.lock();
+        state.broken || state.client_left
     }
 
     /// True while an answer is being written.

@@ -386,6 +386,13 @@ pub(crate) fn write_event(
     out.flush()
 }
 
+/// Writes the event a resumable stream starts with: its id, a `retry` (milliseconds) and
+/// empty data, so the client knows where to resume from before any message came.
+pub(crate) fn write_priming_event(out: &mut impl Write, id: &str, retry_ms: u64) -> io::Result<()> {
+    let event = format!("id: {id}\nretry: {retry_ms}\ndata: \n\n");
+    write!(out, "{:x}\r\n{event}\r\n", event.len())
+}
+
 /// Ends an event stream.
 pub(crate) fn write_stream_end(out: &mut impl Write) -> io::Result<()> {
     out.write_all(b"0\r\n\r\n")?;

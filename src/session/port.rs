@@ -62,6 +62,9 @@ pub(crate) trait Port {
     fn send(&mut self, to: Origin, message: &[u8]);
     /// Nothing more will be sent to `to`: its exchange is complete.
     fn finish(&mut self, to: Origin);
+    /// The handler lets the transport end `to`'s delivery early: the client resumes it and
+    /// receives the rest (HTTP: SEP-1699 polling). Stdio has nothing to end.
+    fn release(&mut self, _to: Origin) {}
     /// Makes everything sent so far visible to the client.
     fn flush(&mut self) -> Result<(), Error>;
     /// True once the client can no longer receive anything.

@@ -236,6 +236,11 @@ impl Link for Connection<'_> {
         matches!(self.session, Session::Ready(_))
     }
 
+    fn release_stream(&mut self) {
+        self.flush_quietly();
+        self.port.release(self.origin);
+    }
+
     fn roots_cache(&mut self) -> Option<&mut RootsCache> {
         self.session.negotiated_mut().map(|n| &mut n.roots)
     }

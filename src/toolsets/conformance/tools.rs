@@ -100,9 +100,13 @@ pub(super) fn add(builder: Builder) -> Builder {
         ))
         .tool(tool(
             "test_reconnection",
-            "Returns a text block. Over Streamable HTTP the suite expects the server to close \
-             the stream mid-call (SEP-1699); over stdio there is no stream to close.",
-            |_| ToolOutput::text("Reconnection test completed."),
+            "Returns a text block. Over Streamable HTTP in a 2025-11-25 session it first ends \
+             the call's event stream (SEP-1699), so the result arrives when the client \
+             resumes with Last-Event-ID; over stdio there is no stream to end.",
+            |ctx| {
+                ctx.release_stream();
+                ToolOutput::text("Reconnection test completed.")
+            },
         ))
         .tool(sampling())
         .tool(elicitation())
