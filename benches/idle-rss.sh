@@ -10,7 +10,7 @@
 # MAX_KIB (exit 1 if a median idle RSS is above it; issue 8's target is 3072). The same
 # binary measures within about 150 KiB from run to run (see the README, "Idle memory").
 # Also prints where the resident pages are (/proc/PID/smaps of one more idle server): mapped
-# code is most of it, and hot-text.ld decides how much of the binary's code that is.
+# code is most of it, and benches/hot-text/hot-text.ld decides how much of the binary's code that is.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 REPS=${REPS:-5}

@@ -1,5 +1,5 @@
 //! Release builds for x86_64 Linux (glibc) link the code that startup and a first request
-//! run into one contiguous `.text.hot` section, listed in `hot-text.ld`.
+//! run into one contiguous `.text.hot` section, listed in `benches/hot-text/hot-text.ld`.
 //!
 //! Why: an idle server's resident memory is mostly mapped code, and the kernel maps code in
 //! 64 KiB fault-around windows. Scattered through the 1.4 MiB of `.text`, the ~300 KiB the
@@ -14,7 +14,7 @@
 use std::env;
 
 fn main() {
-    println!("cargo:rerun-if-changed=hot-text.ld");
+    println!("cargo:rerun-if-changed=benches/hot-text/hot-text.ld");
     println!("cargo:rerun-if-env-changed=MINIMCP_HOT_TEXT");
     let is = |key: &str, value: &str| env::var(key).is_ok_and(|v| v == value);
     let wanted = is("PROFILE", "release")
@@ -24,7 +24,12 @@ fn main() {
         && !is("MINIMCP_HOT_TEXT", "0");
     if let (true, Ok(dir)) = (wanted, env::var("CARGO_MANIFEST_DIR")) {
         // -Xlinker passes the path as one argument, whatever characters it holds.
-        for arg in ["-Xlinker", "-T", "-Xlinker", &format!("{dir}/hot-text.ld")] {
+        for arg in [
+            "-Xlinker",
+            "-T",
+            "-Xlinker",
+            &format!("{dir}/benches/hot-text/hot-text.ld"),
+        ] {
             println!("cargo:rustc-link-arg-bins={arg}");
         }
     }
