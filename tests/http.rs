@@ -343,6 +343,21 @@ fn session_at(server: &Server, version: &str) -> String {
     id
 }
 
+/// Opens a GET stream with `Last-Event-ID: last` and returns its status line; the stream
+/// stays open (a standalone stream never ends by itself).
+fn open_get(server: &Server, session: &str, last: &str) -> String {
+    let mut stream = server.connect();
+    let head = format!(
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nLast-Event-ID: {last}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).expect("send");
+    let mut status = String::new();
+    BufReader::new(stream)
+        .read_line(&mut status)
+        .expect("status line");
+    status
+}
+
 /// A GET resuming a stream after event `last`.
 fn resume(server: &Server, session: &str, last: &str) -> Response {
     server.raw(
@@ -374,13 +389,7 @@ fn a_stream_the_server_ends_early_is_resumed_with_last_event_id() {
     assert_eq!(ids.len(), 1, "{body}");
     // Another session cannot take the stream over: it gets its own standalone stream.
     let other = session_at(&server, "2025-11-25");
-    let mut stranger = server.connect();
-    stranger
-        .write_all(
-            format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {other}\r\nLast-Event-ID: {}\r\n\r\n", ids[0])
-                .as_bytes(),
-        )
-        .expect("send");
+    assert!(open_get(&server, &other, &ids[0]).starts_with("HTTP/1.1 200"));
     let resumed = resume(&server, &id, &ids[0]);
     assert_eq!(resumed.status, 200);
     let events = resumed.events();
@@ -392,15 +401,7 @@ fn a_stream_the_server_ends_early_is_resumed_with_last_event_id() {
     );
     assert!(resumed.event_ids()[0] > ids[0]);
     // Resumed once and complete: the same id now opens the standalone stream instead.
-    let mut again = server.connect();
-    again
-        .write_all(
-            format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nLast-Event-ID: {}\r\n\r\n", ids[0])
-                .as_bytes(),
-        )
-        .expect("send");
-    let mut head = String::new();
-    BufReader::new(again).read_line(&mut head).expect("head");
+    let head = open_get(&server, &id, &ids[0]);
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
 }
 
