@@ -400,6 +400,13 @@ fn a_stream_the_server_ends_early_is_resumed_with_last_event_id() {
         "Reconnection test completed."
     );
     assert!(resumed.event_ids()[0] > ids[0]);
+    // Event ids are unique across every stream of the session (MCP: Streamable HTTP).
+    let second = server.post(Some(&id), &call, &[]);
+    let mut all: Vec<String> = [ids.clone(), resumed.event_ids(), second.event_ids()].concat();
+    let count = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), count, "ids repeat across streams: {all:?}");
     // Resumed once and complete: the same id now opens the standalone stream instead.
     let head = open_get(&server, &id, &ids[0]);
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");

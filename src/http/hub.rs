@@ -163,11 +163,7 @@ impl Exchange {
         resume.detached = Some(Instant::now());
         match self.reply.take() {
             Some(reply) if client_left => reply.abandon(),
-            Some(reply) => {
-                let mut end = Vec::new();
-                let _ = wire::write_stream_end(&mut end);
-                reply.end(&end, 200);
-            }
+            Some(reply) => reply.end(wire::STREAM_END, 200),
             None => {}
         }
     }
@@ -199,9 +195,7 @@ impl Exchange {
             return;
         };
         if self.streaming {
-            let mut end = Vec::new();
-            let _ = wire::write_stream_end(&mut end);
-            return reply.end(&end, 200);
+            return reply.end(wire::STREAM_END, 200);
         }
         let status = match &self.pending {
             None => 202,
@@ -454,20 +448,20 @@ impl Port for HttpPort {
 
     fn finish(&mut self, to: Origin) {
         let mut hub = self.hub.borrow_mut();
-        if let Some(exchange) = hub.exchanges.get_mut(&to) {
-            // A stream whose client left (before the hub heard) is kept for it to resume.
-            if exchange.streaming && exchange.reply.as_ref().is_some_and(Reply::is_lost) {
-                exchange.detach(true);
-            }
-            if let Some(resume) = exchange.resume.as_mut().filter(|r| r.detached.is_some()) {
-                resume.done = true; // delivered when the client resumes
-                return;
-            }
+        let Some(mut exchange) = hub.exchanges.remove(&to) else {
+            return;
+        };
+        // A stream whose client left (before the hub heard) is kept for it to resume.
+        if exchange.streaming && exchange.reply.as_ref().is_some_and(Reply::is_lost) {
+            exchange.detach(true);
         }
-        if let Some(exchange) = hub.exchanges.remove(&to) {
-            drop(hub);
-            exchange.finish();
+        if let Some(resume) = exchange.resume.as_mut().filter(|r| r.detached.is_some()) {
+            resume.done = true; // delivered when the client resumes
+            hub.exchanges.insert(to, exchange);
+            return;
         }
+        drop(hub);
+        exchange.finish();
     }
 
     fn release(&mut self, to: Origin) {

@@ -393,11 +393,8 @@ pub(crate) fn write_priming_event(out: &mut impl Write, id: &str, retry_ms: u64)
     write!(out, "{:x}\r\n{event}\r\n", event.len())
 }
 
-/// Ends an event stream.
-pub(crate) fn write_stream_end(out: &mut impl Write) -> io::Result<()> {
-    out.write_all(b"0\r\n\r\n")?;
-    out.flush()
-}
+/// The last chunk of an event stream (chunked transfer's zero-length chunk).
+pub(crate) const STREAM_END: &[u8] = b"0\r\n\r\n";
 
 #[cfg(test)]
 mod tests {
