@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+mod common;
+
 const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const ACCEPT: &str = "application/json, text/event-stream";
 
@@ -27,28 +29,7 @@ impl Server {
 
     /// Starts the server; `Err(stderr)` when it exits instead of listening.
     fn try_start(extra: &[&str]) -> Result<Server, String> {
-        let mut child = Command::new(BIN)
-            .args(["serve", "--profile", "conformance", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn minimcp");
-        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        stderr.read_line(&mut line).expect("read stderr");
-        let Some(port) = line
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|p| p.parse().ok())
-        else {
-            let mut rest = String::new();
-            let _ = stderr.read_to_string(&mut rest);
-            let _ = child.wait();
-            return Err(line + &rest);
-        };
+        let (child, port, mut stderr) = common::spawn_http(extra)?;
         // Keep draining stderr so the server never blocks on a full pipe.
         thread::spawn(move || {
             let _ = std::io::copy(&mut stderr, &mut std::io::sink());

@@ -3,7 +3,7 @@
 //! with an unknown key, session ids that carry the balancer's routing key, `/healthz` for
 //! any Host, and the access log. nginx in front of three instances: tests/many_instances.sh.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -12,6 +12,8 @@ use std::thread;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 
@@ -25,23 +27,8 @@ struct Instance {
 
 impl Instance {
     fn start(extra: &[&str]) -> Instance {
-        let mut child = Command::new(BIN)
-            .args(["serve", "--profile", "conformance", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn minimcp");
-        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        stderr.read_line(&mut line).expect("read stderr");
-        let port = line
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("not listening: {line}"));
+        let (child, port, stderr) =
+            common::spawn_http(extra).unwrap_or_else(|e| panic!("not listening: {e}"));
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
             for line in stderr.lines().map_while(Result::ok) {

@@ -246,3 +246,37 @@ pub(crate) fn conformance_args(extra: &[&str]) -> Vec<String> {
         .map(|s| s.to_string())
         .collect()
 }
+
+/// Starts `minimcp serve --profile conformance --http 127.0.0.1:0` plus `extra` and reads
+/// its first stderr line, which names the port it listens on. Returns the child, the port
+/// and the rest of its stderr (which the caller must keep reading, so the child never
+/// blocks on a full pipe); `Err(stderr)` when it exits instead of listening.
+pub(crate) fn spawn_http(
+    extra: &[&str],
+) -> Result<(Child, u16, BufReader<std::process::ChildStderr>), String> {
+    let mut child = Command::new(minimcp())
+        .args(["serve", "--profile", "conformance", "--http", "127.0.0.1:0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("spawn minimcp: {e}"))?;
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let mut line = String::new();
+    let _ = stderr.read_line(&mut line);
+    let port = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|p| p.parse().ok());
+    match port {
+        Some(port) => Ok((child, port, stderr)),
+        None => {
+            let mut rest = String::new();
+            let _ = stderr.read_to_string(&mut rest);
+            let _ = child.wait();
+            Err(line + &rest)
+        }
+    }
+}
