@@ -22,14 +22,8 @@ if [ -z "${MINIMCP_BIN:-}" ]; then
   MINIMCP_BIN="$ROOT/target/release/minimcp"
 fi
 
-if ! python3 -c "import jsonschema" 2>/dev/null; then
-  SCRATCH="${TMPDIR:-/tmp}/minimcp-wire-schema-py"
-  if ! PYTHONPATH="$SCRATCH" python3 -c "import jsonschema" 2>/dev/null; then
-    python3 -m pip install --quiet --target "$SCRATCH" "jsonschema>=4.18,<5" >&2 \
-      || { echo "templates_wire_schema: FAILED: cannot install jsonschema from PyPI" >&2; exit 1; }
-  fi
-  export PYTHONPATH="$SCRATCH${PYTHONPATH:+:$PYTHONPATH}"
-fi
+. "$ROOT/tests/lib/jsonschema.sh"
+ensure_jsonschema templates_wire_schema
 
 exec python3 - "$MINIMCP_BIN" "$SHARED/spec" <<'PYTHON'
 import json, subprocess, sys

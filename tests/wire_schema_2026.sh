@@ -27,14 +27,8 @@ if [ -z "${MINIMCP_BIN:-}" ]; then
   MINIMCP_BIN="$ROOT/target/release/minimcp"
 fi
 
-if ! python3 -c "import jsonschema" 2>/dev/null; then
-  SCRATCH="${TMPDIR:-/tmp}/minimcp-wire-schema-py"
-  if ! PYTHONPATH="$SCRATCH" python3 -c "import jsonschema" 2>/dev/null; then
-    python3 -m pip install --quiet --target "$SCRATCH" "jsonschema>=4.18,<5" >&2 \
-      || { echo "wire_schema_2026: FAILED: cannot install jsonschema from PyPI" >&2; exit 1; }
-  fi
-  export PYTHONPATH="$SCRATCH${PYTHONPATH:+:$PYTHONPATH}"
-fi
+. "$ROOT/tests/lib/jsonschema.sh"
+ensure_jsonschema wire_schema_2026
 
 exec python3 - "$MINIMCP_BIN" "$SCHEMA" <<'PYTHON'
 import json
