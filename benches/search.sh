@@ -49,34 +49,10 @@ if [ -z "${RG:-}" ]; then
 fi
 echo "ripgrep: $("$RG" --version | sed -n 1p)"
 
-# 50 top directories x 20 subdirectories x N files, about 1 KiB each, four kinds of file;
-# every 1000th file contains the needle (the same tree as benches/workspace.sh). GEN_TREE
-# names an existing copy to reuse instead.
+# The tree of benches/workspace.sh (benches/gen_tree.sh); GEN_TREE names an existing copy
+# to reuse instead.
 GEN=${GEN_TREE:-$SCRATCH/tree}
-TOPS=50
-SUBS=20
-PER=$(( (FILES + TOPS * SUBS - 1) / (TOPS * SUBS) ))
-if [ -z "${GEN_TREE:-}" ]; then
-echo "generating $((TOPS * SUBS * PER)) files ..."
-awk -v root="$GEN" -v tops=$TOPS -v subs=$SUBS -v per=$PER 'BEGIN {
-    split("rs md txt json", ext, " ")
-    n = 0
-    for (t = 0; t < tops; t++) for (s = 0; s < subs; s++) {
-        dir = root "/pkg" t "/mod" s
-        system("mkdir -p " dir)
-        for (f = 0; f < per; f++) {
-            path = dir "/file" f "." ext[(n % 4) + 1]
-            for (l = 1; l <= 20; l++) {
-                line = "line " l " of file " n ": the quick brown fox jumps over the lazy dog"
-                if (l == 10 && n % 1000 == 0) line = line " Needle_In_Haystack"
-                print line > path
-            }
-            close(path)
-            n++
-        }
-    }
-}'
-fi
+[ -n "${GEN_TREE:-}" ] || benches/gen_tree.sh "$GEN" "$FILES"
 
 TREES=("$GEN" "$GEN_QUERY" "$GEN_REGEX")
 if [ -n "${REAL_TREE:-}" ]; then

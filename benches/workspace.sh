@@ -19,30 +19,7 @@ BIN=$PWD/target/release/minimcp
 TREE=$(mktemp -d "${TMPDIR:-/tmp}/minimcp-bench-XXXXXX")
 trap 'rm -rf "$TREE"' EXIT
 
-# 50 top directories x 20 subdirectories x N files, about 1 KiB each, four kinds of file;
-# every 1000th file contains the needle.
-TOPS=50
-SUBS=20
-PER=$(( (FILES + TOPS * SUBS - 1) / (TOPS * SUBS) ))
-echo "generating $((TOPS * SUBS * PER)) files in $TREE ..."
-awk -v root="$TREE" -v tops=$TOPS -v subs=$SUBS -v per=$PER 'BEGIN {
-    split("rs md txt json", ext, " ")
-    n = 0
-    for (t = 0; t < tops; t++) for (s = 0; s < subs; s++) {
-        dir = root "/pkg" t "/mod" s
-        system("mkdir -p " dir)
-        for (f = 0; f < per; f++) {
-            path = dir "/file" f "." ext[(n % 4) + 1]
-            for (l = 1; l <= 20; l++) {
-                line = "line " l " of file " n ": the quick brown fox jumps over the lazy dog"
-                if (l == 10 && n % 1000 == 0) line = line " Needle_In_Haystack"
-                print line > path
-            }
-            close(path)
-            n++
-        }
-    }
-}'
+benches/gen_tree.sh "$TREE" "$FILES"
 
 # Best wall-clock time of $RUNS runs of a command, in milliseconds.
 best_ms() {
@@ -81,7 +58,7 @@ t4=$(best_ms call search_files '{"pattern":"pkg7/**/file1.*"}')
 r4=$(best_ms find "$TREE/pkg7" -type f -name 'file1.*')
 
 echo
-echo "files: $((TOPS * SUBS * PER)), best of $RUNS runs, $(nproc 2>/dev/null || echo '?') CPUs"
+echo "files: $(find "$TREE" -type f | wc -l), best of $RUNS runs, $(nproc 2>/dev/null || echo '?') CPUs"
 printf '%-52s %12s %12s\n' "operation" "minimcp ms" "reference ms"
 printf '%-52s %12s %12s\n' "session start: call tools/list | minimcp --version" "$t0" "$r0"
 printf '%-52s %12s %12s\n' "search_text case-sensitive  | grep -rF" "$t1" "$r1"
