@@ -768,6 +768,24 @@ fn refuse(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn a_reply_dropped_unanswered_still_answers_503_once() {
+        let (link, mut client) = super::super::link::tests::pair(1024);
+        let wait = Some(Duration::from_secs(5));
+        client.set_read_timeout(wait).expect("timeout");
+        link.begin(true);
+        drop(Reply::new(&link, None));
+        // A reply taken care of writes nothing more.
+        link.begin(true);
+        Reply::new(&link, None).abandon();
+        let mut all = String::new();
+        client.read_to_string(&mut all).expect("read to the close");
+        assert!(all.starts_with("HTTP/1.1 503 "), "{all}");
+        assert!(all.contains("the request was dropped"), "{all}");
+        assert_eq!(all.matches("HTTP/1.1").count(), 1, "{all}");
+    }
 
     fn stateless_call(headers: &[(&str, &str)], region: Option<&str>) -> Result<(), String> {
         let request = Request {

@@ -271,13 +271,13 @@ impl Write for Own<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::net::TcpListener;
     use std::time::Duration;
 
     /// A link over a fresh loopback connection, and the client's end.
-    fn pair(max_backlog: usize) -> (Arc<Link>, TcpStream) {
+    pub(crate) fn pair(max_backlog: usize) -> (Arc<Link>, TcpStream) {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let client = TcpStream::connect(listener.local_addr().expect("addr")).expect("connect");
         let (server, _) = listener.accept().expect("accept");
