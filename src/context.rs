@@ -2,12 +2,15 @@
 //! cancellation, and ask the client for input (elicitation, sampling, roots).
 //!
 //! Asking works the same way in both eras. Before 2026-07-28 the server sends a request
-//! to the client and waits for the answer on the same input (answering `ping`, queueing other
-//! requests). In 2026-07-28 the server may not send requests: the first time a handler asks,
-//! [`InputError::Pending`] comes back; returning it (with `?`) makes the server answer
-//! `input_required`, and when the client retries with the answer the handler runs again from
-//! the start and this time gets it (MRTR). Handlers should therefore ask before they do
-//! anything they would not want to do twice.
+//! to the client; over stdio it waits for the answer on the same input (answering `ping`,
+//! queueing other requests). In 2026-07-28 the server may not send requests: the first time a
+//! handler asks, [`InputError::Pending`] comes back; returning it (with `?`) makes the server
+//! answer `input_required`, and when the client retries with the answer the handler runs again
+//! from the start and this time gets it (MRTR). Over HTTP, where one thread serves every
+//! client, the earlier versions work the same way inside the server: the request is sent, the
+//! handler gets [`InputError::Pending`], and it runs again once the answer arrives, so no
+//! client waits for another's answer (`session::parked`). Handlers should therefore ask
+//! before they do anything they would not want to do twice.
 
 use std::collections::BTreeSet;
 use std::rc::Rc;

@@ -61,8 +61,10 @@ pub enum InputError {
         /// The first version that has it.
         since: &'static str,
     },
-    /// 2026-07-28 only: the answer is not here yet. Return this error (with `?`) and the
-    /// server answers `input_required`; the client retries the request with the answer.
+    /// The answer is not here yet. Return this error (with `?`): in 2026-07-28 the server
+    /// answers `input_required` and the client retries the request with the answer; in an
+    /// earlier version over HTTP the server runs the handler again when the client's answer
+    /// arrives. Either way the handler runs again from the start.
     #[error("waiting for the client's input")]
     Pending,
     /// The client did not answer in time (the request was cancelled on our side).

@@ -1027,3 +1027,227 @@ fn closing_a_2026_request_stream_cancels_the_request() {
         "the abandoned call was cancelled, not run for its 10 s"
     );
 }
+
+// ---- One client never stalls another (issue 17) -----------------------------------------
+
+/// The next message event of an open event stream (priming events and comments skipped);
+/// `None` once the stream ends.
+fn next_event(reader: &mut impl BufRead) -> Option<Value> {
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).expect("read") == 0 {
+            return None;
+        }
+        if line.starts_with('0') && line.trim_end() == "0" {
+            return None; // the last chunk
+        }
+        if let Some(data) = line.trim_end().strip_prefix("data: ") {
+            if !data.is_empty() {
+                return Some(serde_json::from_str(data).expect("event data is JSON"));
+            }
+        }
+    }
+}
+
+/// Opens a POST of `call` in `session` and reads until the server's first request to the
+/// client arrives; returns the open stream and that request.
+fn call_until_asked(server: &Server, session: &str, call: &Value) -> (BufReader<TcpStream>, Value) {
+    let mut stream = server.connect();
+    stream
+        .write_all(&post_bytes(Some(session), &call.to_string(), &[]))
+        .expect("write");
+    let mut reader = BufReader::new(stream);
+    let request = next_event(&mut reader).expect("the server asks");
+    (reader, request)
+}
+
+/// [`call_until_asked`] for a `test_sampling` call with id 7.
+fn sampling_left_unanswered(server: &Server, session: &str) -> (BufReader<TcpStream>, Value) {
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "test_sampling", "arguments": {"prompt": "hi"}}});
+    let (reader, request) = call_until_asked(server, session, &call);
+    assert_eq!(request["method"], "sampling/createMessage");
+    (reader, request)
+}
+
+#[test]
+fn a_client_that_never_answers_the_server_stalls_nobody_else() {
+    // The default request timeout (60 s): before issue 17 the second client waited all of it.
+    let server = Server::start(&[]);
+    let silent = server.session(json!({"sampling": {}}));
+    let (mut held, request) = sampling_left_unanswered(&server, &silent);
+
+    let started = Instant::now();
+    let other = server.session(json!({}));
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "test_simple_text", "arguments": {}}});
+    let reply = server.post(Some(&other), &call, &[]);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert!(reply.json()["result"]["content"].is_array(), "{reply:?}");
+    // A ping in the silent session itself is answered too, and a second call there.
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    assert_eq!(
+        server.post(Some(&silent), &ping, &[]).json()["result"],
+        json!({})
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "served while the other client's handler waits ({:?})",
+        started.elapsed()
+    );
+
+    // The waiting call still completes when its client finally answers.
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+        "role": "assistant", "content": {"type": "text", "text": "late"}, "model": "m"}});
+    assert_eq!(server.post(Some(&silent), &answer, &[]).status, 202);
+    let mut rest = String::new();
+    held.read_to_string(&mut rest).expect("rest of the stream");
+    assert!(
+        rest.contains(r#""id":7"#) && rest.contains("late"),
+        "{rest}"
+    );
+}
+
+#[test]
+fn a_parked_call_asking_several_questions_resumes_after_each_answer() {
+    let server = Server::start(&[]);
+    let session = server.session(json!({"sampling": {}, "elicitation": {}, "roots": {}}));
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "test_input_required_result_multiple_inputs", "arguments": {}}});
+    let (mut stream, mut request) = call_until_asked(&server, &session, &call);
+    let mut methods = Vec::new();
+    let last = loop {
+        let method = request["method"].as_str().unwrap_or_default().to_string();
+        let result = match method.as_str() {
+            "elicitation/create" => json!({"action": "accept", "content": {"name": "Ada"}}),
+            "sampling/createMessage" => json!({"role": "assistant", "model": "m",
+                "content": {"type": "text", "text": "Hi there"}}),
+            "roots/list" => json!({"roots": [{"uri": "file:///tmp/r", "name": "r"}]}),
+            _ => break request,
+        };
+        methods.push(method);
+        let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
+        assert_eq!(server.post(Some(&session), &answer, &[]).status, 202);
+        request = next_event(&mut stream).expect("the stream goes on");
+    };
+    assert_eq!(
+        methods,
+        ["elicitation/create", "sampling/createMessage", "roots/list"],
+        "one question at a time, in the handler's order"
+    );
+    assert_eq!(last["id"], 3, "{last}");
+    let text = last["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("Ada") && text.contains("Hi there") && text.contains("file:///tmp/r"),
+        "{last}"
+    );
+}
+
+#[test]
+fn a_parked_call_times_out_withdraws_its_question_and_answers_with_a_tool_error() {
+    let server = Server::start(&["--request-timeout", "1"]);
+    let session = server.session(json!({"sampling": {}}));
+    let (mut stream, request) = sampling_left_unanswered(&server, &session);
+    let withdrawn = next_event(&mut stream).expect("a cancellation");
+    assert_eq!(
+        withdrawn["method"], "notifications/cancelled",
+        "{withdrawn}"
+    );
+    assert_eq!(withdrawn["params"]["requestId"], request["id"]);
+    let reply = next_event(&mut stream).expect("the call's answer");
+    assert_eq!(reply["id"], 7, "{reply}");
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    assert!(
+        reply.to_string().contains("did not answer within 1000 ms"),
+        "{reply}"
+    );
+    // A late answer is ignored (202, nothing else happens).
+    let late = json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+        "role": "assistant", "content": {"type": "text", "text": "late"}, "model": "m"}});
+    assert_eq!(server.post(Some(&session), &late, &[]).status, 202);
+    assert_eq!(next_event(&mut stream), None, "the stream has ended");
+}
+
+#[test]
+fn a_parked_call_is_cancelled_by_its_client_and_its_id_stays_taken_until_then() {
+    let server = Server::start(&[]);
+    let session = server.session(json!({"sampling": {}}));
+    let (mut stream, request) = sampling_left_unanswered(&server, &session);
+    let again = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"});
+    let refused = server.post(Some(&session), &again, &[]).json();
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("already in use")),
+        "{refused}"
+    );
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "user"}});
+    assert_eq!(server.post(Some(&session), &cancel, &[]).status, 202);
+    let withdrawn = next_event(&mut stream).expect("our question is withdrawn");
+    assert_eq!(
+        withdrawn["method"], "notifications/cancelled",
+        "{withdrawn}"
+    );
+    assert_eq!(withdrawn["params"]["requestId"], request["id"]);
+    assert_eq!(
+        next_event(&mut stream),
+        None,
+        "no response for a cancelled call"
+    );
+    let reused = server.post(Some(&session), &again, &[]).json();
+    assert!(
+        reused["result"]["tools"].is_array(),
+        "the id is free: {reused}"
+    );
+}
+
+#[test]
+fn a_batch_cannot_ask_the_client_over_http() {
+    let server = Server::start(&[]);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {"sampling": {}},
+        "clientInfo": {"name": "http-test", "version": "1"}}});
+    let reply = server.post(None, &init, &[]);
+    let session = reply
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_string();
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(server.post(Some(&session), &done, &[]).status, 202);
+    let batch = json!([{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "test_sampling", "arguments": {"prompt": "hi"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"}]);
+    let reply = server.post(Some(&session), &batch, &[]);
+    let answers = reply.json();
+    let answers = answers.as_array().expect("an array");
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0]["result"]["isError"], true, "{answers:?}");
+    assert!(answers[0]
+        .to_string()
+        .contains("send this request on its own"));
+}
+
+#[test]
+fn the_readmes_server_asking_one_client_for_roots_keeps_serving_the_others() {
+    // `serve --http` without --root: each client that declares `roots` is asked for them on
+    // its first listing. One that never answers must not hold up anyone else.
+    let server = Server::start(&["--profile", "workspace"]);
+    let silent = server.session(json!({"roots": {}}));
+    let list = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "list_directory", "arguments": {"path": "."}}});
+    let (_held, request) = call_until_asked(&server, &silent, &list);
+    assert_eq!(request["method"], "roots/list", "{request}");
+
+    let started = Instant::now();
+    let other = server.session(json!({}));
+    let reply = server.post(Some(&other), &list, &[]).json();
+    assert_eq!(reply["id"], 4, "{reply}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "answered while the first client keeps its roots to itself ({:?})",
+        started.elapsed()
+    );
+}

@@ -8,9 +8,11 @@
 //! until a second one or the end of the exchange decides, or until the core flushes
 //! (which it does before waiting for the client).
 //!
-//! While a handler waits for its client's answer (a separate POST), messages for other
-//! sessions wait in a bounded backlog and are served after it returns: dispatch stays on
-//! this one thread.
+//! A handler never waits here for a client's answer (a separate POST): the port
+//! [`multiplexes`](Port::multiplexes), so the session core parks such a request and runs it
+//! again when the answer comes (`session::parked`). Messages that arrive while a handler
+//! runs wait in a bounded backlog and are served after it returns: dispatch stays on this
+//! one thread.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -485,6 +487,10 @@ impl Port for HttpPort {
 
     fn is_closed(&self) -> bool {
         false
+    }
+
+    fn multiplexes(&self) -> bool {
+        true
     }
 }
 

@@ -12,7 +12,9 @@
 //! - **The dispatch thread** (the caller of [`serve`]) owns every session and runs
 //!   dispatch and every handler, one at a time, exactly as over stdio: each session is a
 //!   `Connection` over a `Port` that reads from the shared inbound channel (see `hub`). It
-//!   writes answers itself, never waiting for a client.
+//!   writes answers itself, never waiting for a client, and a handler that asks its client
+//!   for input (sampling, elicitation, roots) is parked until the answer arrives instead of
+//!   blocking, so one client that never answers holds up no other (`session::parked`).
 //!
 //! Blocking I/O per connection rather than a poll loop: `std` has no portable readiness
 //! API, and a bounded set of threads that only copy bytes costs little memory (small

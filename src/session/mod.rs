@@ -14,10 +14,12 @@
 //! 2026-07-28 request: it is served statelessly whatever the state, and never changes it.
 //!
 //! Handlers run one at a time on this thread. While one waits for the client (a
-//! server-to-client request), input keeps being read with the same rules as outside a
-//! handler ([`incoming::sort`]): `ping` is answered at once, cancellations are recorded,
-//! other requests are queued and served after the handler returns. A handler that only
-//! checks for cancellation reads no requests at all: they stay in the transport.
+//! server-to-client request, over a transport with one client), input keeps being read with
+//! the same rules as outside a handler ([`incoming::sort`]): `ping` is answered at once,
+//! cancellations are recorded, other requests are queued and served after the handler
+//! returns. Over a transport serving many clients the handler does not wait: its request is
+//! parked until the answer comes ([`parked`]). A handler that only checks for cancellation
+//! reads no requests at all: they stay in the transport.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::rc::Rc;
@@ -28,20 +30,23 @@ use serde_json::{json, Map, Value};
 use crate::answer::Answer;
 use crate::error::{EnvelopeError, Error, McpError};
 use crate::jsonrpc::{
-    ErrorObject, Message, Notification, Outgoing, Rejected, Request, RequestId, ResponseId,
-    UnreadableId,
+    ErrorObject, Message, Notification, Outgoing, Rejected, Request, RequestId, Response,
+    ResponseId, UnreadableId,
 };
 use crate::log;
+use crate::model::InputError;
 use crate::protocol::{LogLevel, Version};
 use crate::server::Server;
 use crate::transport::{to_json_limited, TooLarge};
 
 mod incoming;
+mod parked;
 pub(crate) mod port;
 mod waiting;
 mod watch;
 
 use incoming::Incoming;
+use parked::{Parked, Replay};
 pub(crate) use port::{Origin, Port, Received, Unit};
 
 /// The handshake-era session state.
@@ -107,6 +112,9 @@ pub(crate) struct Listen {
 enum Queued {
     Request(Request, Origin),
     Batch(Vec<Result<Message, Rejected>>, Origin),
+    /// The client's answer to a parked request's question, which runs again once the
+    /// handler running now returns.
+    Answer(Response, Origin),
 }
 
 /// How an over-large response is replaced.
@@ -186,6 +194,12 @@ pub(crate) struct Connection<'s> {
     current: Option<(RequestId, bool)>,
     /// Ids of our requests to the client still awaiting an answer.
     outstanding: BTreeSet<u64>,
+    /// Requests waiting for their client's answer without blocking (multiplexing ports).
+    parked: Vec<Parked>,
+    /// The answers the running handler replays, when it may park.
+    replay: Option<Replay>,
+    /// A batch is being served: its requests cannot park.
+    in_batch: bool,
     next_request_id: u64,
     pub(crate) listens: Vec<Listen>,
     watch: Watch,
@@ -203,6 +217,9 @@ impl<'s> Connection<'s> {
             queue: VecDeque::new(),
             current: None,
             outstanding: BTreeSet::new(),
+            parked: Vec::new(),
+            replay: None,
+            in_batch: false,
             next_request_id: 1,
             listens: Vec::new(),
             // The first check waits one interval: a short session (`minimcp call`) never
@@ -239,17 +256,29 @@ impl<'s> Connection<'s> {
         self.port.flush()
     }
 
-    /// Checks subscribed resources when the poll interval has passed.
+    /// Does what is due: checks subscribed resources when the poll interval has passed,
+    /// and runs parked requests whose client did not answer in time.
     pub(crate) fn poll_if_due(&mut self) {
         if self.is_watching() && Instant::now() >= self.watch.next_poll {
             self.origin = port::SESSION;
             self.poll_changes();
         }
+        if self
+            .next_parked_deadline()
+            .is_some_and(|d| Instant::now() >= d)
+        {
+            self.expire_parked();
+        }
     }
 
-    /// When the next change check is due, if anything is watched.
+    /// When [`Connection::poll_if_due`] next has something to do: a change check, if
+    /// anything is watched, or a parked question's timeout.
     pub(crate) fn next_poll(&self) -> Option<Instant> {
-        self.is_watching().then_some(self.watch.next_poll)
+        let watch = self.is_watching().then_some(self.watch.next_poll);
+        match (watch, self.next_parked_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Serves the oldest queued item; false when the queue is empty.
@@ -262,6 +291,11 @@ impl<'s> Connection<'s> {
             Some(Queued::Batch(items, origin)) => {
                 self.origin = origin;
                 self.serve_batch(items);
+                self.port.finish(origin);
+            }
+            Some(Queued::Answer(response, origin)) => {
+                self.origin = origin;
+                self.take_response(response);
                 self.port.finish(origin);
             }
             None => return false,
@@ -277,14 +311,23 @@ impl<'s> Connection<'s> {
             Incoming::Single(Message::Notification(notification)) => {
                 self.handle_notification(notification)
             }
-            Incoming::Single(Message::Response(response)) => log::warn(format_args!(
-                "ignored a response to id {} that matches no request of ours",
-                response.id
-            )),
+            Incoming::Single(Message::Response(response)) => self.take_response(response),
             Incoming::Batch(items) => self.serve_batch(items),
             Incoming::Rejected(rejected) => self.reject(rejected),
         }
         self.port.finish(origin);
+    }
+
+    /// A response from the client outside any wait: the answer a parked request waits for,
+    /// or late (its question timed out or was withdrawn) and ignored.
+    fn take_response(&mut self, response: Response) {
+        let answer = response.outcome.map_err(InputError::Refused);
+        if !self.answer_parked(&response.id, answer) {
+            log::warn(format_args!(
+                "ignored a response to id {} that matches no request of ours",
+                response.id
+            ));
+        }
     }
 
     /// Where what is written now goes.
@@ -337,11 +380,12 @@ impl<'s> Connection<'s> {
         if let Some(reply) = self.answer(request) {
             self.send_reply(&id, reply);
         }
-        if !self
+        let stays_open = self
             .listens
             .iter()
             .any(|l| l.id == id && l.origin == self.origin)
-        {
+            || self.parked_at(&id, self.origin);
+        if !stays_open {
             self.port.finish(self.origin);
         }
     }
@@ -349,7 +393,7 @@ impl<'s> Connection<'s> {
     /// Works out the answer to one request; `None` when it gets none (cancelled, or an open
     /// `subscriptions/listen`).
     fn answer(&mut self, request: Request) -> Option<Reply> {
-        if self.listens.iter().any(|l| l.id == request.id) {
+        if self.listens.iter().any(|l| l.id == request.id) || self.is_parked(&request.id) {
             return Some(Reply::plain(Err(McpError::DuplicateId(
                 request.id.to_string(),
             )
@@ -363,7 +407,11 @@ impl<'s> Connection<'s> {
         }
         log::debug(format_args!("request {} {}", request.id, request.method));
         self.current = Some((request.id.clone(), false));
-        let reply = self.dispatch(request);
+        let reply = if self.port.multiplexes() && !self.in_batch {
+            self.dispatch_resumable(request, Vec::new())
+        } else {
+            self.dispatch(request)
+        };
         let cancelled = matches!(self.current.take(), Some((_, true)));
         if cancelled {
             log::debug(format_args!(
@@ -376,6 +424,8 @@ impl<'s> Connection<'s> {
 
     /// Serves the items of a 2025-03-26 batch; the answers go out as one array.
     fn serve_batch(&mut self, items: Vec<Result<Message, Rejected>>) {
+        // One array answers the batch, so its requests cannot park (see `waiting`).
+        self.in_batch = true;
         let mut replies: Vec<Value> = Vec::new();
         for message in items {
             match message {
@@ -392,10 +442,7 @@ impl<'s> Connection<'s> {
                     }
                 }
                 Ok(Message::Notification(notification)) => self.handle_notification(notification),
-                Ok(Message::Response(response)) => log::warn(format_args!(
-                    "ignored a response to unknown id {}",
-                    response.id
-                )),
+                Ok(Message::Response(response)) => self.take_response(response),
                 Err(rejected) if rejected.answer => {
                     let error = rejected.error.to_object();
                     let message = match &rejected.id {
@@ -407,6 +454,7 @@ impl<'s> Connection<'s> {
                 Err(rejected) => log::warn(format_args!("ignored in batch: {}", rejected.error)),
             }
         }
+        self.in_batch = false;
         // A batch of only notifications and responses gets no answer at all.
         if !replies.is_empty() {
             self.write(&replies);
@@ -532,6 +580,9 @@ impl<'s> Connection<'s> {
                 *cancelled = true;
                 return;
             }
+        }
+        if self.cancel_parked(&id) {
+            return;
         }
         let queued = self.queue.len();
         let mut dropped = Vec::new();

@@ -69,6 +69,12 @@ pub(crate) trait Port {
     fn flush(&mut self) -> Result<(), Error>;
     /// True once the client can no longer receive anything.
     fn is_closed(&self) -> bool;
+    /// True when this transport serves many clients from one thread (HTTP): a handler
+    /// waiting for its client must not block the others, so its request is parked instead
+    /// (see `session::parked`). Stdio has one client, and blocks.
+    fn multiplexes(&self) -> bool {
+        false
+    }
 }
 
 /// Parses one line or body into JSON; on failure, the error (and never an id: the bytes

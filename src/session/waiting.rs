@@ -49,6 +49,11 @@ impl Connection<'_> {
             Incoming::Single(Message::Response(r)) if is_awaited(&r.id) => {
                 Interleaved::Answer(r.outcome)
             }
+            Incoming::Single(Message::Response(r)) if this.awaits_parked(&r.id) => {
+                // A parked request's answer: it runs once this handler has returned.
+                this.enqueue(Queued::Answer(r, origin));
+                Interleaved::Queued
+            }
             Incoming::Single(Message::Response(r)) => {
                 this.late_response(&r.id);
                 Interleaved::Handled
@@ -66,6 +71,9 @@ impl Connection<'_> {
                 for item in items {
                     match item {
                         Ok(Message::Response(r)) if is_awaited(&r.id) => found = Some(r.outcome),
+                        Ok(Message::Response(r)) if this.awaits_parked(&r.id) => {
+                            rest.push(Ok(Message::Response(r)))
+                        }
                         Ok(Message::Response(r)) => this.late_response(&r.id),
                         Ok(Message::Notification(n)) => this.handle_notification(n),
                         other => rest.push(other),
@@ -107,11 +115,12 @@ impl Connection<'_> {
         Interleaved::Queued
     }
 
-    /// True when `id` is the request being handled or one queued behind it.
+    /// True when `id` is the request being handled, one queued behind it, or one parked.
     fn in_flight(&self, id: &RequestId) -> bool {
         self.current
             .as_ref()
             .is_some_and(|(current, _)| current == id)
+            || self.is_parked(id)
             || self
                 .queue
                 .iter()
@@ -143,11 +152,22 @@ impl Connection<'_> {
                 });
                 origin
             }
+            Queued::Answer(response, origin) => {
+                // Not kept: the parked request gets its timeout instead.
+                log::warn(format_args!(
+                    "dropped the answer to {}: too much input waiting",
+                    response.id
+                ));
+                origin
+            }
         };
         self.port.finish(origin);
         self.flush_quietly();
     }
 }
+
+/// Why a request inside a JSON-RPC batch cannot ask the client over HTTP.
+const IN_BATCH: &str = "a request inside a JSON-RPC batch cannot ask the client for input over HTTP; send this request on its own";
 
 /// What one interleaved read produced.
 enum Interleaved {
@@ -176,6 +196,14 @@ impl Link for Connection<'_> {
         params: Value,
         timeout: Duration,
     ) -> Result<Value, InputError> {
+        if self.replay.is_some() {
+            return self.ask_resumable(method, params, timeout);
+        }
+        if self.port.multiplexes() {
+            // Only a batch's requests run without a replay here: one array answers them all,
+            // so none can park, and blocking would hold up every other client.
+            return Err(InputError::Invalid(IN_BATCH.into()));
+        }
         if self.outstanding.len() >= self.server.limits.max_outstanding_requests {
             return Err(InputError::TooMany);
         }
@@ -207,10 +235,7 @@ impl Link for Connection<'_> {
             outcome,
             Err(InputError::TimedOut(_) | InputError::Cancelled)
         ) {
-            // Tell the client to stop working on it (MCP L-10); a late answer is ignored.
-            let params = json!({ "requestId": id, "reason": "no longer needed" });
-            self.write(&Outgoing::Notification("notifications/cancelled", &params));
-            self.flush_quietly();
+            self.withdraw(id);
         }
         outcome
     }

@@ -1,0 +1,237 @@
+//! Requests parked while their client answers a question of ours, over a transport that
+//! serves many clients (HTTP).
+//!
+//! Over stdio a handler that asks the client (sampling, elicitation, roots) blocks until
+//! the answer comes: the pipe has one client, so nobody else waits. Over HTTP the one
+//! dispatch thread serves every client, and a handler blocked on one client's answer would
+//! hold up all the others for up to `--request-timeout` (issue 17: 59.5 s measured). So
+//! there the handler does not block: its question is sent, the handler returns
+//! [`InputError::Pending`] as it does in 2026-07-28, and the request is parked here with
+//! the answers collected so far. The dispatch thread goes back to serving everyone; when
+//! the client's answer arrives (or the timeout passes), the handler is run again from the
+//! start and this time gets the answer — the same replay the 2026-07-28 `input_required`
+//! round trip uses, so a handler written for one works for the other, and handlers still
+//! run one at a time on one thread.
+//!
+//! The rule for handler authors is the one [`crate::Context`] already states: ask before
+//! doing anything that should not be done twice.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::port::Origin;
+use super::{Connection, Reply};
+use crate::jsonrpc::{Outgoing, Request, RequestId};
+use crate::log;
+use crate::model::InputError;
+
+/// One answer the client gave (or did not give) to a question of a parked request.
+pub(crate) type Answer = Result<Value, InputError>;
+
+/// What the handler running now has been told and has asked, while replaying.
+#[derive(Default)]
+pub(crate) struct Replay {
+    /// The answers to the questions of earlier runs, in asking order.
+    answers: Vec<Answer>,
+    /// How many of them this run has taken.
+    taken: usize,
+    /// The question this run sent and waits for: our request id, and its timeout.
+    asked: Option<(u64, Duration)>,
+}
+
+impl Replay {
+    /// The answer to the handler's next question, if an earlier run got it.
+    fn next_answer(&mut self) -> Option<Answer> {
+        let answer = self.answers.get(self.taken)?.clone();
+        self.taken += 1;
+        Some(answer)
+    }
+}
+
+/// A session that ends (DELETE, expiry, the server stopping) ends its parked requests'
+/// exchanges without a response: their clients are gone or ended the session.
+impl Drop for Connection<'_> {
+    fn drop(&mut self) {
+        for parked in std::mem::take(&mut self.parked) {
+            self.port.finish(parked.origin);
+        }
+    }
+}
+
+/// A request whose handler waits for the client's answer to `awaiting`.
+pub(crate) struct Parked {
+    request: Request,
+    origin: Origin,
+    answers: Vec<Answer>,
+    awaiting: u64,
+    deadline: Instant,
+    timeout: Duration,
+}
+
+impl Connection<'_> {
+    /// Routes `request` with the handler able to park; `None` when it gets no response now
+    /// (cancelled, an open listen stream, or parked until the client answers).
+    pub(crate) fn dispatch_resumable(
+        &mut self,
+        request: Request,
+        answers: Vec<Answer>,
+    ) -> Option<Reply> {
+        let copy = request.clone();
+        let saved = self.replay.replace(Replay {
+            answers,
+            taken: 0,
+            asked: None,
+        });
+        let reply = self.dispatch(request);
+        let replay = std::mem::replace(&mut self.replay, saved).unwrap_or_default();
+        let Some((awaiting, timeout)) = replay.asked else {
+            return reply;
+        };
+        // Whatever this run answered was computed without the answer: it is dropped.
+        self.parked.push(Parked {
+            request: copy,
+            origin: self.origin,
+            answers: replay.answers,
+            awaiting,
+            deadline: Instant::now() + timeout,
+            timeout,
+        });
+        None
+    }
+
+    /// [`crate::context::Link::request`] for a handler that may park: the answer from an
+    /// earlier run, or the question sent now and [`InputError::Pending`].
+    pub(crate) fn ask_resumable(
+        &mut self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, InputError> {
+        let replay = self.replay.as_mut().expect("called while replaying");
+        if let Some(answer) = replay.next_answer() {
+            return answer;
+        }
+        if replay.asked.is_some() {
+            // The handler went on after Pending and asks again: one question at a time.
+            return Err(InputError::Pending);
+        }
+        if self.outstanding.len() >= self.server.limits.max_outstanding_requests {
+            return Err(InputError::TooMany);
+        }
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        self.outstanding.insert(id);
+        if let Some(replay) = self.replay.as_mut() {
+            replay.asked = Some((id, timeout));
+        }
+        self.write(&Outgoing::Request(&RequestId::number(id), method, &params));
+        self.flush_quietly();
+        Err(InputError::Pending)
+    }
+
+    /// True when `id` is the id of a question a parked request waits on.
+    pub(crate) fn awaits_parked(&self, id: &RequestId) -> bool {
+        self.parked
+            .iter()
+            .any(|p| RequestId::number(p.awaiting) == *id)
+    }
+
+    /// True when `id` is a parked request's.
+    pub(crate) fn is_parked(&self, id: &RequestId) -> bool {
+        self.parked.iter().any(|p| p.request.id == *id)
+    }
+
+    /// True when request `id` from `origin` is parked: its exchange stays open.
+    pub(crate) fn parked_at(&self, id: &RequestId, origin: Origin) -> bool {
+        self.parked
+            .iter()
+            .any(|p| p.request.id == *id && p.origin == origin)
+    }
+
+    /// The client answered question `id`: its request runs again with the answer. False
+    /// when no parked request asked it.
+    pub(crate) fn answer_parked(&mut self, id: &RequestId, answer: Answer) -> bool {
+        let Some(at) = self
+            .parked
+            .iter()
+            .position(|p| RequestId::number(p.awaiting) == *id)
+        else {
+            return false;
+        };
+        let parked = self.parked.swap_remove(at);
+        self.outstanding.remove(&parked.awaiting);
+        self.resume(parked, answer);
+        true
+    }
+
+    /// When the first parked question times out.
+    pub(crate) fn next_parked_deadline(&self) -> Option<Instant> {
+        self.parked.iter().map(|p| p.deadline).min()
+    }
+
+    /// Runs again, with a timeout for an answer, every request whose client did not answer
+    /// in time.
+    pub(crate) fn expire_parked(&mut self) {
+        let now = Instant::now();
+        while let Some(at) = self.parked.iter().position(|p| p.deadline <= now) {
+            let parked = self.parked.swap_remove(at);
+            self.outstanding.remove(&parked.awaiting);
+            self.answering(parked.origin, |this| this.withdraw(parked.awaiting));
+            let timed_out = Err(InputError::TimedOut(parked.timeout.as_millis() as u64));
+            self.resume(parked, timed_out);
+        }
+    }
+
+    /// The client cancelled parked request `id`: it gets no response, and our question is
+    /// withdrawn. False when no parked request has that id.
+    pub(crate) fn cancel_parked(&mut self, id: &RequestId) -> bool {
+        let Some(at) = self.parked.iter().position(|p| p.request.id == *id) else {
+            return false;
+        };
+        let parked = self.parked.swap_remove(at);
+        self.outstanding.remove(&parked.awaiting);
+        self.answering(parked.origin, |this| this.withdraw(parked.awaiting));
+        self.port.finish(parked.origin);
+        true
+    }
+
+    /// Tells the client to stop working on our question `id` (MCP L-10); a late answer is
+    /// ignored.
+    pub(crate) fn withdraw(&mut self, id: u64) {
+        let params = json!({ "requestId": id, "reason": "no longer needed" });
+        self.write(&Outgoing::Notification("notifications/cancelled", &params));
+        self.flush_quietly();
+    }
+
+    /// Runs a parked request's handler again with one more answer, and sends its response
+    /// unless it parks again.
+    fn resume(&mut self, parked: Parked, answer: Answer) {
+        let Parked {
+            request,
+            origin,
+            mut answers,
+            ..
+        } = parked;
+        answers.push(answer);
+        log::debug(format_args!(
+            "request {} resumes with {} answer(s)",
+            request.id,
+            answers.len()
+        ));
+        let id = request.id.clone();
+        self.answering(origin, |this| {
+            this.current = Some((id.clone(), false));
+            let reply = this.dispatch_resumable(request, answers);
+            let cancelled = matches!(this.current.take(), Some((_, true)));
+            if this.parked_at(&id, origin) {
+                return;
+            }
+            if let Some(reply) = reply.filter(|_| !cancelled) {
+                this.send_reply(&id, reply);
+            }
+            this.port.finish(origin);
+            this.flush_quietly();
+        });
+    }
+}
