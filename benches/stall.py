@@ -90,8 +90,10 @@ def silent_client(port):
     return sock
 
 
-def caller(port, calls, latencies, failures):
+def caller(port, calls, latencies, failures, ready, go):
     conn, sid = session(port, {})
+    ready.release()
+    go.wait()
     call = {"jsonrpc": "2.0", "id": 0, "method": "tools/call",
             "params": {"name": "test_simple_text", "arguments": {}}}
     for i in range(calls):
@@ -105,13 +107,17 @@ def caller(port, calls, latencies, failures):
 
 
 def phase(port, clients, calls, silent):
-    held = [silent_client(port) for _ in range(silent)]
     latencies, failures = [], []
-    threads = [threading.Thread(target=caller, args=(port, calls, latencies, failures))
+    ready, go = threading.Semaphore(0), threading.Event()
+    threads = [threading.Thread(target=caller, args=(port, calls, latencies, failures, ready, go))
                for _ in range(clients)]
-    started = time.perf_counter()
     for t in threads:
         t.start()
+    for _ in threads:
+        ready.acquire()  # every caller has its session before anyone stays silent
+    held = [silent_client(port) for _ in range(silent)]
+    started = time.perf_counter()
+    go.set()
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - started
@@ -121,7 +127,7 @@ def phase(port, clients, calls, silent):
         raise SystemExit(f"calls failed: {failures[:3]}")
     latencies.sort()
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    return statistics.median(latencies) * 1e3, p99 * 1e3, elapsed
+    return statistics.median(latencies) * 1e3, p99 * 1e3, latencies[-1] * 1e3, elapsed
 
 
 def main():
@@ -136,9 +142,11 @@ def main():
         for r in range(rounds):
             order = ["quiet", "silent"] if r % 2 == 0 else ["silent", "quiet"]
             for name in order:
-                p50, p99, elapsed = phase(port, clients, calls, silent if name == "silent" else 0)
+                p50, p99, worst, elapsed = phase(
+                    port, clients, calls, silent if name == "silent" else 0)
                 results[name].append((p50, p99))
                 print(f"round {r + 1} {name:6} p50 {p50:7.3f} ms  p99 {p99:7.3f} ms  "
+                      f"max {worst:9.3f} ms  "
                       f"({clients * calls} calls in {elapsed:5.2f} s)", flush=True)
     finally:
         proc.kill()

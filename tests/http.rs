@@ -308,10 +308,15 @@ fn sampling_is_answered_by_a_separate_post_while_the_call_streams() {
 
 /// initialize at `version` + initialized; returns the session id.
 fn session_at(server: &Server, version: &str) -> String {
+    session_with(server, version, json!({}))
+}
+
+/// initialize at `version` declaring `capabilities`, + initialized; returns the session id.
+fn session_with(server: &Server, version: &str, capabilities: Value) -> String {
     let init = server.post(
         None,
         &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": version, "capabilities": {},
+            "protocolVersion": version, "capabilities": capabilities,
             "clientInfo": {"name": "http-test", "version": "1"}}}),
         &[],
     );
@@ -1250,4 +1255,30 @@ fn the_readmes_server_asking_one_client_for_roots_keeps_serving_the_others() {
         "answered while the first client keeps its roots to itself ({:?})",
         started.elapsed()
     );
+}
+
+#[test]
+fn a_parked_call_whose_client_left_for_good_is_dropped_at_once() {
+    // 2025-06-18 streams cannot be resumed: once the connection is gone, nobody can
+    // receive the call's answer, so it must not hold memory until the question times out.
+    let (child, port, stderr) = common::spawn_http(&["--log-level", "debug"]).expect("starts");
+    let (lines, seen) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let server = Server { child, port };
+    let session = session_with(&server, "2025-06-18", json!({"sampling": {}}));
+    let (held, _) = sampling_left_unanswered(&server, &session);
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let dropped = loop {
+        match seen.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) if line.contains("dropped a parked request") => break true,
+            Ok(_) => {}
+            Err(_) => break false,
+        }
+    };
+    assert!(dropped, "the parked call was dropped when its client left");
 }

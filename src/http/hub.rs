@@ -315,14 +315,22 @@ impl Hub {
     }
 
     /// Drops the streams nobody resumed in time, and those of ended sessions.
-    fn drop_unresumed(&mut self, live: impl Fn(&str) -> bool) {
+    /// Returns their origins.
+    fn drop_unresumed(&mut self, live: impl Fn(&str) -> bool) -> Vec<Origin> {
         let now = Instant::now();
-        self.exchanges.retain(|_, e| match &e.resume {
+        let mut dropped = Vec::new();
+        self.exchanges.retain(|origin, e| match &e.resume {
             Some(r) if r.detached.is_some() => {
-                live(&r.session) && r.detached.is_some_and(|at| now < at + RESUME_WINDOW)
+                let keep =
+                    live(&r.session) && r.detached.is_some_and(|at| now < at + RESUME_WINDOW);
+                if !keep {
+                    dropped.push(*origin);
+                }
+                keep
             }
             _ => true,
         });
+        dropped
     }
 
     /// Writes a comment on every event stream quiet for [`KEEP_ALIVE`] (checked each
@@ -722,10 +730,19 @@ impl<'s> Dispatch<'s> {
 
     /// A client went away: every connection forgets what it owed that origin.
     fn gone(&mut self, origin: Origin) {
-        self.hub.borrow_mut().gone(origin);
+        let kept = {
+            let mut hub = self.hub.borrow_mut();
+            hub.gone(origin);
+            hub.exchanges.contains_key(&origin)
+        };
         self.stateless.origin_gone(origin);
         for entry in self.sessions.values_mut() {
             entry.conn.origin_gone(origin);
+            if !kept {
+                // Nobody can receive its answer: a parked request there ends now rather
+                // than holding memory until its question times out.
+                entry.conn.drop_parked_at(origin);
+            }
         }
     }
 
@@ -747,7 +764,13 @@ impl<'s> Dispatch<'s> {
         {
             let mut hub = self.hub.borrow_mut();
             hub.keep_alive();
-            hub.drop_unresumed(|session| self.sessions.contains_key(session));
+            let dropped = hub.drop_unresumed(|session| self.sessions.contains_key(session));
+            drop(hub);
+            for origin in dropped {
+                for entry in self.sessions.values_mut() {
+                    entry.conn.drop_parked_at(origin);
+                }
+            }
         }
         let idle = self.config.session_idle;
         let expired: Vec<String> = self

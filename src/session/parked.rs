@@ -196,6 +196,22 @@ impl Connection<'_> {
         true
     }
 
+    /// `origin`'s client is gone for good: a request parked there will never deliver its
+    /// answer, so it ends now (its question is left to time out on the client's side).
+    pub(crate) fn drop_parked_at(&mut self, origin: Origin) {
+        let before = self.parked.len();
+        self.parked.retain(|p| {
+            let keep = p.origin != origin;
+            if !keep {
+                self.outstanding.remove(&p.awaiting);
+            }
+            keep
+        });
+        if before != self.parked.len() {
+            log::debug(format_args!("dropped a parked request: its client left"));
+        }
+    }
+
     /// Tells the client to stop working on our question `id` (MCP L-10); a late answer is
     /// ignored.
     pub(crate) fn withdraw(&mut self, id: u64) {
