@@ -407,7 +407,7 @@ impl<'s> Connection<'s> {
         }
         log::debug(format_args!("request {} {}", request.id, request.method));
         self.current = Some((request.id.clone(), false));
-        let reply = if self.port.multiplexes() && !self.in_batch {
+        let reply = if self.may_park(&request) {
             self.dispatch_resumable(request, Vec::new())
         } else {
             self.dispatch(request)

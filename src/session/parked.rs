@@ -100,6 +100,22 @@ impl Connection<'_> {
         None
     }
 
+    /// Whether `request`'s handler could ask the client over a transport serving many, and
+    /// so must be able to park: only a handshake-era request (2026-07-28 asks with
+    /// `input_required`) in a session whose client declared something to ask for (else
+    /// asking fails before any question is sent), outside a batch. The others skip the
+    /// copy a replay needs.
+    pub(crate) fn may_park(&self, request: &Request) -> bool {
+        self.port.multiplexes()
+            && !self.in_batch
+            && self.session.negotiated().is_some_and(|n| {
+                ["sampling", "elicitation", "roots"]
+                    .iter()
+                    .any(|c| n.client_capabilities.get(c).is_some())
+            })
+            && !crate::protocol::is_stateless_request(request.params.as_ref())
+    }
+
     /// [`crate::context::Link::request`] for a handler that may park: the answer from an
     /// earlier run, or the question sent now and [`InputError::Pending`].
     pub(crate) fn ask_resumable(

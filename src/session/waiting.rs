@@ -200,8 +200,9 @@ impl Link for Connection<'_> {
             return self.ask_resumable(method, params, timeout);
         }
         if self.port.multiplexes() {
-            // Only a batch's requests run without a replay here: one array answers them all,
-            // so none can park, and blocking would hold up every other client.
+            // Only a batch's requests ask without a replay here (see `may_park`): one array
+            // answers them all, so none can park, and blocking would hold up every other
+            // client.
             return Err(InputError::Invalid(IN_BATCH.into()));
         }
         if self.outstanding.len() >= self.server.limits.max_outstanding_requests {
