@@ -309,7 +309,8 @@ impl<'a> Context<'a> {
     /// The client's roots (`roots/list`); each is `{uri, name?}`.
     ///
     /// In a handshake session the answer is kept and reused until the client sends
-    /// `notifications/roots/list_changed`, so handlers may call this on every request. In
+    /// `notifications/roots/list_changed`, so handlers may call this on every request; a
+    /// client that did not answer in time counts as having no roots until then. In
     /// 2026-07-28 there is no session: each request that needs the roots asks for them with
     /// `input_required`.
     pub fn roots(&mut self) -> Result<Vec<Value>, InputError> {
@@ -323,13 +324,25 @@ impl<'a> Context<'a> {
             None => None,
         };
         let supported = self.scope.client_capabilities.get("roots").is_some();
-        let answer = self.ask(
+        let answer = match self.ask(
             key,
             "roots/list",
             json!({}),
             supported,
             json!({ "roots": {} }),
-        )?;
+        ) {
+            Err(e @ InputError::TimedOut(_)) => {
+                // Asking again would make every later request wait as long: the session
+                // is taken to have no roots until the client says they changed.
+                if let Some(cache) = self.link.roots_cache().filter(|_| !stateless) {
+                    if Some(cache.generation) == generation {
+                        cache.roots = Some(Rc::from([]));
+                    }
+                }
+                return Err(e);
+            }
+            answer => answer?,
+        };
         let Some(roots) = answer.get("roots").and_then(Value::as_array) else {
             return Err(InputError::Malformed("\"roots\" must be an array".into()));
         };

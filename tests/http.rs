@@ -1282,3 +1282,35 @@ fn a_parked_call_whose_client_left_for_good_is_dropped_at_once() {
     };
     assert!(dropped, "the parked call was dropped when its client left");
 }
+
+#[test]
+fn one_clients_roots_never_serve_another_clients_requests() {
+    // Without --root each session's roots are its own client's (or the fallback): a
+    // session that declares none must not be served the roots another session listed.
+    let dir = std::env::temp_dir().join(format!("minimcp-roots-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("only-for-a.txt"), "a's file").expect("write");
+    let server = Server::start(&["--profile", "workspace"]);
+    let a = server.session(json!({"roots": {}}));
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "list_directory", "arguments": {"path": "."}}});
+    let (mut stream, request) = call_until_asked(&server, &a, &list);
+    assert_eq!(request["method"], "roots/list");
+    let uri = format!("file://{}", dir.display());
+    let roots = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"roots": [{"uri": uri}]}});
+    assert_eq!(server.post(Some(&a), &roots, &[]).status, 202);
+    let listed = next_event(&mut stream).expect("a's listing");
+    assert!(listed.to_string().contains("only-for-a.txt"), "{listed}");
+
+    let b = server.session(json!({}));
+    let other = server.post(Some(&b), &list, &[]).json();
+    assert_eq!(other["id"], 1, "{other}");
+    assert!(
+        !other.to_string().contains("only-for-a.txt"),
+        "b is served a's roots: {other}"
+    );
+    // And a again gets its own, from its session's cache, without being asked again.
+    let again = server.post(Some(&a), &list, &[]).json();
+    assert!(again.to_string().contains("only-for-a.txt"), "{again}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -136,11 +136,9 @@ pub(crate) struct Workspace {
     fixed: bool,
     /// What is served when the client gives no roots (empty: nothing).
     fallback: Vec<Sandbox>,
-    /// The client's `roots/list` answer the current roots were made from.
+    /// The client's `roots/list` answer the current roots were made from (`None`: the
+    /// fallback is current).
     client: RefCell<Option<Vec<Value>>>,
-    /// Set when the client did not answer `roots/list` in time: every later request would
-    /// wait as long again, so it is not asked any more (its other answers still count).
-    client_silent: std::cell::Cell<bool>,
     deny: Rc<Rules>,
     pub(crate) bounds: Bounds,
 }
@@ -190,7 +188,6 @@ impl Workspace {
             fixed: is_fixed,
             fallback,
             client: RefCell::new(None),
-            client_silent: std::cell::Cell::new(false),
             deny,
             bounds: Bounds::default(),
         })
@@ -211,30 +208,43 @@ impl Workspace {
         self.refresh(ctx, may_ask)
     }
 
+    /// The roots of a request are the command line's, or else its own client's, or else
+    /// the fallback — never another client's: over HTTP many clients share this workspace,
+    /// so roots one session listed must not serve the next session's request.
     fn refresh(&self, ctx: &mut Context<'_>, may_ask: bool) -> Result<(), HandlerError> {
-        if may_ask
-            && !self.fixed
-            && !self.client_silent.get()
-            && ctx.client_capabilities().get("roots").is_some()
-        {
-            match ctx.roots() {
-                Ok(list) => self.use_client_roots(list),
-                Err(InputError::Pending) => return Err(InputError::Pending.into()),
-                Err(e @ InputError::TimedOut(_)) => {
-                    self.client_silent.set(true);
-                    log::warn(format_args!(
-                        "the client's roots could not be listed ({e}); not asking again"
-                    ));
+        if !self.fixed {
+            let listed = if may_ask && ctx.client_capabilities().get("roots").is_some() {
+                // Cached per session by `Context::roots` (a client that did not answer in
+                // time is not asked again until it says its roots changed).
+                match ctx.roots() {
+                    Ok(list) => Some(list),
+                    Err(InputError::Pending) => return Err(InputError::Pending.into()),
+                    Err(e) => {
+                        log::warn(format_args!(
+                            "the client's roots could not be listed ({e}); using the fallback"
+                        ));
+                        None
+                    }
                 }
-                Err(e) => log::warn(format_args!(
-                    "the client's roots could not be listed ({e}); keeping the current roots"
-                )),
+            } else {
+                None
+            };
+            match listed {
+                Some(list) => self.use_client_roots(list),
+                None => self.use_fallback(),
             }
         }
         if self.roots.borrow().is_empty() {
             return Err(HandlerError::Invalid(sandbox::NO_ROOT.into()));
         }
         Ok(())
+    }
+
+    /// Makes the fallback current (unless it is already).
+    fn use_fallback(&self) {
+        if self.client.borrow_mut().take().is_some() {
+            *self.roots.borrow_mut() = self.fallback.clone();
+        }
     }
 
     /// Makes the client's roots current (unless they are the ones already in use).
