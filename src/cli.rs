@@ -129,8 +129,8 @@ OPTIONS:
     --http unix:PATH          Serve it on a Unix socket at PATH (Unix only), mode 0600:
                               only this user can connect, so no token is needed (one
                               given is still required) and any Host is accepted. A
-                              stale socket at PATH is replaced; a live one, or any
-                              other file, is refused. Removed again on a clean exit.
+                              stale socket at PATH (its server killed) is replaced; a
+                              live one, or any other file, is refused.
     --http-path PATH          The MCP endpoint (default /mcp). GET /healthz answers ok.
     --allow-remote            Allow a non-loopback --http address; needs a bearer token
                               from --token-file or the MINIMCP_TOKEN variable. Not
@@ -619,6 +619,7 @@ mod tests {
             listen("--http unix:rel.sock"),
             Listen::Unix(PathBuf::from("rel.sock"))
         );
+        assert!(help().contains("--http unix:PATH"));
     }
 
     #[test]

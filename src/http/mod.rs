@@ -30,7 +30,7 @@ mod wire;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener};
+use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::mpsc;
@@ -183,7 +183,11 @@ fn param_headers(server: &Server) -> HashMap<String, Vec<(String, String)>> {
 /// through something bridging it, where cross-site requests are a risk again). The
 /// loopback `Host` rule is skipped: it stops DNS rebinding of a loopback address, and a
 /// socket file has no address to rebind; its permissions (0600) are the access control.
-const UNIX_LOCAL: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0));
+#[cfg(unix)]
+const UNIX_LOCAL: SocketAddr = SocketAddr::V4(std::net::SocketAddrV4::new(
+    std::net::Ipv4Addr::UNSPECIFIED,
+    0,
+));
 
 /// Serves `server` over Streamable HTTP until the process ends. The calling thread becomes
 /// the dispatch thread. A Unix socket is removed when this returns; a server ended by a
