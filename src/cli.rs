@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use minimcp::http::Listen;
 use minimcp::log::Level;
 use minimcp::toolsets::workspace::{expand_home, DEFAULT_DENY};
 use minimcp::{Limits, Version};
@@ -74,6 +75,8 @@ USAGE:
                                               DIR is a workspace root, like --root DIR
     minimcp serve --http ADDR:PORT [OPTIONS]  serve Streamable HTTP (POST/GET/DELETE on
                                               --http-path), loopback unless --allow-remote
+    minimcp serve --http unix:PATH [OPTIONS]  the same over a Unix socket created at PATH
+                                              with mode 0600 (no token needed)
     minimcp call <TOOL|METHOD> [JSON] [OPTIONS]
                                               run one session in-process: initialize, make
                                               one call, print the result as JSON
@@ -123,9 +126,15 @@ OPTIONS:
                               roots) may wait for its answer (default 60).
     --http ADDR:PORT          Serve Streamable HTTP on ADDR:PORT (e.g. 127.0.0.1:8080;
                               a bare PORT means 127.0.0.1) instead of stdio.
+    --http unix:PATH          Serve it on a Unix socket at PATH (Unix only), mode 0600:
+                              only this user can connect, so no token is needed (one
+                              given is still required) and any Host is accepted. A
+                              stale socket at PATH (its server killed) is replaced; a
+                              live one, or any other file, is refused.
     --http-path PATH          The MCP endpoint (default /mcp). GET /healthz answers ok.
     --allow-remote            Allow a non-loopback --http address; needs a bearer token
-                              from --token-file or the MINIMCP_TOKEN variable.
+                              from --token-file or the MINIMCP_TOKEN variable. Not
+                              with unix:PATH.
     --token-file FILE         Every HTTP request must carry Authorization: Bearer TOKEN
                               (the file's first line).
     --allow-origin ORIGIN     Accept this Origin besides loopback ones (repeatable).
@@ -201,8 +210,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
 /// so they wait here until [`Line::finish`] checks them together.
 struct Line {
     options: Options,
-    /// `--http ADDR:PORT`, which turns the HTTP transport on.
-    http_addr: Option<SocketAddr>,
+    /// `--http ADDR:PORT` or `--http unix:PATH`, which turns the HTTP transport on.
+    http_addr: Option<Listen>,
     /// The other HTTP flags, applied only with `--http`.
     http: Http,
     /// Whether any HTTP flag besides `--http` was given (an error without it).
@@ -335,8 +344,11 @@ impl Line {
             return Err("--protocol applies to `call` only".into());
         }
         match self.http_addr {
-            Some(addr) => {
-                self.http.config.addr = addr;
+            Some(Listen::Unix(_)) if self.http.config.allow_remote => {
+                return Err("--allow-remote does not apply to a unix: socket, which is local by nature; its file permissions (0600) are the access control".into());
+            }
+            Some(listen) => {
+                self.http.config.listen = listen;
                 self.options.http = Some(self.http);
             }
             None if self.http_flags => {
@@ -458,8 +470,17 @@ fn rate(text: &str) -> Result<f64, String> {
         })
 }
 
-/// `--http`: ADDR:PORT, or a bare PORT or localhost:PORT, which mean loopback.
-fn http_addr(text: &str) -> Result<SocketAddr, String> {
+/// `--http`: ADDR:PORT, or a bare PORT or localhost:PORT, which mean loopback; or
+/// `unix:PATH` (`~` expanded).
+fn http_addr(text: &str) -> Result<Listen, String> {
+    if let Some(path) = text.strip_prefix("unix:") {
+        if path.is_empty() {
+            return Err(
+                "--http unix: needs a path, such as unix:/run/user/1000/minimcp.sock".into(),
+            );
+        }
+        return Ok(Listen::Unix(expand_home(path)));
+    }
     text.parse::<SocketAddr>()
         .ok()
         .or_else(|| {
@@ -468,7 +489,10 @@ fn http_addr(text: &str) -> Result<SocketAddr, String> {
                 .ok()
                 .map(|p| SocketAddr::from(([127, 0, 0, 1], p)))
         })
-        .ok_or_else(|| format!("--http wants ADDR:PORT such as 127.0.0.1:8080, not {text:?}"))
+        .map(Listen::Tcp)
+        .ok_or_else(|| {
+            format!("--http wants ADDR:PORT such as 127.0.0.1:8080, or unix:PATH, not {text:?}")
+        })
 }
 
 fn http_path(path: String) -> Result<String, String> {
@@ -569,6 +593,33 @@ mod tests {
         assert_eq!(o.limits.rate_limit, Some(50.0));
         assert_eq!(o.limits.request_timeout, Duration::from_secs(5));
         assert_eq!(o.limits.page_size, 2);
+    }
+
+    #[test]
+    fn http_takes_an_address_a_port_or_a_unix_socket() {
+        let listen = |line: &str| match parse_str(line) {
+            Ok(Command::Serve(Options {
+                http: Some(http), ..
+            })) => http.config.listen,
+            other => panic!("{line}: {other:?}"),
+        };
+        assert_eq!(
+            listen("--http 8080"),
+            Listen::Tcp(SocketAddr::from(([127, 0, 0, 1], 8080)))
+        );
+        assert_eq!(
+            listen("--http [::1]:9"),
+            Listen::Tcp("[::1]:9".parse().expect("addr"))
+        );
+        assert_eq!(
+            listen("--http=unix:/tmp/m.sock --token-file t"),
+            Listen::Unix(PathBuf::from("/tmp/m.sock"))
+        );
+        assert_eq!(
+            listen("--http unix:rel.sock"),
+            Listen::Unix(PathBuf::from("rel.sock"))
+        );
+        assert!(help().contains("--http unix:PATH"));
     }
 
     #[test]
@@ -684,6 +735,17 @@ mod tests {
             assert!(err.contains(message), "{line}: {err}");
         }
         assert_eq!(parse_str("--help"), Ok(Command::Help));
+        for (line, message) in [
+            ("--http unix:", "needs a path"),
+            ("--http nonsense", "or unix:PATH"),
+            (
+                "--http unix:/tmp/m.sock --allow-remote",
+                "--allow-remote does not apply",
+            ),
+        ] {
+            let err = parse_str(line).expect_err(line);
+            assert!(err.contains(message), "{line}: {err}");
+        }
         assert_eq!(parse_str("-V"), Ok(Command::Version));
     }
 }

@@ -81,7 +81,11 @@ fn serve_http(server: &Server, http: &cli::Http) -> ExitCode {
     match minimcp::http::serve(server, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("minimcp: {e}");
+            // The cause too: "cannot listen on …" alone does not say what to fix.
+            match std::error::Error::source(&e) {
+                Some(cause) => eprintln!("minimcp: {e}: {cause}"),
+                None => eprintln!("minimcp: {e}"),
+            }
             ExitCode::from(2)
         }
     }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::io::{self, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 use super::access;
 use super::link::Link;
+use super::socket::{Listener, Stream};
 use super::wire::{self, Bounds, ReadError, Request};
 use super::HttpConfig;
 use crate::encoding::constant_time_eq;
@@ -35,6 +36,8 @@ pub(crate) struct Shared {
     pub(crate) inbound: Sender<Inbound>,
     pub(crate) next_origin: AtomicU64,
     pub(crate) open: AtomicUsize,
+    /// The TCP address listened on, or for a Unix socket `super::UNIX_LOCAL` (which
+    /// explains what that means for `check_access`).
     pub(crate) local: SocketAddr,
     /// Per tool, the arguments mirrored in `Mcp-Param-<suffix>` headers (`x-mcp-header`).
     pub(crate) param_headers: HashMap<String, Vec<(String, String)>>,
@@ -173,7 +176,7 @@ pub(crate) enum Route {
 
 /// The listening socket, shared by every I/O thread, and how many threads there are.
 struct Pool {
-    listener: TcpListener,
+    listener: Listener,
     /// I/O threads blocked in `accept`, waiting for a connection.
     accepting: AtomicUsize,
     /// I/O threads alive (at most `max_connections + 1`).
@@ -190,7 +193,7 @@ struct Pool {
 /// one thread is always accepting, to serve the next connection or refuse it past the
 /// limit: at most `max_connections + 1` threads. Threads are kept once started (spawning
 /// one per connection would cost more than a short request; an idle one is a few pages).
-pub(crate) fn accept(listener: TcpListener, shared: Arc<Shared>) {
+pub(crate) fn accept(listener: Listener, shared: Arc<Shared>) {
     let pool = Arc::new(Pool {
         listener,
         accepting: AtomicUsize::new(0),
@@ -205,11 +208,9 @@ fn work(pool: &Arc<Pool>, shared: &Arc<Shared>) {
         pool.accepting.fetch_add(1, Ordering::AcqRel);
         let accepted = pool.listener.accept();
         let others = pool.accepting.fetch_sub(1, Ordering::AcqRel) - 1;
-        let Ok((mut stream, _)) = accepted else {
+        let Ok(mut stream) = accepted else {
             continue;
         };
-        // Small request/response pairs: never wait for Nagle's algorithm.
-        let _ = stream.set_nodelay(true);
         if shared.open.fetch_add(1, Ordering::AcqRel) >= shared.config.max_connections {
             shared.open.fetch_sub(1, Ordering::AcqRel);
             log::warn(format_args!(
@@ -254,7 +255,7 @@ fn spawn(pool: &Arc<Pool>, shared: &Arc<Shared>) {
 }
 
 /// Serves requests on one connection until it closes, times out, or misbehaves.
-fn serve_connection(stream: TcpStream, shared: &Shared) {
+fn serve_connection(stream: Stream, shared: &Shared) {
     let config = &shared.config;
     let _ = stream.set_read_timeout(Some(config.read_timeout));
     let _ = stream.set_write_timeout(Some(config.read_timeout));

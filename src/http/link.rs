@@ -17,10 +17,11 @@
 
 use std::io::{self, Read, Write};
 use std::mem;
-use std::net::{Shutdown, TcpStream};
+use std::net::Shutdown;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 
+use super::socket::Stream;
 use crate::log;
 
 /// Stack of a writer thread: it only copies bytes to the socket.
@@ -28,7 +29,7 @@ const WRITER_STACK: usize = 64 * 1024;
 
 /// A connection's socket and who is writing to it.
 pub(crate) struct Link {
-    stream: TcpStream,
+    stream: Stream,
     state: Mutex<State>,
     idle: Condvar,
     /// Bytes an answer may leave unwritten beyond the one being written; a client that
@@ -63,7 +64,7 @@ impl State {
 }
 
 impl Link {
-    pub(crate) fn new(stream: TcpStream, max_backlog: usize) -> Self {
+    pub(crate) fn new(stream: Stream, max_backlog: usize) -> Self {
         Link {
             stream,
             state: Mutex::new(State::default()),
@@ -273,7 +274,7 @@ impl Write for Own<'_> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use std::net::TcpListener;
+    use std::net::{TcpListener, TcpStream};
     use std::time::Duration;
 
     /// A link over a fresh loopback connection, and the client's end.
@@ -284,7 +285,10 @@ pub(crate) mod tests {
         server
             .set_write_timeout(Some(Duration::from_secs(1)))
             .expect("timeout");
-        (Arc::new(Link::new(server, max_backlog)), client)
+        (
+            Arc::new(Link::new(Stream::Tcp(server), max_backlog)),
+            client,
+        )
     }
 
     #[test]

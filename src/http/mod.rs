@@ -1,4 +1,5 @@
-//! Streamable HTTP: `minimcp serve --http ADDR:PORT`, with `std::net` only.
+//! Streamable HTTP: `minimcp serve --http ADDR:PORT`, with `std::net` only; on Unix also
+//! over a Unix-domain socket (`--http unix:PATH`, see `unix`).
 //!
 //! Two kinds of threads, so the session core stays single-threaded:
 //!
@@ -24,10 +25,15 @@ mod access;
 mod conn;
 mod hub;
 mod link;
+mod socket;
+#[cfg(unix)]
+mod unix;
 mod wire;
 
 use std::collections::HashMap;
+use std::fmt;
 use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -38,11 +44,39 @@ use crate::error::Error;
 use crate::log;
 use crate::server::Server;
 
+/// Where the HTTP transport listens (`--http`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listen {
+    /// A TCP address; loopback unless [`HttpConfig::allow_remote`].
+    Tcp(SocketAddr),
+    /// A Unix-domain socket created at this path with mode 0600 (Unix only; elsewhere
+    /// [`serve`] refuses it). The file's permissions are the access control: no loopback
+    /// `Host` rule applies, and `allow_remote` is meaningless. A bearer token, if set, is
+    /// still required, and so is a loopback or allowed `Origin` when one is sent.
+    Unix(PathBuf),
+}
+
+impl From<SocketAddr> for Listen {
+    fn from(addr: SocketAddr) -> Self {
+        Listen::Tcp(addr)
+    }
+}
+
+impl fmt::Display for Listen {
+    /// `127.0.0.1:8080`, or `unix:/path/to.sock` (as `--http` takes it).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Listen::Tcp(addr) => write!(f, "{addr}"),
+            Listen::Unix(path) => write!(f, "unix:{}", path.display()),
+        }
+    }
+}
+
 /// How the HTTP transport listens, and its limits. Every limit is in the README.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpConfig {
-    /// Where to listen (`--http`); loopback unless `allow_remote`.
-    pub addr: SocketAddr,
+    /// Where to listen (`--http`).
+    pub listen: Listen,
     /// The MCP endpoint (`--http-path`, default `/mcp`).
     pub path: String,
     /// Open connections at once; one more is answered 503 and closed.
@@ -58,7 +92,7 @@ pub struct HttpConfig {
     pub max_head_bytes: usize,
     /// Header lines per request; more is answered 431.
     pub max_headers: usize,
-    /// Serve a non-loopback address (needs `token`).
+    /// Serve a non-loopback TCP address (needs `token`).
     pub allow_remote: bool,
     /// The bearer token every request must carry (`Authorization: Bearer …`).
     pub token: Option<String>,
@@ -74,10 +108,10 @@ pub struct HttpConfig {
 }
 
 impl HttpConfig {
-    /// Defaults for listening on `addr`.
-    pub fn new(addr: SocketAddr) -> Self {
+    /// Defaults for listening on `listen` (a [`SocketAddr`] or a [`Listen`]).
+    pub fn new(listen: impl Into<Listen>) -> Self {
         HttpConfig {
-            addr,
+            listen: listen.into(),
             path: "/mcp".into(),
             max_connections: 64,
             max_sessions: 256,
@@ -104,7 +138,16 @@ pub enum HttpError {
     NotLoopback(SocketAddr),
     /// Binding failed.
     #[error("cannot listen on {0}")]
-    Bind(SocketAddr, #[source] std::io::Error),
+    Bind(Listen, #[source] std::io::Error),
+    /// The Unix socket's path is a socket some server answers on.
+    #[error("another server is listening on {}", .0.display())]
+    InUse(PathBuf),
+    /// The Unix socket's path exists and is not a socket (`.1` says what it is).
+    #[error("{path} exists and is {what}: remove it or choose another path", path = .0.display(), what = .1)]
+    Occupied(PathBuf, &'static str),
+    /// `unix:` on a system without Unix-domain sockets.
+    #[error("--http unix:{} needs Unix-domain sockets, which this system lacks", .0.display())]
+    UnixUnsupported(PathBuf),
     /// The session core failed.
     #[error(transparent)]
     Core(#[from] Error),
@@ -135,18 +178,61 @@ fn param_headers(server: &Server) -> HashMap<String, Vec<(String, String)>> {
     map
 }
 
+/// What `check_access` is told a Unix socket's local address is: the unspecified address,
+/// which is not loopback, so a Unix connection gets the rules of a non-loopback listener:
+/// the bearer token when one is configured, and a loopback or `--allow-origin` `Origin`
+/// when one is sent (only browsers send it, and a browser reaches a socket file only
+/// through something bridging it, where cross-site requests are a risk again). The
+/// loopback `Host` rule is skipped: it stops DNS rebinding of a loopback address, and a
+/// socket file has no address to rebind; its permissions (0600) are the access control.
+#[cfg(unix)]
+const UNIX_LOCAL: SocketAddr = SocketAddr::V4(std::net::SocketAddrV4::new(
+    std::net::Ipv4Addr::UNSPECIFIED,
+    0,
+));
+
 /// Serves `server` over Streamable HTTP until the process ends. The calling thread becomes
-/// the dispatch thread.
+/// the dispatch thread. A Unix socket is removed when this returns; a server ended by a
+/// signal leaves it behind, and the next start replaces it once no one answers on it.
 pub fn serve(server: &Server, config: HttpConfig) -> Result<(), HttpError> {
-    if !config.addr.ip().is_loopback() && (!config.allow_remote || config.token.is_none()) {
-        return Err(HttpError::NotLoopback(config.addr));
+    match config.listen.clone() {
+        Listen::Tcp(addr) => {
+            if !addr.ip().is_loopback() && (!config.allow_remote || config.token.is_none()) {
+                return Err(HttpError::NotLoopback(addr));
+            }
+            let bind = |e| HttpError::Bind(config.listen.clone(), e);
+            let listener = TcpListener::bind(addr).map_err(bind)?;
+            let local = listener.local_addr().map_err(bind)?;
+            log::notice(format_args!("listening on http://{local}{}", config.path));
+            run(server, config, socket::Listener::Tcp(listener), local)
+        }
+        #[cfg(unix)]
+        Listen::Unix(path) => {
+            let (listener, placed) = unix::bind(&path)?;
+            log::notice(format_args!(
+                "listening on unix:{} (http://localhost{})",
+                path.display(),
+                config.path
+            ));
+            let served = run(server, config, socket::Listener::Unix(listener), UNIX_LOCAL);
+            drop(placed); // removes the socket file
+            served
+        }
+        #[cfg(not(unix))]
+        Listen::Unix(path) => Err(HttpError::UnixUnsupported(path)),
     }
-    let listener = TcpListener::bind(config.addr).map_err(|e| HttpError::Bind(config.addr, e))?;
-    let local = listener
-        .local_addr()
-        .map_err(|e| HttpError::Bind(config.addr, e))?;
-    log::notice(format_args!("listening on http://{local}{}", config.path));
+}
+
+/// Serves on `listener` until every I/O thread is gone; `local` is what `check_access`
+/// sees as the listening address.
+fn run(
+    server: &Server,
+    config: HttpConfig,
+    listener: socket::Listener,
+    local: SocketAddr,
+) -> Result<(), HttpError> {
     let (tx, rx) = mpsc::channel();
+    let listen = config.listen.clone();
     let shared = Arc::new(conn::Shared {
         config,
         max_body_bytes: server.limits.max_message_bytes,
@@ -162,7 +248,7 @@ pub fn serve(server: &Server, config: HttpConfig) -> Result<(), HttpError> {
         .name("minimcp-http".into())
         .stack_size(conn::STACK)
         .spawn(move || conn::accept(listener, first))
-        .map_err(|e| HttpError::Bind(local, e))?;
+        .map_err(|e| HttpError::Bind(listen, e))?;
     hub::run(server, &shared.config, rx);
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 usage: python_client.py [--generic | --roots DIR] [--versions V,V,...] -- SERVER_COMMAND [ARGS...]
        python_client.py [--generic] [--versions V,V,...] -- http://HOST:PORT/mcp
+       python_client.py [--generic] [--versions V,V,...] -- unix:/PATH/TO.sock[:/mcp]
 
 For each version a fresh server process is spawned over stdio and a fresh session opened:
 - handshake versions (2024-11-05 ... 2025-11-25): the SDK's ClientSession, with the
@@ -22,6 +23,10 @@ declares the `roots` capability and answers `roots/list` with DIR; the server (t
 profile, started without --root) must serve DIR: a listing of it, a file read by its absolute
 path with the short path in the answer, and the file's RFC 8089 URI listed and read.
 
+A server given as `unix:PATH` (`minimcp serve --http unix:PATH`) is reached over Streamable HTTP
+on that Unix socket: the SDK's transport is handed an httpx client whose transport connects to
+the socket (`uds=PATH`), with the URL http://localhost/mcp (or the path after `:/`).
+
 Works with mcp 1.x and 2.x (wire-format dicts are compared, never model attributes). Prints a
 check x version table; exits 1 if any check failed.
 """
@@ -35,7 +40,7 @@ import json
 import sys
 import traceback
 import warnings
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, Awaitable, Callable
 
 import anyio
@@ -205,16 +210,42 @@ class Conn:
 
 
 def is_url(command: list[str]) -> bool:
-    """A server given as `http://…/mcp` is reached over Streamable HTTP, not spawned."""
-    return command[0].startswith(("http://", "https://"))
+    """A server given as `http://…/mcp` or `unix:PATH` is reached over Streamable HTTP, not spawned."""
+    return command[0].startswith(("http://", "https://", "unix:"))
 
 
-def http_transport(url: str):
-    try:  # mcp 2.x
+def unix_target(target: str) -> tuple[str, str]:
+    """`unix:/run/m.sock` -> ("/run/m.sock", "http://localhost/mcp"); `unix:/run/m.sock:/other`
+    names another endpoint path. The host part of the URL only fills the Host header."""
+    path, _, endpoint = target.removeprefix("unix:").partition(":")
+    return path, "http://localhost" + (endpoint or "/mcp")
+
+
+def http_transport(target: str):
+    """The SDK's Streamable HTTP transport for `target`: a URL, or `unix:PATH`."""
+    try:  # mcp 2.x, and 1.x from 1.2x on
         from mcp.client.streamable_http import streamable_http_client as connect
-    except ImportError:  # mcp 1.x
+    except ImportError:  # older mcp 1.x
         from mcp.client.streamable_http import streamablehttp_client as connect
-    return connect(url)
+    if not target.startswith("unix:"):
+        return connect(target)
+    path, url = unix_target(target)
+    # mcp 2.x builds on httpx2 (an httpx fork with the same API), 1.x on httpx: use the one
+    # the SDK's transport imports. It takes a ready client (`http_client=`), left to its owner
+    # to close; the SDK's own timeouts are kept.
+    import mcp.client.streamable_http as sdk_transport
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+    httpx_module = getattr(sdk_transport, "httpx2", None) or sdk_transport.httpx
+
+    @asynccontextmanager
+    async def over_socket():
+        async with httpx_module.AsyncClient(
+            transport=httpx_module.AsyncHTTPTransport(uds=path),
+            timeout=httpx_module.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        ) as client:
+            async with connect(url, http_client=client) as streams:
+                yield streams
+    return over_socket()
 
 
 async def open_handshake(stack: AsyncExitStack, command: list[str], version: str, peer: Peer) -> Conn:
@@ -257,8 +288,14 @@ async def open_handshake(stack: AsyncExitStack, command: list[str], version: str
 async def open_stateless(stack: AsyncExitStack, command: list[str], peer: Peer) -> Conn:
     from mcp import Client
 
+    if command[0].startswith("unix:"):
+        server: Any = http_transport(command[0])  # a Transport: Client takes it as it is
+    elif is_url(command):
+        server = command[0]
+    else:
+        server = StdioServerParameters(command=command[0], args=command[1:])
     client = await stack.enter_async_context(Client(
-        command[0] if is_url(command) else StdioServerParameters(command=command[0], args=command[1:]),
+        server,
         mode="auto",  # probe server/discover; fall back to initialize only if the server lacks it
         sampling_callback=peer.on_sampling,
         elicitation_callback=peer.on_elicitation,

@@ -20,7 +20,10 @@
 #      directory) is what is served, read by absolute path and by RFC 8089 file URI;
 #   4. the Inspector CLI: tools/list and a tools/call of `echo`;
 #   5. the Python (both versions, 2026-07-28 included with mcp 2.x) and TypeScript clients of
-#      1. and 2. again over Streamable HTTP, against one `serve --http 127.0.0.1:0` process.
+#      1. and 2. again over Streamable HTTP, against one `serve --http 127.0.0.1:0` process;
+#   6. the Python clients of 1. (both versions) once more over Streamable HTTP on a Unix socket,
+#      against one `serve --http unix:PATH` process (the SDK's transport given an httpx client
+#      with `uds=PATH`), checking the socket's mode 0600 first.
 # Each client prints a check x version table. The last line is "clients: N passed, M failed".
 # Exit status 0 only if every check passed. If a package cannot be installed (no network to
 # the registries and nothing cached) it prints a NO NETWORK banner and exits 1: CI must never
@@ -157,6 +160,33 @@ for pin in "${PY_MCP_PINS[@]}"; do
 done
 run "typescript sdk $TS_SDK_PIN, conformance profile, HTTP" bash -c 'cd "$0" && node ts_client.mjs -- "${@}"' "$TS" "$HTTP_URL"
 kill "$HTTP_PID" 2>/dev/null || true
+
+# And over a Unix socket: `serve --http unix:PATH`, the same Python checks (all eras). The
+# server is stopped by a signal, which leaves the socket file behind: removed here.
+UNIX_DIR="$(mktemp -d "${TMPDIR:-/tmp}/minimcp-clients-unix.XXXXXX")"
+UNIX_SOCK="$UNIX_DIR/m.sock"
+"${FIXTURES[@]}" --http "unix:$UNIX_SOCK" 2> "$UNIX_DIR/log" &
+UNIX_PID=$!
+trap 'kill "$HTTP_PID" "$UNIX_PID" 2>/dev/null || true; rm -f "$HTTP_LOG"; rm -rf "$UNIX_DIR"' EXIT
+for _ in $(seq 50); do
+  grep -q 'listening on unix:' "$UNIX_DIR/log" && break
+  sleep 0.1
+done
+grep -q 'listening on unix:' "$UNIX_DIR/log" || { banner "FAILED: serve --http unix: did not start: $(cat "$UNIX_DIR/log")"; exit 1; }
+unix_mode() {
+  local mode
+  mode="$(stat -c %a "$UNIX_SOCK")"
+  if [ -S "$UNIX_SOCK" ] && [ "$mode" = 600 ]; then
+    echo "PASS socket mode 600"; echo "unix socket: 1 passed, 0 failed"
+  else
+    echo "FAIL socket mode $mode"; echo "unix socket: 0 passed, 1 failed"; return 1
+  fi
+}
+run "unix socket file, mode 0600" unix_mode
+for pin in "${PY_MCP_PINS[@]}"; do
+  run "python mcp $pin, conformance profile, HTTP, unix socket" "$SCRATCH/py-mcp-$pin/bin/python" "$HERE/python_client.py" -- "unix:$UNIX_SOCK"
+done
+kill "$UNIX_PID" 2>/dev/null || true
 
 # The Inspector CLI 1.0.3 decides between ../package.json and ../../package.json by looking
 # relative to the working directory but imports relative to its own file, so it only starts from
