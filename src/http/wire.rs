@@ -790,7 +790,6 @@ pub(crate) fn reason(status: u16) -> &'static str {
         405 => "Method Not Allowed",
         406 => "Not Acceptable",
         408 => "Request Timeout",
-        411 => "Length Required",
         413 => "Content Too Large",
         415 => "Unsupported Media Type",
         431 => "Request Header Fields Too Large",
