@@ -502,12 +502,24 @@ fn every_refusal_has_its_status() {
     let many: Vec<&str> = many.iter().map(String::as_str).collect();
     assert_eq!(status(&post_bytes(None, ping, &many)), 431);
     assert_eq!(status(b"NOT HTTP AT ALL\r\n\r\n"), 400);
+    // A chunked body is read (RFC 9112 §6.1); an empty one is not JSON.
     assert_eq!(
         status(
-            b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+            b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
         ),
-        411
+        400
     );
+    assert_eq!(
+        status(
+            b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+        ),
+        501
+    );
+    assert_eq!(
+        status(b"GET /mcp HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\n\r\n"),
+        400
+    );
+    assert_eq!(status(b"GET /mcp HTTP/2.0\r\nHost: localhost\r\n\r\n"), 505);
     // The server survived all of that.
     assert_eq!(server.session(json!({})).len(), 32);
 }
@@ -697,6 +709,28 @@ fn echo_bytes(id: u64, text: &str) -> Vec<u8> {
         .expect("utf8")
         .replace("Connection: close\r\n", "")
         .into_bytes()
+}
+
+#[test]
+fn a_chunked_body_is_read_like_a_sized_one() {
+    let server = Server::start(&[]);
+    let sized = String::from_utf8(echo_bytes(7, "chunky")).expect("utf8");
+    let (head, body) = sized.split_once("\r\n\r\n").expect("head");
+    let head: Vec<&str> = head
+        .split("\r\n")
+        .filter(|l| !l.starts_with("Content-Length"))
+        .collect();
+    let (one, two) = body.split_at(10);
+    let chunked = format!(
+        "{}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{:x};ext=\"v\"\r\n{one}\r\n{:X}\r\n{two}\r\n0\r\nX-Trailer: t\r\n\r\n",
+        head.join("\r\n"),
+        one.len(),
+        two.len()
+    );
+    let answer = server.raw(chunked.as_bytes());
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.json()["id"], 7);
+    assert_eq!(answer.json()["result"]["content"][0]["text"], "chunky");
 }
 
 #[test]

@@ -107,12 +107,16 @@ impl Server {
         read_response(&mut BufReader::new(stream))
     }
 
-    /// A POST of `body` with the usual headers (`Host: localhost`, as curl sends), plus
-    /// `extra` header lines.
+    /// A POST of `body` with the usual headers (`Host: localhost`, as curl sends, unless
+    /// `extra` has a `Host` of its own: two would be refused), plus `extra` header lines.
     fn post(&self, session: Option<&str>, body: &Value, extra: &[&str]) -> Response {
         let body = body.to_string();
+        let own_host = extra
+            .iter()
+            .any(|l| l.to_ascii_lowercase().starts_with("host:"));
+        let host = if own_host { "" } else { "Host: localhost\r\n" };
         let mut head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: {}\r\nConnection: close\r\n",
+            "POST /mcp HTTP/1.1\r\n{host}Content-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: {}\r\nConnection: close\r\n",
             body.len()
         );
         if let Some(session) = session {
@@ -314,10 +318,9 @@ fn on_a_socket_any_host_is_served_but_a_token_and_origin_still_count() {
         let reply = open.echo("hi", &[host]);
         assert_eq!(reply.status, 200, "{host}: {reply:?}");
     }
-    // A request without Host at all (HTTP/1.0 style) is served as over a non-loopback
-    // listener.
+    // But an HTTP/1.1 request must still carry exactly one (RFC 9112 §3.2), as over TCP.
     let plain = open.raw(b"GET /elsewhere HTTP/1.1\r\nConnection: close\r\n\r\n");
-    assert_eq!(plain.status, 404, "no Host: not refused for it");
+    assert_eq!(plain.status, 400, "no Host at all");
     // Only browsers send Origin, and a browser reaches a socket file only through a
     // bridge: a foreign Origin is refused, a loopback one is fine.
     assert_eq!(

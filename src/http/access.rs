@@ -133,6 +133,7 @@ mod tests {
         Request {
             method: method.into(),
             path: path.into(),
+            authority: None,
             headers: headers
                 .iter()
                 .map(|(n, v)| (n.to_string(), v.to_string()))

@@ -254,7 +254,15 @@ pub(crate) fn conformance_args(extra: &[&str]) -> Vec<String> {
 pub(crate) fn spawn_http(
     extra: &[&str],
 ) -> Result<(Child, u16, BufReader<std::process::ChildStderr>), String> {
-    let mut child = Command::new(minimcp())
+    spawn_http_with(minimcp(), extra)
+}
+
+/// [`spawn_http`] with another `minimcp` binary (an older build, to show a test fails on it).
+pub(crate) fn spawn_http_with(
+    program: &str,
+    extra: &[&str],
+) -> Result<(Child, u16, BufReader<std::process::ChildStderr>), String> {
+    let mut child = Command::new(program)
         .args(["serve", "--profile", "conformance", "--http", "127.0.0.1:0"])
         .args(extra)
         .stdin(Stdio::null())
