@@ -191,7 +191,8 @@ fn analyze(
         .u64("top_files")?
         .unwrap_or(DEFAULT_TOP_FILES as u64)
         .min(1000) as usize;
-    let offset = args.u64("offset")?.unwrap_or(0) as usize;
+    // A huge offset is past the end like any other: an empty page, never a cast that wraps.
+    let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let budget = ctx.result_budget();
     let dir = directory(ws, path)?;
     let (files, notes, complete) = match collect(ws, &dir, only, ctx) {
@@ -224,7 +225,7 @@ fn analyze(
             // Violations first (capped to half the room), then functions from `offset`.
             let (violation_page, used) = fit(&shown_violations, 0, room / 2);
             let (functions, _) = fit(&all, offset, room.saturating_sub(used));
-            let next = offset + functions.len();
+            let next = offset.saturating_add(functions.len());
             page["violations"] = json!(violation_page);
             page["functions"] = json!(functions);
             page["total_functions"] = json!(all.len());
@@ -246,7 +247,7 @@ fn analyze(
             let shown: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
             // The markdown table costs roughly as much as the JSON rows.
             let (rows, _) = fit(&shown, offset, room / 2);
-            let next = offset + rows.len();
+            let next = offset.saturating_add(rows.len());
             let mut text = report::markdown(
                 &page["summary"],
                 &ranking_of(&page),
@@ -267,8 +268,10 @@ fn analyze(
             // A SARIF result is about three times the size of a violation row; the log is
             // both the text and `structuredContent.sarif`.
             let (rows, _) = fit(&shown, offset, room / 5);
-            let next = offset + rows.len();
-            let log = report::sarif(&violations[offset.min(violations.len())..next]);
+            // Past the end the page is empty: start and end both clamp to the length.
+            let start = offset.min(violations.len());
+            let next = start + rows.len();
+            let log = report::sarif(&violations[start..next]);
             let text = log.to_string();
             page["sarif"] = log;
             if next < violations.len() {
