@@ -211,6 +211,14 @@ fn seed_project() -> PathBuf {
         ("data/binary.bin", &[0, 1, 2, 255, 254, 0, 10, 13, 0x89, b'P', b'N', b'G']),
         ("data/latin1.rs", b"fn f() { let s = \"\xe9\xe8\"; }\n"),
         ("data/no-newline.txt", b"no newline at the end"),
+        // Unicode identifiers, strings and comments, and unterminated literals: the lexers.
+        ("unicode/u.rs", "fn café(é: u8) -> u8 {\n    let ß = \"日本語 🦀\"; // коммент ✓\n    if é > 1 { 'ü' as u8 } else { 0 }\n}\nfn 𝕏() { let s = r#\"é\"#; let c = '🦀'; }\n".as_bytes()),
+        ("unicode/u.py", "def ñ(ü):\n    \"\"\"Dóc 🦀\"\"\"\n    if ü: return \"日本\"\n    return f\"{ü}é\"\n".as_bytes()),
+        ("unicode/u.ts", "const é = `🦀 ${x} é`;\nfunction ñ(a) { return /é+/u.test(a) ? \"ü\" : '日'; }\n".as_bytes()),
+        ("unicode/u.go", "package main\n\nfunc Ñ() string { s := \"日本\"; if s != \"\" { return `🦀` }; return \"\" }\n".as_bytes()),
+        ("unicode/v.rs", "fn f() { let x = 1; }\ne\u{301} 🦀 \"unterminated\n".as_bytes()),
+        ("unicode/v.py", "def g():\n    x = \"\"\"unterminated é\n".as_bytes()),
+        ("unicode/v.js", "/* unterminated é\n".as_bytes()),
         (".gitignore", b"target/\n*.log\n"),
         ("debug.log", b"ignored\n"),
         (".env", b"SECRET=1\n"),
@@ -324,11 +332,17 @@ struct Gen<'a> {
     /// Strings worth trying: enum values, defaults, backticked words of descriptions,
     /// resource URIs, the project's paths.
     dictionary: &'a [String],
+    /// The seeded project's paths, relative to it: what a path argument names when a
+    /// sane case wants a file that exists.
+    paths: &'a [String],
     /// Huge strings still allowed in this case (they must fit in one request line).
     huge_left: usize,
     /// This case keeps to the schema (boundary values included), so calls get past
     /// validation into the tools' own code.
     sane: bool,
+    /// The templates `list_templates` lists (workspace profile): a sane case often names
+    /// one and passes parameters it declares, so calls reach the renderer.
+    templates: &'a [Value],
 }
 
 const INTEGERS: &[&str] = &[
@@ -679,12 +693,37 @@ impl Gen<'_> {
             let wanted = if required.contains(name) {
                 self.sane || !self.rng.one_in(16)
             } else {
-                self.rng.one_in(2)
+                // Fewer optional ones in a sane case: tools refuse some combinations.
+                self.rng.one_in(if self.sane { 3 } else { 2 })
             };
             if wanted {
-                let value = self.value(sub, root, depth + 1);
+                let pathlike = ["path", "directory", "paths"].contains(&name.as_str());
+                let value =
+                    if self.sane && pathlike && !self.paths.is_empty() && !self.rng.one_in(3) {
+                        let path = json!(self.rng.pick(self.paths));
+                        if name == "paths" {
+                            json!([path])
+                        } else {
+                            path
+                        }
+                    } else {
+                        self.value(sub, root, depth + 1)
+                    };
                 out.insert(name.clone(), value);
             }
+        }
+        if self.sane && properties.contains_key("parameters") && !self.templates.is_empty() {
+            let template = self.rng.pick(self.templates).clone();
+            if properties.contains_key("resource_uri") {
+                out.insert("resource_uri".into(), template["uri"].clone());
+            }
+            if let Some(toolchain) = template
+                .get("toolchain")
+                .filter(|_| properties.contains_key("toolchain"))
+            {
+                out.insert("toolchain".into(), toolchain.clone());
+            }
+            out.insert("parameters".into(), self.template_parameters(&template));
         }
         let open =
             properties.is_empty() && schema.get("additionalProperties") != Some(&json!(false));
@@ -700,6 +739,40 @@ impl Gen<'_> {
             }
         }
         out
+    }
+
+    /// Values for a template's declared parameters: mostly plausible, one in a while
+    /// hostile (braces, Unicode, huge, the wrong type), some left out.
+    fn template_parameters(&mut self, template: &Value) -> Value {
+        let mut out = Map::new();
+        for parameter in template["parameters"].as_array().into_iter().flatten() {
+            let Some(name) = parameter["name"].as_str() else {
+                continue;
+            };
+            if parameter["required"] != json!(true) && self.rng.one_in(3) {
+                continue;
+            }
+            let value = match (self.rng.below(4), parameter["type"].as_str()) {
+                (0, _) => self.any(2),
+                (_, Some("boolean")) => json!(self.rng.one_in(2)),
+                (_, Some("number")) => self.integer(parameter.as_object().expect("an object")),
+                (_, Some("array")) => {
+                    let n = self.rng.below(4);
+                    Value::Array((0..n).map(|_| json!(self.string())).collect())
+                }
+                (1, _) => json!(self.string()),
+                _ => json!(*self.rng.pick(&[
+                    "my-tool",
+                    "x",
+                    "a-b_c",
+                    "Tool2",
+                    "{{project_name}}",
+                    "é"
+                ])),
+            };
+            out.insert(name.to_string(), value);
+        }
+        Value::Object(out)
     }
 
     /// The `arguments` of one call: an object for the tool's schema, or now and then
@@ -846,29 +919,46 @@ struct Tally {
     server_requests: usize,
     /// Per tool: ok, isError, JSON-RPC error.
     per_tool: BTreeMap<String, [usize; 3]>,
+    /// Per tool, the first few tool-error texts (`MINIMCP_TOOL_FUZZ_VERBOSE=1` prints them:
+    /// how far the generated arguments get).
+    samples: BTreeMap<String, Vec<String>>,
 }
 
 struct Session {
     peer: Peer,
+    /// The profile, and whether the client declared capabilities (for reports).
     profile: String,
     seed: u64,
     failures: Vec<String>,
+    /// `Some` when the client declared sampling, elicitation and roots: the server's
+    /// requests then get generated replies (results, junk, errors) from this PRNG.
+    replies: Option<Rng>,
 }
 
 impl Session {
-    fn start(profile: &str, project: &Path, seed: u64) -> Session {
+    fn start(profile: &str, project: &Path, seed: u64, declare: bool) -> Session {
         let peer =
             Peer::spawn(common::minimcp(), &serve_args(profile, project)).expect("minimcp starts");
         let mut session = Session {
             peer,
-            profile: profile.to_string(),
+            profile: if declare {
+                format!("{profile} (client capabilities declared)")
+            } else {
+                profile.to_string()
+            },
             seed,
             failures: Vec::new(),
+            replies: declare.then_some(Rng(seed ^ 0xC1E7)),
+        };
+        let capabilities = if declare {
+            json!({"sampling": {}, "elicitation": {"form": {}}, "roots": {"listChanged": false}})
+        } else {
+            json!({})
         };
         let init = session.request(
             "init",
             "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
                    "clientInfo": {"name": "tool_fuzz", "version": "1"}}),
         );
         assert!(
@@ -927,14 +1017,50 @@ impl Session {
         }
     }
 
-    /// A request from the server (sampling, elicitation, roots): the fuzzer declared no
-    /// capabilities, so it answers each with an error at once and never leaves it waiting.
+    /// A request from the server (sampling, elicitation, roots) is answered at once, so
+    /// the server never waits: with an error when the client declared no capabilities,
+    /// else with a generated reply (plausible, empty, junk or an error).
     fn answer_server(&mut self, message: &Message) {
-        if let Some(id) = &message.id {
-            let reply = json!({"jsonrpc": "2.0", "id": id,
-                "error": {"code": -32601, "message": "the fuzzing client answers no requests"}});
-            self.peer.send_line(&reply.to_string());
-        }
+        let Some(id) = &message.id else { return };
+        let error = json!({"code": -32601, "message": "the fuzzing client answers no requests"});
+        let reply = match &mut self.replies {
+            None => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+            Some(rng) => {
+                let mut gen = Gen {
+                    rng: Rng(rng.next()),
+                    dictionary: &[],
+                    paths: &[],
+                    huge_left: 0,
+                    sane: false,
+                    templates: &[],
+                };
+                let result = match (gen.rng.below(6), message.method.as_deref()) {
+                    (0, _) => None,
+                    (1, _) => Some(json!({})),
+                    (2, _) => Some(gen.any(1)),
+                    (_, Some("elicitation/create")) => {
+                        let action = *gen.rng.pick(&["accept", "decline", "cancel", "maybe"]);
+                        let content = gen.any(1);
+                        Some(json!({"action": action, "content": content}))
+                    }
+                    (_, Some("sampling/createMessage")) => {
+                        let text = gen.string();
+                        Some(json!({"role": "assistant", "model": "fuzz",
+                            "content": {"type": "text", "text": text}}))
+                    }
+                    (_, Some("roots/list")) => {
+                        let uri = gen.string();
+                        Some(json!({"roots": [{"uri": format!("file://{uri}")}, {"uri": uri}]}))
+                    }
+                    _ => Some(json!({})),
+                };
+                match result {
+                    Some(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    None => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+                }
+            }
+        };
+        self.peer.send_line(&arguments_text(&reply));
     }
 
     /// Every tool of the profile (following `nextCursor`).
@@ -1049,6 +1175,11 @@ impl Session {
                     if result["isError"] == json!(true) {
                         tally.tool_errors += 1;
                         counts[1] += 1;
+                        let samples = tally.samples.entry(case.tool.clone()).or_default();
+                        if samples.len() < 8 {
+                            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+                            samples.push(abbreviate(text, 200));
+                        }
                     } else {
                         tally.ok += 1;
                         counts[0] += 1;
@@ -1131,7 +1262,14 @@ fn arguments_text(arguments: &Value) -> String {
 
 /// The cases of one profile's session: the corpus's, then `cases` generated per tool,
 /// tools interleaved.
-fn cases_for(tools: &[Value], dictionary: &[String], seed: u64, cases: usize) -> Vec<Case> {
+fn cases_for(
+    tools: &[Value],
+    dictionary: &[String],
+    paths: &[String],
+    templates: &[Value],
+    seed: u64,
+    cases: usize,
+) -> Vec<Case> {
     let mut out = Vec::new();
     for (tool, arguments) in CORPUS {
         if tools.iter().any(|t| t["name"] == *tool) {
@@ -1144,8 +1282,10 @@ fn cases_for(tools: &[Value], dictionary: &[String], seed: u64, cases: usize) ->
     let mut gen = Gen {
         rng: Rng(seed),
         dictionary,
+        paths,
         huge_left: 0,
         sane: false,
+        templates,
     };
     for round in 0..cases {
         for tool in tools {
@@ -1184,22 +1324,27 @@ fn round(
     let mut paths: Vec<String> = Vec::new();
     collect_paths(project, project, &mut paths);
     for (n, profile) in profiles.iter().enumerate() {
-        let mut session = Session::start(profile, project, seed);
+        // Half the sessions declare the client's capabilities, by seed and profile.
+        let declare = seed.wrapping_add(n as u64) % 2 == 1;
+        let mut session = Session::start(profile, project, seed, declare);
         let listed = session.tools();
         assert!(!listed.is_empty(), "profile {profile} lists no tools");
         let mut dictionary = paths.clone();
         dictionary.push(project.display().to_string());
         dictionary.push(format!("{}/src/main.rs", project.display()));
         harvest(&Value::Array(listed.clone()), &mut dictionary);
+        let mut templates = Vec::new();
         if profile == "workspace" {
             dictionary.extend(session.resource_uris());
             // The templates' URIs and parameter names, so some calls get past the lookup.
-            let templates = session.request(
+            let listing = session.request(
                 "templates",
                 "tools/call",
                 json!({"name": "list_templates", "arguments": {}}),
             );
-            harvest_values(&templates["structuredContent"], &mut dictionary);
+            let listing = &listing["structuredContent"];
+            harvest_values(listing, &mut dictionary);
+            templates = listing["templates"].as_array().cloned().unwrap_or_default();
         }
         // A tool two profiles share (conformance's in transcripts) is the same code: once.
         let tools: Vec<Value> = listed
@@ -1215,7 +1360,10 @@ fn round(
                 .filter_map(|t| t["name"].as_str().map(String::from)),
         );
         let seed = seed.wrapping_add(n as u64);
-        session.run(cases_for(&tools, &dictionary, seed, cases), tally);
+        session.run(
+            cases_for(&tools, &dictionary, &paths, &templates, seed, cases),
+            tally,
+        );
         failures.extend(session.finish());
     }
     failures
@@ -1306,6 +1454,14 @@ fn every_tool_answers_every_generated_argument_set() {
             report,
             "  {tool}: {ok} ok, {tool_error} isError, {error} errors"
         );
+    }
+    if std::env::var_os("MINIMCP_TOOL_FUZZ_VERBOSE").is_some() {
+        for (tool, samples) in &tally.samples {
+            let _ = writeln!(report, "  {tool} tool errors, for example:");
+            for sample in samples {
+                let _ = writeln!(report, "    {sample}");
+            }
+        }
     }
     eprint!("{report}");
     assert!(
