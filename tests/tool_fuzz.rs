@@ -469,8 +469,29 @@ const STRINGS: &[&str] = &[
 
 impl Gen<'_> {
     fn string(&mut self) -> String {
-        match self.rng.below(13) {
+        match self.rng.below(14) {
             0..=3 => self.rng.pick(STRINGS).to_string(),
+            10 => {
+                // Deep nesting and long repetitions for the parsers (regex, glob, braces,
+                // template tags), up to the schemas' length limits and past them.
+                let (open, close) = *self.rng.pick(&[
+                    ("(", ")"),
+                    ("(?:", ")"),
+                    ("{", "}"),
+                    ("{a,", "}"),
+                    ("[", "]"),
+                    ("{{", "}}"),
+                    ("a*", ""),
+                    ("(a|", ")*"),
+                    ("\\", ""),
+                    ("**/", ""),
+                    ("../", ""),
+                    ("a{2}", ""),
+                ]);
+                let most = if self.rng.one_in(4) { 2000 } else { 100 };
+                let n = 1 + self.rng.below(most);
+                format!("{}x{}", open.repeat(n), close.repeat(n))
+            }
             4..=6 if !self.dictionary.is_empty() => self.rng.pick(self.dictionary).clone(),
             7 => format!("{}{}", self.string(), self.string()),
             8 if self.huge_left > 0 => {
@@ -874,13 +895,20 @@ struct Case {
     tool: String,
     /// The arguments exactly as written into the request (`None`: no `arguments` at all).
     arguments: Option<String>,
+    /// A `progressToken` in `_meta`, so the tools' progress reports run too.
+    progress: bool,
 }
 
 impl Case {
     fn replay(&self, profile: &str, seed: u64) -> String {
         format!(
-            "profile {profile}, seed {seed}: tool {} with arguments {}",
+            "profile {profile}, seed {seed}: tool {}{} with arguments {}",
             self.tool,
+            if self.progress {
+                " (with a progressToken)"
+            } else {
+                ""
+            },
             self.arguments
                 .as_deref()
                 .map_or("(none)".into(), |a| abbreviate(a, 2000))
@@ -1238,7 +1266,12 @@ fn request_text(id: u64, case: &Case) -> String {
         .as_ref()
         .map_or(String::new(), |a| format!(",\"arguments\":{a}"));
     let name = serde_json::to_string(&case.tool).expect("a string");
-    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":{name}{arguments}}}}}")
+    let meta = if case.progress {
+        format!(",\"_meta\":{{\"progressToken\":\"p{id}\"}}")
+    } else {
+        String::new()
+    };
+    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":{name}{arguments}{meta}}}}}")
 }
 
 /// The arguments as JSON text, [`RAW`] placeholders replaced by their bare numbers.
@@ -1276,6 +1309,7 @@ fn cases_for(
             out.push(Case {
                 tool: tool.to_string(),
                 arguments: Some(arguments.to_string()),
+                progress: false,
             });
         }
     }
@@ -1305,6 +1339,7 @@ fn cases_for(
             out.push(Case {
                 tool: name.to_string(),
                 arguments,
+                progress: gen.rng.one_in(8),
             });
         }
     }
