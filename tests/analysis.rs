@@ -201,6 +201,8 @@ fn an_offset_past_the_end_is_an_empty_page_in_every_format() {
                 assert_eq!(result["isError"], json!(null), "{args}: {result}");
                 let page = &result["structuredContent"];
                 assert_eq!(page["next_offset"], json!(null), "{args}: {result}");
+                let notes = page["notes"].to_string();
+                assert!(notes.contains("is past the end"), "{args}: {notes}");
                 if format == "sarif" {
                     assert_eq!(page["sarif"]["runs"][0]["results"], json!([]), "{args}");
                 }

@@ -241,6 +241,10 @@ fn analyze(
                 page["next_offset"] = json!(next);
                 text.push_str(&format!(" More functions: call again with offset {next}."));
             }
+            if let Some(note) = past_end(&mut page, offset, all.len(), "functions") {
+                text.push(' ');
+                text.push_str(&note);
+            }
             Ok(ToolOutput::structured_with_text(page, text))
         }
         "markdown" => {
@@ -261,6 +265,9 @@ fn analyze(
                     violations.len()
                 ));
             }
+            if let Some(note) = past_end(&mut page, offset, violations.len(), "violations") {
+                text.push_str(&format!("\n{note}\n"));
+            }
             Ok(ToolOutput::structured_with_text(page, text))
         }
         _ => {
@@ -277,9 +284,25 @@ fn analyze(
             if next < violations.len() {
                 page["next_offset"] = json!(next);
             }
+            past_end(&mut page, offset, violations.len(), "violations");
             Ok(ToolOutput::structured_with_text(page, text))
         }
     }
+}
+
+/// A note for a page that starts past the last item (an empty page, not an error), added to
+/// the page's notes and returned for the text.
+fn past_end(page: &mut Value, offset: usize, total: usize, what: &str) -> Option<String> {
+    if offset == 0 || offset < total {
+        return None;
+    }
+    let note = format!(
+        "`offset` {offset} is past the end: there are {total} {what}; call again with offset 0 (or a next_offset) for a page with items."
+    );
+    if let Some(notes) = page["notes"].as_array_mut() {
+        notes.push(json!(note));
+    }
+    Some(note)
 }
 
 fn ranking_of(page: &Value) -> Vec<Value> {
