@@ -315,13 +315,36 @@ fn profiles_and_toolsets() -> (Vec<String>, Vec<String>) {
 }
 
 /// The command line that serves `profile` (the workspace one over the seeded project).
-fn serve_args(profile: &str, project: &Path) -> Vec<String> {
-    let mut args = vec!["serve".to_string(), "--profile".into(), profile.into()];
-    if profile == "workspace" {
+fn serve_args(target: &Target, project: &Path) -> Vec<String> {
+    let mut args = vec![
+        "serve".to_string(),
+        "--profile".into(),
+        target.profile.clone(),
+    ];
+    if let Some(toolset) = &target.toolset {
+        args.push("--toolsets".into());
+        args.push(toolset.clone());
+    }
+    if target.profile == "workspace" {
         args.push("--root".into());
         args.push(project.display().to_string());
     }
     args
+}
+
+/// One session's server: a profile, or the workspace profile with one toolset.
+struct Target {
+    profile: String,
+    toolset: Option<String>,
+}
+
+impl Target {
+    fn label(&self) -> String {
+        match &self.toolset {
+            Some(toolset) => format!("{} --toolsets {toolset}", self.profile),
+            None => self.profile.clone(),
+        }
+    }
 }
 
 // ---- Argument generation ------------------------------------------------------------------
@@ -964,15 +987,16 @@ struct Session {
 }
 
 impl Session {
-    fn start(profile: &str, project: &Path, seed: u64, declare: bool) -> Session {
+    fn start(target: &Target, project: &Path, seed: u64, declare: bool) -> Session {
         let peer =
-            Peer::spawn(common::minimcp(), &serve_args(profile, project)).expect("minimcp starts");
+            Peer::spawn(common::minimcp(), &serve_args(target, project)).expect("minimcp starts");
+        let label = target.label();
         let mut session = Session {
             peer,
             profile: if declare {
-                format!("{profile} (client capabilities declared)")
+                format!("{label} (client capabilities declared)")
             } else {
-                profile.to_string()
+                label
             },
             seed,
             failures: Vec::new(),
@@ -1349,7 +1373,7 @@ fn cases_for(
 /// One round: every profile's session with `seed`. Returns the failures.
 fn round(
     project: &Path,
-    profiles: &[String],
+    targets: &[Target],
     seed: u64,
     cases: usize,
     tally: &mut Tally,
@@ -1358,18 +1382,19 @@ fn round(
     let mut fuzzed: Vec<String> = Vec::new();
     let mut paths: Vec<String> = Vec::new();
     collect_paths(project, project, &mut paths);
-    for (n, profile) in profiles.iter().enumerate() {
+    for (n, target) in targets.iter().enumerate() {
         // Half the sessions declare the client's capabilities, by seed and profile.
         let declare = seed.wrapping_add(n as u64) % 2 == 1;
-        let mut session = Session::start(profile, project, seed, declare);
+        let mut session = Session::start(target, project, seed, declare);
         let listed = session.tools();
-        assert!(!listed.is_empty(), "profile {profile} lists no tools");
+        assert!(!listed.is_empty(), "{} lists no tools", target.label());
         let mut dictionary = paths.clone();
         dictionary.push(project.display().to_string());
         dictionary.push(format!("{}/src/main.rs", project.display()));
         harvest(&Value::Array(listed.clone()), &mut dictionary);
         let mut templates = Vec::new();
-        if profile == "workspace" {
+        let has = |name: &str| listed.iter().any(|t| t["name"] == name);
+        if target.profile == "workspace" && has("list_templates") {
             dictionary.extend(session.resource_uris());
             // The templates' URIs and parameter names, so some calls get past the lookup.
             let listing = session.request(
@@ -1382,11 +1407,14 @@ fn round(
             templates = listing["templates"].as_array().cloned().unwrap_or_default();
         }
         // A tool two profiles share (conformance's in transcripts) is the same code: once.
+        // A toolset alone gets its tools again, briefly: registered without the others.
+        let alone = target.toolset.is_some();
         let tools: Vec<Value> = listed
             .into_iter()
             .filter(|t| {
                 let name = t["name"].as_str().unwrap_or_default();
-                !fuzzed.iter().any(|f| f == name) && !SKIPPED.iter().any(|(s, _)| *s == name)
+                (alone || !fuzzed.iter().any(|f| f == name))
+                    && !SKIPPED.iter().any(|(s, _)| *s == name)
             })
             .collect();
         fuzzed.extend(
@@ -1395,6 +1423,7 @@ fn round(
                 .filter_map(|t| t["name"].as_str().map(String::from)),
         );
         let seed = seed.wrapping_add(n as u64);
+        let cases = if alone { (cases / 10).max(3) } else { cases };
         session.run(
             cases_for(&tools, &dictionary, &paths, &templates, seed, cases),
             tally,
@@ -1449,6 +1478,18 @@ fn every_tool_answers_every_generated_argument_set() {
     for (tool, why) in SKIPPED {
         eprintln!("tool fuzz: {tool} is not fuzzed: {why}");
     }
+    // Every profile, then each toolset of the workspace profile alone.
+    let targets: Vec<Target> = profiles
+        .iter()
+        .map(|p| Target {
+            profile: p.clone(),
+            toolset: None,
+        })
+        .chain(toolsets.iter().map(|t| Target {
+            profile: "workspace".into(),
+            toolset: Some(t.clone()),
+        }))
+        .collect();
     let project = seed_project();
     let started = Instant::now();
     let mut tally = Tally::default();
@@ -1456,7 +1497,7 @@ fn every_tool_answers_every_generated_argument_set() {
     let mut rounds = 0;
     let failures = loop {
         let round_start = Instant::now();
-        let failures = round(&project, &profiles, seed, config.cases, &mut tally);
+        let failures = round(&project, &targets, seed, config.cases, &mut tally);
         rounds += 1;
         eprintln!(
             "tool fuzz: round {rounds} seed {seed}: {} calls so far, round took {:.1?}",
