@@ -329,6 +329,7 @@ fn serve_args(target: &Target, project: &Path) -> Vec<String> {
         args.push("--root".into());
         args.push(project.display().to_string());
     }
+    args.extend(target.extra.iter().cloned());
     args
 }
 
@@ -336,14 +337,32 @@ fn serve_args(target: &Target, project: &Path) -> Vec<String> {
 struct Target {
     profile: String,
     toolset: Option<String>,
+    /// More flags (a small result budget, one tool per tools/list page).
+    extra: Vec<String>,
+    /// This session gets the cases per tool divided by this.
+    divisor: usize,
 }
 
 impl Target {
-    fn label(&self) -> String {
-        match &self.toolset {
-            Some(toolset) => format!("{} --toolsets {toolset}", self.profile),
-            None => self.profile.clone(),
+    fn new(profile: &str, toolset: Option<&str>, extra: &[String], divisor: usize) -> Target {
+        Target {
+            profile: profile.into(),
+            toolset: toolset.map(String::from),
+            extra: extra.to_vec(),
+            divisor,
         }
+    }
+
+    fn label(&self) -> String {
+        let mut label = self.profile.clone();
+        if let Some(toolset) = &self.toolset {
+            label.push_str(&format!(" --toolsets {toolset}"));
+        }
+        for flag in &self.extra {
+            label.push(' ');
+            label.push_str(flag);
+        }
+        label
     }
 }
 
@@ -973,6 +992,9 @@ struct Tally {
     /// Per tool, the first few tool-error texts (`MINIMCP_TOOL_FUZZ_VERBOSE=1` prints them:
     /// how far the generated arguments get).
     samples: BTreeMap<String, Vec<String>>,
+    /// The slowest answers: the time since the previous answer (the server answers in
+    /// turn, so with requests queued that is about the call's own time), and the call.
+    slowest: Vec<(Duration, String)>,
 }
 
 struct Session {
@@ -1151,6 +1173,7 @@ impl Session {
             .enumerate()
             .map(|(i, c)| (i as u64 + 1, c));
         let mut exhausted = false;
+        let mut last_answer = Instant::now();
         loop {
             while !exhausted && pending.len() < WINDOW {
                 match queue.next() {
@@ -1210,6 +1233,16 @@ impl Session {
                 continue;
             };
             answered.insert(id);
+            let took = last_answer.elapsed();
+            last_answer = Instant::now();
+            let sleeps = SLOW.contains(&case.tool.as_str());
+            if !sleeps && (tally.slowest.len() < 3 || took > tally.slowest[2].0) {
+                tally
+                    .slowest
+                    .push((took, case.replay(&self.profile, self.seed)));
+                tally.slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
+                tally.slowest.truncate(3);
+            }
             let counts = tally.per_tool.entry(case.tool.clone()).or_default();
             match (message.error, message.result) {
                 (Some(error), None) => {
@@ -1407,8 +1440,8 @@ fn round(
             templates = listing["templates"].as_array().cloned().unwrap_or_default();
         }
         // A tool two profiles share (conformance's in transcripts) is the same code: once.
-        // A toolset alone gets its tools again, briefly: registered without the others.
-        let alone = target.toolset.is_some();
+        // A toolset alone, or other flags, get their tools again, briefly.
+        let alone = target.divisor > 1;
         let tools: Vec<Value> = listed
             .into_iter()
             .filter(|t| {
@@ -1423,7 +1456,7 @@ fn round(
                 .filter_map(|t| t["name"].as_str().map(String::from)),
         );
         let seed = seed.wrapping_add(n as u64);
-        let cases = if alone { (cases / 10).max(3) } else { cases };
+        let cases = (cases / target.divisor).max(3);
         session.run(
             cases_for(&tools, &dictionary, &paths, &templates, seed, cases),
             tally,
@@ -1431,6 +1464,25 @@ fn round(
         failures.extend(session.finish());
     }
     failures
+}
+
+/// A round's sessions: every profile, each toolset of the workspace profile alone, and the
+/// workspace with a small result budget (by seed: paging at its edges) and one tool per
+/// tools/list page.
+fn targets(profiles: &[String], toolsets: &[String], seed: u64) -> Vec<Target> {
+    let mut targets: Vec<Target> = profiles
+        .iter()
+        .map(|p| Target::new(p, None, &[], 1))
+        .collect();
+    targets.extend(
+        toolsets
+            .iter()
+            .map(|t| Target::new("workspace", Some(t), &[], 10)),
+    );
+    let budget = ["1024", "1500", "4096", "20000"][(seed % 4) as usize];
+    let small = ["--max-result-bytes", budget, "--page-size", "1"].map(String::from);
+    targets.push(Target::new("workspace", None, &small, 3));
+    targets
 }
 
 /// Paths of the project relative to it, for the dictionary.
@@ -1478,18 +1530,6 @@ fn every_tool_answers_every_generated_argument_set() {
     for (tool, why) in SKIPPED {
         eprintln!("tool fuzz: {tool} is not fuzzed: {why}");
     }
-    // Every profile, then each toolset of the workspace profile alone.
-    let targets: Vec<Target> = profiles
-        .iter()
-        .map(|p| Target {
-            profile: p.clone(),
-            toolset: None,
-        })
-        .chain(toolsets.iter().map(|t| Target {
-            profile: "workspace".into(),
-            toolset: Some(t.clone()),
-        }))
-        .collect();
     let project = seed_project();
     let started = Instant::now();
     let mut tally = Tally::default();
@@ -1497,6 +1537,7 @@ fn every_tool_answers_every_generated_argument_set() {
     let mut rounds = 0;
     let failures = loop {
         let round_start = Instant::now();
+        let targets = targets(&profiles, &toolsets, seed);
         let failures = round(&project, &targets, seed, config.cases, &mut tally);
         rounds += 1;
         eprintln!(
@@ -1530,6 +1571,9 @@ fn every_tool_answers_every_generated_argument_set() {
             report,
             "  {tool}: {ok} ok, {tool_error} isError, {error} errors"
         );
+    }
+    for (took, case) in &tally.slowest {
+        let _ = writeln!(report, "  slow: {took:.1?} for {}", abbreviate(case, 300));
     }
     if std::env::var_os("MINIMCP_TOOL_FUZZ_VERBOSE").is_some() {
         for (tool, samples) in &tally.samples {
