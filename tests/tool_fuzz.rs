@@ -9,15 +9,25 @@
 //! shows a backtrace, and the process still answers a ping at the end and exits 0 when its
 //! input closes. A tool error (`isError`) or -32602 for arguments it refuses is fine.
 //!
+//! Each round runs one session per profile, one per toolset of the workspace profile
+//! alone, and one with a small result budget, over a seeded project (several languages, a
+//! git history when git exists, an empty directory, awkward files). Half the sessions
+//! declare sampling, elicitation and roots and answer the server's requests with generated
+//! replies; the others declare nothing and answer them with an error. The server is never
+//! left waiting.
+//!
 //! - `MINIMCP_TOOL_FUZZ_SEED=N` (or `random`) picks the seed; it is printed at the start
 //!   and in every failure, so `MINIMCP_TOOL_FUZZ_SEED=N cargo test --test tool_fuzz`
 //!   replays a run. The default is a fixed seed.
 //! - `MINIMCP_TOOL_FUZZ_CASES=N`: generated argument sets per tool (default 300).
 //! - `MINIMCP_TOOL_FUZZ_SECONDS=S`: repeat rounds, each with the next seed (printed), until
 //!   S seconds have passed. `.ci/run` runs it this way with a random seed.
+//! - `MINIMCP_TOOL_FUZZ_VERBOSE=1`: a few tool-error texts per tool, to see how far the
+//!   generated arguments get.
 //!
 //! A failure names the profile, the tool and the exact arguments (as sent), so one case can
-//! also be replayed by hand: `minimcp call TOOL 'ARGS' --root DIR`.
+//! also be replayed by hand: `minimcp call TOOL 'ARGS' --root DIR` (after a failure the
+//! seeded project is kept, and its path printed).
 
 mod common;
 
@@ -1553,7 +1563,14 @@ fn every_tool_answers_every_generated_argument_set() {
             _ => break failures,
         }
     };
-    let _ = std::fs::remove_dir_all(&project);
+    if failures.is_empty() {
+        let _ = std::fs::remove_dir_all(&project);
+    } else {
+        eprintln!(
+            "tool fuzz: the seeded project is kept at {}",
+            project.display()
+        );
+    }
     let mut report = String::new();
     let _ = writeln!(
         report,
