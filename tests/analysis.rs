@@ -181,3 +181,32 @@ fn churn_counts_commits_lines_and_authors() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&plain);
 }
+
+/// Issue 17 part 4: an offset past the end, in any format, is a page with nothing on it,
+/// not a slice out of range (the SARIF page panicked and answered -32603).
+#[test]
+fn an_offset_past_the_end_is_an_empty_page_in_every_format() {
+    let empty = scratch("cx-empty");
+    let full = scratch("cx-offset");
+    std::fs::write(
+        full.join("a.py"),
+        "def f(a):\n    if a:\n        return 1\n",
+    )
+    .unwrap();
+    for dir in [&empty, &full] {
+        for format in ["json", "markdown", "sarif"] {
+            for offset in [json!(5), json!(u64::MAX), json!(1e308)] {
+                let args = json!({"project_path": ".", "format": format, "offset": offset, "max_cyclomatic": 1});
+                let result = call(dir, "analyze_complexity", args.clone());
+                assert_eq!(result["isError"], json!(null), "{args}: {result}");
+                let page = &result["structuredContent"];
+                assert_eq!(page["next_offset"], json!(null), "{args}: {result}");
+                let notes = page["notes"].to_string();
+                assert!(notes.contains("is past the end"), "{args}: {notes}");
+                if format == "sarif" {
+                    assert_eq!(page["sarif"]["runs"][0]["results"], json!([]), "{args}");
+                }
+            }
+        }
+    }
+}

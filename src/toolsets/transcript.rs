@@ -223,9 +223,21 @@ fn tools() -> Vec<Tool> {
                 if args.bool("fail")? == Some(true) {
                     return Ok(ToolOutput::error("Asked to fail."));
                 }
-                let a = args.get("a").and_then(Value::as_i64).unwrap_or(0);
-                let b = args.get("b").and_then(Value::as_i64).unwrap_or(0);
-                Ok(ToolOutput::structured(json!({ "sum": a + b })))
+                // The schema says integer, which admits 2^63 and more: refuse what an i64
+                // cannot hold, and a sum that overflows, instead of panicking.
+                let int = |name: &str| {
+                    args.get(name).and_then(Value::as_i64).ok_or_else(|| {
+                        HandlerError::Invalid(format!(
+                            "`{name}` must be an integer from -2^63 to 2^63-1"
+                        ))
+                    })
+                };
+                match int("a")?.checked_add(int("b")?) {
+                    Some(sum) => Ok(ToolOutput::structured(json!({ "sum": sum }))),
+                    None => Ok(ToolOutput::error(
+                        "a + b does not fit in a 64-bit signed integer; use smaller numbers",
+                    )),
+                }
             },
         )
         .title("Structured sum")

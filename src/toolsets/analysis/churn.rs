@@ -143,7 +143,8 @@ fn churn(
             "`format` must be json, markdown or csv (got {format:?})"
         )));
     }
-    let offset = args.u64("offset")?.unwrap_or(0) as usize;
+    // Past the end is an empty page, on any target: no cast that could wrap.
+    let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let dir = directory(ws, path)?;
     let (output, cut) = match log_numstat(&dir.real, &dir.rel.to_string(), days) {
         Ok(found) => found,
@@ -233,7 +234,7 @@ fn churn(
         used += size;
         files.push(item);
     }
-    let next = offset + files.len();
+    let next = offset.saturating_add(files.len());
     if next < rows.len() {
         page["next_offset"] = json!(next);
     }

@@ -191,7 +191,8 @@ fn analyze(
         .u64("top_files")?
         .unwrap_or(DEFAULT_TOP_FILES as u64)
         .min(1000) as usize;
-    let offset = args.u64("offset")?.unwrap_or(0) as usize;
+    // A huge offset is past the end like any other: an empty page, never a cast that wraps.
+    let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let budget = ctx.result_budget();
     let dir = directory(ws, path)?;
     let (files, notes, complete) = match collect(ws, &dir, only, ctx) {
@@ -224,7 +225,7 @@ fn analyze(
             // Violations first (capped to half the room), then functions from `offset`.
             let (violation_page, used) = fit(&shown_violations, 0, room / 2);
             let (functions, _) = fit(&all, offset, room.saturating_sub(used));
-            let next = offset + functions.len();
+            let next = offset.saturating_add(functions.len());
             page["violations"] = json!(violation_page);
             page["functions"] = json!(functions);
             page["total_functions"] = json!(all.len());
@@ -240,13 +241,17 @@ fn analyze(
                 page["next_offset"] = json!(next);
                 text.push_str(&format!(" More functions: call again with offset {next}."));
             }
+            if let Some(note) = past_end(&mut page, offset, all.len(), "functions") {
+                text.push(' ');
+                text.push_str(&note);
+            }
             Ok(ToolOutput::structured_with_text(page, text))
         }
         "markdown" => {
             let shown: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
             // The markdown table costs roughly as much as the JSON rows.
             let (rows, _) = fit(&shown, offset, room / 2);
-            let next = offset + rows.len();
+            let next = offset.saturating_add(rows.len());
             let mut text = report::markdown(
                 &page["summary"],
                 &ranking_of(&page),
@@ -260,6 +265,9 @@ fn analyze(
                     violations.len()
                 ));
             }
+            if let Some(note) = past_end(&mut page, offset, violations.len(), "violations") {
+                text.push_str(&format!("\n{note}\n"));
+            }
             Ok(ToolOutput::structured_with_text(page, text))
         }
         _ => {
@@ -267,16 +275,34 @@ fn analyze(
             // A SARIF result is about three times the size of a violation row; the log is
             // both the text and `structuredContent.sarif`.
             let (rows, _) = fit(&shown, offset, room / 5);
-            let next = offset + rows.len();
-            let log = report::sarif(&violations[offset.min(violations.len())..next]);
+            // Past the end the page is empty: start and end both clamp to the length.
+            let start = offset.min(violations.len());
+            let next = start + rows.len();
+            let log = report::sarif(&violations[start..next]);
             let text = log.to_string();
             page["sarif"] = log;
             if next < violations.len() {
                 page["next_offset"] = json!(next);
             }
+            past_end(&mut page, offset, violations.len(), "violations");
             Ok(ToolOutput::structured_with_text(page, text))
         }
     }
+}
+
+/// A note for a page that starts past the last item (an empty page, not an error), added to
+/// the page's notes and returned for the text.
+fn past_end(page: &mut Value, offset: usize, total: usize, what: &str) -> Option<String> {
+    if offset == 0 || offset < total {
+        return None;
+    }
+    let note = format!(
+        "`offset` {offset} is past the end: there are {total} {what}; call again with offset 0 (or a next_offset) for a page with items."
+    );
+    if let Some(notes) = page["notes"].as_array_mut() {
+        notes.push(json!(note));
+    }
+    Some(note)
 }
 
 fn ranking_of(page: &Value) -> Vec<Value> {

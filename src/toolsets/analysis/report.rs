@@ -168,7 +168,9 @@ fn file_score(f: &FileReport) -> f64 {
     f.functions
         .iter()
         .map(|m| {
-            f64::from(m.cognitive) + f64::from(m.cyclomatic - 1) + m.halstead.effort / 10_000.0
+            f64::from(m.cognitive)
+                + f64::from(m.cyclomatic.saturating_sub(1))
+                + m.halstead.effort / 10_000.0
         })
         .sum()
 }

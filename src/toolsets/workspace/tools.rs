@@ -214,7 +214,7 @@ fn search_files(
     } else {
         dirs[0].rel.clone()
     };
-    let offset = args.u64("offset")?.unwrap_or(0) as usize;
+    let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let budget = ctx.result_budget();
     let mut find = Find {
         glob: &glob,
@@ -344,7 +344,7 @@ fn list_directory(
 ) -> Result<ToolOutput, HandlerError> {
     let dirs = directories(ws, args.str("path")?)?;
     let depth = args.u64("depth")?.unwrap_or(1).clamp(1, MAX_LIST_DEPTH) as usize;
-    let offset = args.u64("offset")?.unwrap_or(0) as usize;
+    let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let budget = ctx.result_budget();
     let mut list = List {
         base: RelPath::root(),
