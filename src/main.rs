@@ -5,7 +5,7 @@
 mod cli;
 mod keyfile;
 
-use std::io::{Cursor, Write};
+use std::io::{Cursor, IsTerminal, Write};
 use std::process::ExitCode;
 
 use minimcp::{log, Server, Version};
@@ -32,6 +32,10 @@ fn main() -> ExitCode {
                 return serve_http(&server, http);
             }
             log::info(format_args!("serving on stdio"));
+            if std::io::stdin().is_terminal() {
+                // A person ran it by hand: say what it waits for instead of waiting silently.
+                eprintln!("{TERMINAL_HINT}");
+            }
             match minimcp::run_stdio(&server) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -56,6 +60,12 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// What a person who starts the stdio server at a terminal is told (on stderr).
+const TERMINAL_HINT: &str =
+    "minimcp: waiting for an MCP client on stdin (JSON-RPC, one message per line); \
+an MCP client such as Claude Desktop starts it for you. To try a tool by hand: \
+`minimcp call list_directory '{\"path\":\".\"}'`; `minimcp --help` for more. Ctrl-D ends.";
 
 /// Serves Streamable HTTP until the process is stopped.
 fn serve_http(server: &Server, http: &cli::Http) -> ExitCode {

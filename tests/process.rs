@@ -302,3 +302,55 @@ fn help_version_and_usage_errors() {
     assert!(bad.stdout.is_empty(), "usage errors go to stderr");
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--max-message-bytes"));
 }
+
+#[test]
+fn at_a_terminal_it_says_what_it_waits_for_and_through_pipes_it_does_not() {
+    let root = std::env::temp_dir();
+    let root = root.to_str().expect("utf-8 temp dir");
+    // Through pipes (a client): nothing but the usual log lines.
+    let piped = session(&["--root", root], b"");
+    assert!(
+        !piped.stderr.contains("waiting for an MCP client"),
+        "{}",
+        piped.stderr
+    );
+    // At a terminal: `script` gives the binary a pseudo-terminal as stdin (util-linux).
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: no `script` (util-linux) to give the binary a terminal");
+        return;
+    }
+    let command = format!("{BIN} --root {root}");
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn script");
+    let mut out = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = out.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&chunk[..n]);
+            if String::from_utf8_lossy(&seen).contains("Ctrl-D") {
+                break;
+            }
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !reader.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let seen = reader.join().expect("reader");
+    assert!(
+        seen.contains("waiting for an MCP client") && seen.contains("minimcp call"),
+        "the terminal is told what the server waits for: {seen:?}"
+    );
+}
