@@ -35,7 +35,11 @@ use crate::log;
 /// Tries at a name for the private directory before giving up.
 const TRIES: u32 = 64;
 
-/// The socket file in place, removed on drop if it is still the one this process made.
+/// The socket file in place, removed on drop if it is still the one this process made:
+/// the same device and inode. That identifies it while the listener is open (a bound
+/// socket keeps its inode, so no new file can get the number); after the listener closed,
+/// a socket another server bound at the path in the same instant could reuse the number
+/// and be taken for this one.
 #[derive(Debug)]
 pub(crate) struct Placed {
     path: PathBuf,
@@ -238,11 +242,13 @@ mod tests {
         let scratch = Scratch::new("replaced");
         let path = scratch.0.join("c.sock");
         let (first, placed) = bind(&path).expect("bind");
-        // Someone removes it and another server binds the path.
+        // Someone removes it and another server binds the path, while this one still
+        // listens (a bound socket keeps its inode, so the new file cannot reuse the number;
+        // closed first, the number could come back and the check could not tell them apart).
         fs::remove_file(&path).expect("removed");
-        drop(first);
         let _other = UnixListener::bind(&path).expect("another server");
         drop(placed);
+        drop(first);
         assert!(fs::symlink_metadata(&path).is_ok(), "the other one stays");
     }
 }
