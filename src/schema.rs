@@ -347,7 +347,7 @@ impl<'s> Validator<'s> {
             Value::String(text) => check_length(
                 (k.min_length, k.max_length),
                 text.chars().count(),
-                "characters",
+                ("character", "characters"),
                 path,
                 errors,
             ),
@@ -355,7 +355,7 @@ impl<'s> Validator<'s> {
                 check_length(
                     (k.min_items, k.max_items),
                     items.len(),
-                    "items",
+                    ("item", "items"),
                     path,
                     errors,
                 );
@@ -526,23 +526,26 @@ fn summarize(failures: &[Vec<String>]) -> String {
 fn check_length(
     (min, max): (Option<&Value>, Option<&Value>),
     len: usize,
-    unit: &str,
+    (one, many): (&str, &str),
     path: &Path<'_>,
     errors: &mut Vec<String>,
 ) {
+    let unit = |n: u64| if n == 1 { one } else { many };
     if let Some(min) = min.and_then(Value::as_u64) {
         if (len as u64) < min {
             errors.push(format!(
-                "{} must have at least {min} {unit}, got {len}",
-                path.name()
+                "{} must have at least {min} {}, got {len}",
+                path.name(),
+                unit(min)
             ));
         }
     }
     if let Some(max) = max.and_then(Value::as_u64) {
         if len as u64 > max {
             errors.push(format!(
-                "{} must have at most {max} {unit}, got {len}",
-                path.name()
+                "{} must have at most {max} {}, got {len}",
+                path.name(),
+                unit(max)
             ));
         }
     }
@@ -686,7 +689,7 @@ mod tests {
             ),
             (
                 json!({"pattern": ""}),
-                vec!["`pattern` must have at least 1 characters, got 0"],
+                vec!["`pattern` must have at least 1 character, got 0"],
             ),
             (
                 json!({"pattern": "a", "mode": "slow"}),

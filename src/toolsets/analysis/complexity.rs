@@ -14,7 +14,7 @@ use super::limits::{
 use super::measure;
 use super::report::{self, FileReport, Thresholds};
 use crate::toolsets::workspace::sandbox::Sandbox;
-use crate::toolsets::workspace::tools::{cancelled, directory, Ticker};
+use crate::toolsets::workspace::tools::{cancelled, count, directory, Ticker};
 use crate::toolsets::workspace::walk::{walk, Bounds, Entry, Flow, Kind, Stopped, Visitor};
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
@@ -230,8 +230,11 @@ fn analyze(
             page["functions"] = json!(functions);
             page["total_functions"] = json!(all.len());
             let mut text = format!(
-                "{} files, {} functions; {} violations (cyclomatic > {}, cognitive > {}). Functions {}..{} of {} are in structuredContent.functions.",
-                files.len(), all.len(), violations.len(), limits.cyclomatic, limits.cognitive,
+                "{}, {}; {} (cyclomatic > {}, cognitive > {}). Functions {}..{} of {} are in structuredContent.functions.",
+                count(files.len() as u64, "file", "files"),
+                count(all.len() as u64, "function", "functions"),
+                count(violations.len() as u64, "violation", "violations"),
+                limits.cyclomatic, limits.cognitive,
                 offset, next, all.len()
             );
             if violation_page.len() < violations.len() {

@@ -404,7 +404,8 @@ fn list_directory(
         notes.insert(0, format!("Showing entries {}-{next} of {total}; call list_directory again with offset={next} for more, or list a subdirectory.", page.offset() + 1));
     }
     let mut lines = vec![format!(
-        "`{dir_shown}` ({total} entries; paths below are relative to it):"
+        "`{dir_shown}` ({}; paths below are relative to it):",
+        count(total as u64, "entry", "entries")
     )];
     if total == 0 {
         lines = vec![format!("`{dir_shown}` is empty.")];
@@ -421,6 +422,12 @@ fn list_directory(
         structured["next_offset"] = json!(next);
     }
     Ok(ToolOutput::structured_with_text(structured, text))
+}
+
+/// `n` and the noun in its number: `1 entry`, `2 entries`, `0 entries`.
+pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// `1234` → `1.2 KiB`.
