@@ -143,9 +143,9 @@ pub enum McpError {
     /// A second `initialize` on the same session.
     #[error("invalid request: the session is already initialized")]
     AlreadyInitialized,
-    /// `tools/call` for a tool that does not exist.
-    #[error("invalid params: unknown tool {0:?}; call tools/list to see the available tools")]
-    UnknownTool(String),
+    /// `tools/call` for a tool that does not exist, and the name it was perhaps meant to be.
+    #[error("invalid params: unknown tool {0:?}; {hint}call tools/list to see the available tools", hint = .1.as_ref().map_or(String::new(), |near| format!("did you mean {near:?}? ")))]
+    UnknownTool(String, Option<String>),
     /// `prompts/get` or a completion for a prompt that does not exist.
     #[error(
         "invalid params: unknown prompt {0:?}; call prompts/list to see the available prompts"
@@ -196,7 +196,7 @@ impl McpError {
     pub fn to_object(&self, modern: bool) -> ErrorObject {
         let (code, data) = match self {
             McpError::MethodNotFound(_) => (rpc::METHOD_NOT_FOUND, None),
-            McpError::InvalidParams(_) | McpError::UnknownTool(_) | McpError::UnknownPrompt(_) => {
+            McpError::InvalidParams(_) | McpError::UnknownTool(..) | McpError::UnknownPrompt(_) => {
                 (rpc::INVALID_PARAMS, None)
             }
             McpError::NotInitialized | McpError::AlreadyInitialized | McpError::DuplicateId(_) => {
@@ -251,7 +251,7 @@ mod tests {
             (McpError::InvalidParams("x".into()), false, -32602),
             (McpError::NotInitialized, false, -32600),
             (McpError::AlreadyInitialized, false, -32600),
-            (McpError::UnknownTool("t".into()), false, -32602),
+            (McpError::UnknownTool("t".into(), None), false, -32602),
             (McpError::UnknownPrompt("p".into()), false, -32602),
             (McpError::ResourceNotFound("u".into()), false, -32002),
             (McpError::ResourceNotFound("u".into()), true, -32602),

@@ -57,7 +57,11 @@ impl<'s> Connection<'s> {
             .tool_index
             .get(name)
             .map(|&i| &server.tools[i])
-            .ok_or_else(|| McpError::UnknownTool(name.to_string()))?;
+            .ok_or_else(|| {
+                let names = server.tools.iter().map(|t| t.name.as_str());
+                let near = schema::closest(name, names).map(str::to_string);
+                McpError::UnknownTool(name.to_string(), near)
+            })?;
         if let Err(problems) =
             schema::validate(&tool.input_schema, &mut arguments, tool.has_defaults)
         {

@@ -438,10 +438,12 @@ impl<'s> Validator<'s> {
                         let allowed: Vec<&str> = props
                             .map(|p| p.keys().map(String::as_str).collect())
                             .unwrap_or_default();
-                        let hint = if allowed.is_empty() {
-                            "this tool takes no arguments".to_string()
-                        } else {
-                            format!("allowed: {}", allowed.join(", "))
+                        let hint = match closest(key, allowed.iter().copied()) {
+                            _ if allowed.is_empty() => "this tool takes no arguments".to_string(),
+                            Some(near) => {
+                                format!("did you mean `{near}`? allowed: {}", allowed.join(", "))
+                            }
+                            None => format!("allowed: {}", allowed.join(", ")),
                         };
                         errors.push(format!(
                             "unknown argument `{}`; {hint}",
@@ -521,6 +523,51 @@ fn summarize(failures: &[Vec<String>]) -> String {
         .map(|(i, f)| format!("({}) {}", i + 1, f.first().map_or("", String::as_str)))
         .collect::<Vec<_>>()
         .join(" or ")
+}
+
+/// The candidate a misspelled `name` most likely meant: the same but for case, or within
+/// a third of its length in edits (at least one, at most three). `None` when nothing is
+/// that close, or `name` is too long to compare cheaply (it came from a client).
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
+    const MAX_COMPARED: usize = 64;
+    if name.is_empty() || name.len() > MAX_COMPARED {
+        return None;
+    }
+    let limit = (name.chars().count() / 3).clamp(1, 3);
+    candidates
+        .filter(|c| c.len() <= MAX_COMPARED)
+        .map(|c| {
+            let distance = if c.eq_ignore_ascii_case(name) {
+                0
+            } else {
+                edit_distance(name, c)
+            };
+            (distance, c)
+        })
+        .filter(|&(distance, _)| distance <= limit)
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance over characters (one row kept).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 fn check_length(
@@ -652,6 +699,31 @@ mod tests {
             has_defaults(&deep),
             "too deep to tell: filled in to be safe"
         );
+    }
+
+    #[test]
+    fn misspellings_find_the_name_they_meant_and_nothing_far() {
+        let tools = ["read_file", "list_directory", "search_text", "search_files"];
+        let near = |name: &str| closest(name, tools.iter().copied());
+        assert_eq!(near("read_fil"), Some("read_file"));
+        assert_eq!(near("READ_FILE"), Some("read_file"));
+        assert_eq!(near("list_dir"), None, "six edits away");
+        assert_eq!(near("search_test"), Some("search_text"));
+        assert_eq!(near("serch_files"), Some("search_files"));
+        assert_eq!(near("zzzzzz"), None);
+        assert_eq!(near(""), None);
+        assert_eq!(near(&"read_file".repeat(100)), None, "too long to compare");
+        assert_eq!(near("ab"), None, "a short name needs to be within one edit");
+        assert_eq!(closest("pth", ["path", "paths"].into_iter()), Some("path"));
+        for (a, b, d) in [
+            ("", "", 0),
+            ("a", "", 1),
+            ("kitten", "sitting", 3),
+            ("é", "e", 1),
+        ] {
+            assert_eq!(edit_distance(a, b), d, "{a} {b}");
+            assert_eq!(edit_distance(b, a), d, "{b} {a}");
+        }
     }
 
     #[test]
