@@ -1307,14 +1307,21 @@ fn a_parked_call_whose_client_left_for_good_is_dropped_at_once() {
     let (held, _) = sampling_left_unanswered(&server, &session);
     drop(held);
     let deadline = Instant::now() + Duration::from_secs(10);
-    let dropped = loop {
+    let (mut dropped, mut logged) = (false, false);
+    while !(dropped && logged) {
         match seen.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(line) if line.contains("dropped a parked request") => break true,
+            Ok(line) if line.contains("dropped a parked request") => dropped = true,
+            // The access line says the client left, as nginx says it (not a status 0).
+            Ok(line) if line.contains("access: POST /mcp tools/call 499 ") => logged = true,
             Ok(_) => {}
-            Err(_) => break false,
+            Err(_) => break,
         }
-    };
+    }
     assert!(dropped, "the parked call was dropped when its client left");
+    assert!(
+        logged,
+        "the access line says 499 for the call whose client left"
+    );
 }
 
 #[test]

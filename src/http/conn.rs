@@ -107,11 +107,12 @@ impl Reply {
         self.answer(status, Some(&error_body(code, why, None)), None);
     }
 
-    /// The client left before its answer: nothing more is written (status 0 in the log).
+    /// The client left before its answer was complete: nothing more is written, and the
+    /// log says [`CLIENT_LEFT`].
     pub(crate) fn abandon(mut self) {
         self.done = true;
         if let Some(entry) = self.access.take() {
-            entry.write(0);
+            entry.write(CLIENT_LEFT);
         }
     }
 }
@@ -128,6 +129,11 @@ impl Drop for Reply {
         }
     }
 }
+
+/// What the access log says of an exchange whose client closed the connection before the
+/// answer was complete (even when an event stream's `200` head had gone out): nginx's 499,
+/// which log readers know, rather than a status no response had.
+pub(crate) const CLIENT_LEFT: u16 = 499;
 
 /// A complete response as bytes: JSON when there is a body, else empty.
 pub(crate) fn response(status: u16, body: Option<&[u8]>, session: Option<&str>) -> Vec<u8> {
@@ -318,7 +324,7 @@ fn serve_connection(stream: Stream, shared: &Shared) {
         }
         let started = Instant::now();
         let mut method = String::new();
-        // A failed write means the client left: status 0 in the log, connection closed.
+        // A failed write means the client left: CLIENT_LEFT in the log, connection closed.
         match exchange(&link, shared, &request, &mut method, started) {
             Ok(Answer::Handed(origin)) => handed = Some(origin),
             Ok(Answer::Written(status)) => {
@@ -328,7 +334,8 @@ fn serve_connection(stream: Stream, shared: &Shared) {
             }
             Err(_) => {
                 if access::enabled(config) {
-                    access::write(config, Some(&request), &method, 0, started.elapsed());
+                    let took = started.elapsed();
+                    access::write(config, Some(&request), &method, CLIENT_LEFT, took);
                 }
                 return;
             }
