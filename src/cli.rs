@@ -23,9 +23,22 @@ pub(crate) enum Command {
         params: serde_json::Value,
         /// The protocol version the in-process client speaks.
         version: Version,
+        /// How the result is printed.
+        output: Output,
     },
     Help,
     Version,
+}
+
+/// How `call` prints its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// Text for a terminal, JSON for a pipe or file.
+    Auto,
+    /// The result as JSON (`--json`): what scripts read.
+    Json,
+    /// A tool's text content as text (`--text`): what people read.
+    Text,
 }
 
 /// Options shared by `serve` and `call`.
@@ -157,6 +170,8 @@ OPTIONS:
                               other's input_required retries (default: a random key).
     --protocol VERSION        call only: the protocol version of the in-process client
                               (default 2025-11-25; 2026-07-28 uses per-request _meta).
+    --json, --text            call only: print the result as JSON, or a tool's text as
+                              text (default: text at a terminal, JSON otherwise).
     -h, --help                Print this help.
     -V, --version             Print the version.
 ";
@@ -218,6 +233,8 @@ struct Line {
     http_flags: bool,
     version: Version,
     version_given: bool,
+    /// `--json` or `--text` (`call` only).
+    output: Option<Output>,
     toolsets_given: bool,
 }
 
@@ -243,6 +260,7 @@ impl Line {
             http_flags: false,
             version: Version::LATEST_HANDSHAKE,
             version_given: false,
+            output: None,
             toolsets_given: false,
         }
     }
@@ -306,6 +324,8 @@ impl Line {
                 self.version = protocol(&value(flag)?)?;
                 self.version_given = true;
             }
+            "--json" => self.output = Some(Output::Json),
+            "--text" => self.output = Some(Output::Text),
             _ => return Ok(false),
         }
         Ok(true)
@@ -342,6 +362,9 @@ impl Line {
         self.options.roots.extend(dirs.map(|d| expand_home(&d)));
         if self.version_given {
             return Err("--protocol applies to `call` only".into());
+        }
+        if self.output.is_some() {
+            return Err("--json and --text apply to `call` only".into());
         }
         match self.http_addr {
             Some(Listen::Unix(_)) if self.http.config.allow_remote => {
@@ -382,6 +405,7 @@ impl Line {
             target,
             params,
             version: self.version,
+            output: self.output.unwrap_or(Output::Auto),
         })
     }
 }
@@ -703,8 +727,20 @@ mod tests {
         assert_eq!(version, Version::V2026_07_28);
         assert!(matches!(
             parse_str("call tools/list"),
-            Ok(Command::Call { .. })
+            Ok(Command::Call {
+                output: Output::Auto,
+                ..
+            })
         ));
+        for (line, want) in [
+            ("call t --json", Output::Json),
+            ("call t --text", Output::Text),
+        ] {
+            let Ok(Command::Call { output, .. }) = parse_str(line) else {
+                panic!("{line}");
+            };
+            assert_eq!(output, want, "{line}");
+        }
     }
 
     #[test]
@@ -730,6 +766,7 @@ mod tests {
             ("frobnicate", "unknown command"),
             ("--protocol 2025-11-25", "applies to `call` only"),
             ("call t {} --protocol 1", "unknown protocol version"),
+            ("--json", "apply to `call` only"),
         ] {
             let err = parse_str(line).expect_err(line);
             assert!(err.contains(message), "{line}: {err}");

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use minimcp::{log, Server, Version};
 use serde_json::{json, Value};
 
-use cli::{Command, Options, Profile};
+use cli::{Command, Options, Output, Profile};
 
 fn main() -> ExitCode {
     let command = match cli::parse(std::env::args().skip(1)) {
@@ -52,11 +52,12 @@ fn main() -> ExitCode {
             target,
             params,
             version,
+            output,
         } => {
             let Some(server) = build(&options) else {
                 return ExitCode::from(2);
             };
-            call(&server, &target, params, version)
+            call(&server, &target, params, version, output)
         }
     }
 }
@@ -183,9 +184,52 @@ fn build(options: &Options) -> Option<Server> {
     }
 }
 
+/// A response as a person reads it: a tool result's content blocks as text (images and
+/// other binary content named, not dumped), an error as its message. `None` for other
+/// results, which have no text form and are printed as JSON.
+fn readable(answer: &Value) -> Option<String> {
+    if let Some(error) = answer.get("error") {
+        let message = error["message"].as_str().unwrap_or("unknown error");
+        return Some(format!("error {}: {message}\n", error["code"]));
+    }
+    let content = answer["result"].get("content")?.as_array()?;
+    let mut out = String::new();
+    for block in content {
+        let kind = block["type"].as_str().unwrap_or("");
+        let piece = match kind {
+            "text" => block["text"].as_str().unwrap_or("").to_string(),
+            "resource" => {
+                let resource = &block["resource"];
+                let uri = resource["uri"].as_str().unwrap_or("");
+                match resource["text"].as_str() {
+                    Some(text) => format!("{uri}:\n{text}"),
+                    None => format!("[{uri}: binary, as base64 in the JSON (--json)]"),
+                }
+            }
+            "resource_link" => format!("[{}]", block["uri"].as_str().unwrap_or("")),
+            other => format!(
+                "[{other} {}, {} bytes of base64 in the JSON (--json)]",
+                block["mimeType"].as_str().unwrap_or(""),
+                block["data"].as_str().map_or(0, str::len)
+            ),
+        };
+        out.push_str(&piece);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    Some(out)
+}
+
 /// Runs one session in-process: the handshake (or, for 2026-07-28, per-request `_meta`),
 /// one request, and prints its result. Notifications the server sends go to stderr.
-fn call(server: &Server, target: &str, params: Value, version: Version) -> ExitCode {
+fn call(
+    server: &Server,
+    target: &str,
+    params: Value,
+    version: Version,
+    format: Output,
+) -> ExitCode {
     let (method, mut params) = if target.contains('/') {
         (target.to_string(), params)
     } else {
@@ -251,7 +295,15 @@ fn call(server: &Server, target: &str, params: Value, version: Version) -> ExitC
         .get("result")
         .or(answer.get("error"))
         .unwrap_or(&answer);
-    let text = serde_json::to_string_pretty(shown).unwrap_or_default() + "\n";
+    let as_text = match format {
+        Output::Text => true,
+        Output::Json => false,
+        Output::Auto => std::io::stdout().is_terminal(),
+    };
+    let text = match as_text.then(|| readable(&answer)).flatten() {
+        Some(text) => text,
+        None => serde_json::to_string_pretty(shown).unwrap_or_default() + "\n",
+    };
     match (print(&text), failed) {
         (ExitCode::SUCCESS, false) => ExitCode::SUCCESS,
         _ => ExitCode::FAILURE,

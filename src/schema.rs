@@ -552,22 +552,31 @@ pub(crate) fn closest<'a>(
         .map(|(_, c)| c)
 }
 
-/// Levenshtein distance over characters (one row kept).
+/// Edits between `a` and `b`, over characters: insertions, deletions, substitutions and
+/// swaps of two neighbours (the optimal string alignment distance: `ehco` is one edit from
+/// `echo`, the commonest typo). Both are at most 64 characters here.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != cb));
-            diagonal = above;
+    let width = b.len() + 1;
+    let mut d: Vec<usize> = vec![0; (a.len() + 1) * width];
+    for i in 0..=a.len() {
+        for j in 0..=b.len() {
+            d[i * width + j] = if i == 0 || j == 0 {
+                i + j
+            } else {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut best = (d[(i - 1) * width + j] + 1)
+                    .min(d[i * width + j - 1] + 1)
+                    .min(d[(i - 1) * width + j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    best = best.min(d[(i - 2) * width + j - 2] + 1);
+                }
+                best
+            };
         }
     }
-    row[b.len()]
+    d[a.len() * width + b.len()]
 }
 
 fn check_length(

@@ -270,6 +270,36 @@ fn call_runs_one_session_and_prints_the_result() {
         .expect("run");
     let result: Value = serde_json::from_slice(&out.stdout).expect("result");
     assert_eq!(result["resultType"], "complete");
+
+    // Through a pipe the result is JSON (above); `--text` prints what a person reads: the
+    // tool's text as text, an error as its code and message.
+    let text = |args: &[&str]| {
+        let out = Command::new(BIN).args(args).output().expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, shown) = text(&[
+        "call",
+        "echo",
+        r#"{"text":"a \"quoted\"\nline"}"#,
+        "--profile",
+        "conformance",
+        "--text",
+    ]);
+    assert_eq!((code, shown.as_str()), (Some(0), "a \"quoted\"\nline\n"));
+    let (code, shown) = text(&["call", "ehco", "{}", "--profile", "conformance", "--text"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        shown.starts_with("error -32602: ") && shown.contains("did you mean \"echo\"?"),
+        "{shown}"
+    );
+    let (_, shown) = text(&["call", "tools/list", "--profile", "conformance", "--text"]);
+    assert!(
+        serde_json::from_str::<Value>(&shown).is_ok(),
+        "a result with no text form stays JSON: {shown}"
+    );
 }
 
 #[test]
