@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 use super::complexity::collect;
 use super::git::{log_numstat, GitError};
 use super::limits::{MAX_HOTSPOTS, MAX_PERIOD_DAYS};
-use crate::toolsets::workspace::tools::{count, directory};
+use crate::toolsets::workspace::tools::directory;
+use crate::toolsets::workspace::walk::plural;
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
@@ -262,9 +263,9 @@ fn churn(
         "markdown" => {
             let mut out = format!(
                 "# Code churn, last {days} days\n\n{} by {} touched {}.\n\n| file | commits | + | − | authors | last change |\n|---|---|---|---|---|---|\n",
-                count(history.commits as u64, "commit", "commits"),
-                count(history.authors as u64, "author", "authors"),
-                count(rows.len() as u64, "file", "files")
+                plural(history.commits, ("commit", "commits")),
+                plural(history.authors, ("author", "authors")),
+                plural(rows.len(), ("file", "files"))
             );
             for f in &files {
                 out.push_str(&format!(
@@ -283,9 +284,9 @@ fn churn(
         }
         _ => format!(
             "{} by {} touched {} in the last {days} days; per-file numbers are in structuredContent.files.{more}",
-            count(history.commits as u64, "commit", "commits"),
-            count(history.authors as u64, "author", "authors"),
-            count(rows.len() as u64, "file", "files")
+            plural(history.commits, ("commit", "commits")),
+            plural(history.authors, ("author", "authors")),
+            plural(rows.len(), ("file", "files"))
         ),
     };
     page["files"] = json!(files);

@@ -14,8 +14,8 @@ use super::limits::{
 use super::measure;
 use super::report::{self, FileReport, Thresholds};
 use crate::toolsets::workspace::sandbox::Sandbox;
-use crate::toolsets::workspace::tools::{cancelled, count, directory, Ticker};
-use crate::toolsets::workspace::walk::{walk, Bounds, Entry, Flow, Kind, Stopped, Visitor};
+use crate::toolsets::workspace::tools::{cancelled, directory, Ticker};
+use crate::toolsets::workspace::walk::{plural, walk, Bounds, Entry, Flow, Kind, Stopped, Visitor};
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
@@ -231,9 +231,9 @@ fn analyze(
             page["total_functions"] = json!(all.len());
             let mut text = format!(
                 "{}, {}; {} (cyclomatic > {}, cognitive > {}). Functions {}..{} of {} are in structuredContent.functions.",
-                count(files.len() as u64, "file", "files"),
-                count(all.len() as u64, "function", "functions"),
-                count(violations.len() as u64, "violation", "violations"),
+                plural(files.len(), ("file", "files")),
+                plural(all.len(), ("function", "functions")),
+                plural(violations.len(), ("violation", "violations")),
                 limits.cyclomatic, limits.cognitive,
                 offset, next, all.len()
             );

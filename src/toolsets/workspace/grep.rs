@@ -13,7 +13,7 @@ use super::read::read_whole;
 use super::sandbox::{PathError, RelPath, Sandbox};
 use super::text::{clip, is_binary};
 use super::tools::{cancelled, human_size, text_block, Ticker};
-use super::walk::{plural, walk, Entry, Flow, Kind, Stopped, Summary, Visitor};
+use super::walk::{plural, walk, Entry, Flow, Kind, Stopped, Summary, Visitor, PARTIAL};
 use super::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
@@ -463,7 +463,7 @@ fn search_text(
         notes.insert(0, format!("More matches exist: this page stopped at {why}. Call again with offset={next} for the next page, or narrow the query, path or glob."));
     }
     if search.exhausted {
-        notes.insert(0, format!("Stopped early: the regular expression used up its work budget ({MAX_REGEX_STEPS} steps), so results are partial; make the pattern more specific (a literal part helps) or search a narrower path."));
+        notes.insert(0, format!("{PARTIAL} the regular expression used up its work budget ({MAX_REGEX_STEPS} steps); make the pattern more specific (a literal part helps) or search a narrower path."));
     }
     if search.context_dropped {
         notes.push("The first match is shown without its context lines, which did not fit the result size budget; ask for fewer context lines.".to_string());

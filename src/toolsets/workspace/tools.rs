@@ -10,7 +10,7 @@ use super::glob::{Dialect, Glob};
 use super::limits::*;
 use super::paging::Page;
 use super::sandbox::{PathError, RelPath, Resolved};
-use super::walk::{walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor};
+use super::walk::{plural, walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor, PARTIAL};
 use super::{grep, info, read, Workspace};
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
@@ -159,9 +159,17 @@ pub(crate) fn directories(ws: &Workspace, input: &str) -> Result<Vec<Resolved>, 
 }
 
 /// A text block: `lines`, then each note.
-pub(crate) fn text_block(mut lines: Vec<String>, notes: &[String]) -> String {
-    lines.extend(notes.iter().cloned());
-    lines.join("\n")
+pub(crate) fn text_block(lines: Vec<String>, notes: &[String]) -> String {
+    // That the result is partial, why, and how to continue: the first thing said.
+    let (partial, other): (Vec<&String>, Vec<&String>) =
+        notes.iter().partition(|n| n.starts_with(PARTIAL));
+    partial
+        .into_iter()
+        .cloned()
+        .chain(lines)
+        .chain(other.into_iter().cloned())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 // ---- search_files -------------------------------------------------------------------------
@@ -405,7 +413,7 @@ fn list_directory(
     }
     let mut lines = vec![format!(
         "`{dir_shown}` ({}; paths below are relative to it):",
-        count(total as u64, "entry", "entries")
+        plural(total, ("entry", "entries"))
     )];
     if total == 0 {
         lines = vec![format!("`{dir_shown}` is empty.")];
@@ -422,12 +430,6 @@ fn list_directory(
         structured["next_offset"] = json!(next);
     }
     Ok(ToolOutput::structured_with_text(structured, text))
-}
-
-/// `n` and the noun in its number: `1 entry`, `2 entries`, `0 entries`.
-pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// `1234` → `1.2 KiB`.

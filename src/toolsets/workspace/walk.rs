@@ -338,14 +338,14 @@ impl Summary {
         let mut notes = Vec::new();
         match self.stopped {
             Some(Stopped::Entries) => notes.push(format!(
-                "Stopped early: the walk reached its limit of {} entries, so results are partial; search a narrower directory or pattern.",
+                "{PARTIAL} the walk stopped at its limit of {} entries; search a narrower directory or pattern.",
                 bounds.max_entries
             )),
             Some(Stopped::Time) => notes.push(format!(
-                "Stopped early: the walk reached its time limit of {} s, so results are partial; search a narrower directory or pattern.",
+                "{PARTIAL} the walk stopped at its time limit of {} s; search a narrower directory or pattern (a second search is faster: the files are cached by then).",
                 bounds.max_time.as_secs()
             )),
-            Some(Stopped::Cancelled) => notes.push("Cancelled: results are partial.".into()),
+            Some(Stopped::Cancelled) => notes.push(format!("{PARTIAL} cancelled.")),
             Some(Stopped::Visitor) | None => {}
         }
         let counted = [
@@ -386,6 +386,10 @@ impl Summary {
         notes
     }
 }
+
+/// How a note saying that a result is partial starts: [`super::tools::text_block`] puts
+/// such notes first, so a model reading only the start of a long result knows.
+pub(crate) const PARTIAL: &str = "Partial result:";
 
 /// `1 entry`, `2 entries`.
 pub(crate) fn plural(count: usize, (one, many): (&str, &str)) -> String {
