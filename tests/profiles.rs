@@ -91,3 +91,38 @@ fn unknown_toolsets_are_a_usage_error() {
         "{stderr}"
     );
 }
+
+/// The paths of every property whose schema is empty (`{}`) under `value`.
+fn empty_property_schemas(value: &serde_json::Value, path: String, found: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if let Some(props) = map.get("properties").and_then(|p| p.as_object()) {
+                for (name, schema) in props {
+                    if schema.as_object().is_some_and(|s| s.is_empty()) {
+                        found.push(format!("{path}.properties.{name}"));
+                    }
+                }
+            }
+            for (key, child) in map {
+                empty_property_schemas(child, format!("{path}.{key}"), found);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                empty_property_schemas(child, format!("{path}[{i}]"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn no_default_profile_schema_has_an_empty_property_schema() {
+    // The MCP Inspector warns about `{}` property schemas (any value): every property of
+    // every input and output schema says what it holds.
+    let listing: serde_json::Value =
+        serde_json::from_str(&list_tools(&[])).expect("tools/list prints JSON");
+    let mut found = Vec::new();
+    empty_property_schemas(&listing, String::new(), &mut found);
+    assert!(found.is_empty(), "empty property schemas: {found:?}");
+}

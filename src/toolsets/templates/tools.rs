@@ -194,7 +194,9 @@ fn template_schema() -> Value {
                 "properties": {
                     "name": {"type": "string"}, "type": {"enum": ["string", "boolean", "number", "array"]},
                     "required": {"type": "boolean"}, "description": {"type": "string"},
-                    "default": {}, "pattern": {"type": "string"},
+                    "default": {"type": ["string", "boolean", "number", "array"],
+                        "description": "The value used when the parameter is not given, of its type."},
+                    "pattern": {"type": "string"},
                     "minimum": {"type": "number"}, "maximum": {"type": "number"},
                 },
                 "required": ["name", "type", "required", "description"]}},
