@@ -1107,7 +1107,7 @@ fn read_file_pages_text_and_attaches_binary() {
         ),
         (Some(1), Some(2000), Some(2001))
     );
-    assert!(text(&first).contains("call read_file with offset=2001"));
+    assert!(text(&first).contains("call read_file with path=\"long.txt\" and offset=2001"));
     let rest = client.call("read_file", json!({"path": "long.txt", "offset": 2001}));
     assert_eq!(rest["structuredContent"]["end_line"], 2500);
     let image = client.call("read_file", json!({"path": "img.png"}));

@@ -256,13 +256,17 @@ fn text(file: &Resolved, size: u64, window: &Window) -> One {
     }
     if more {
         structured["next_byte_offset"] = json!(window.end_byte);
+        // The path is named: in a read of several files each has its own place to go on.
         let hint = match end_line.filter(|_| !window.cut) {
             Some(end) => {
                 structured["next_offset"] = json!(end + 1);
-                format!("call read_file with offset={} to continue", end + 1)
+                format!(
+                    "call read_file with path={shown:?} and offset={} to continue",
+                    end + 1
+                )
             }
             None => format!(
-                "call read_file with byte_offset={} to continue",
+                "call read_file with path={shown:?} and byte_offset={} to continue",
                 window.end_byte
             ),
         };
