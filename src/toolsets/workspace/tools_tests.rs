@@ -235,7 +235,7 @@ fn read_file_numbers_lines_and_pages() {
     assert_eq!(s["content"], "line 10\nline 11\nline 12\nline 13\nline 14");
     assert_eq!(s["next_offset"], 15);
     assert!(text(&out).contains("  10\tline 10\n"), "{}", text(&out));
-    assert!(text(&out).contains("call read_file with offset=15"));
+    assert!(text(&out).contains("call read_file with path=\"a.txt\" and offset=15"));
     let all = call(&ws, "read_file", json!({"path": "a.txt"}));
     assert!(all
         .structured
