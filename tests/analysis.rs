@@ -210,3 +210,137 @@ fn an_offset_past_the_end_is_an_empty_page_in_every_format() {
         }
     }
 }
+
+/// Issue 20 part 2: a file, several paths, `exclude`, and a path outside the roots.
+#[test]
+fn complexity_takes_a_file_several_paths_and_excludes() {
+    let dir = scratch("paths");
+    std::fs::create_dir_all(dir.join("src/gen")).unwrap();
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(dir.join("src/main.rs"), "fn main() { if a { b() } }\n").unwrap();
+    std::fs::write(dir.join("src/gen/out.rs"), "fn generated() {}\n").unwrap();
+    std::fs::write(dir.join("src/util.py"), "def u(x):\n    return x\n").unwrap();
+    std::fs::write(dir.join("tests/t.rs"), "fn t() {}\n").unwrap();
+    let names = |result: &Value| -> Vec<String> {
+        assert_ne!(result["isError"], true, "{result}");
+        result["structuredContent"]["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}:{}",
+                    f["file"].as_str().unwrap(),
+                    f["name"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    // One file, by project_path (as models call it today) and by paths.
+    let one = call(
+        &dir,
+        "analyze_complexity",
+        json!({"project_path": "src/main.rs"}),
+    );
+    assert_eq!(names(&one), ["src/main.rs:main"]);
+    assert_eq!(one["structuredContent"]["project_path"], "src/main.rs");
+    let one = call(
+        &dir,
+        "analyze_complexity",
+        json!({"paths": ["src/main.rs"]}),
+    );
+    assert_eq!(names(&one), ["src/main.rs:main"]);
+    // Several paths, overlapping: each file once.
+    let several = call(
+        &dir,
+        "analyze_complexity",
+        json!({"paths": ["tests", "src/util.py", "tests/t.rs"]}),
+    );
+    assert_eq!(names(&several), ["tests/t.rs:t", "src/util.py:u"]);
+    // Exclude by name (any component) and by path.
+    let excluded = call(
+        &dir,
+        "analyze_complexity",
+        json!({"exclude": ["tests", "src/gen/**"]}),
+    );
+    assert_eq!(names(&excluded), ["src/main.rs:main", "src/util.py:u"]);
+    let by_name = call(
+        &dir,
+        "analyze_complexity",
+        json!({"exclude": ["*.py", "gen"]}),
+    );
+    assert_eq!(names(&by_name), ["src/main.rs:main", "tests/t.rs:t"]);
+    // Refused: outside the roots, denied, both spellings at once, a bad glob.
+    for args in [
+        json!({"paths": ["src", "../elsewhere"]}),
+        json!({"paths": ["/etc/passwd"]}),
+        json!({"project_path": "/etc"}),
+        json!({"project_path": "src", "paths": ["tests"]}),
+        json!({"exclude": ["[z-a"]}),
+    ] {
+        let refused = call(&dir, "analyze_complexity", args.clone());
+        assert_eq!(refused["isError"], true, "{args}: {refused}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn churn_takes_a_file_several_paths_and_excludes() {
+    let dir = scratch("churn-paths");
+    if !git(&dir, &["init", "-q"]) {
+        eprintln!("skipped: git is not available");
+        return;
+    }
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::write(
+        dir.join("src/a.py"),
+        "def f(a):\n    if a:\n        return 1\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/b.py"), "def g():\n    pass\n").unwrap();
+    std::fs::write(dir.join("docs/x.md"), "x\n").unwrap();
+    std::fs::write(dir.join("top.txt"), "t\n").unwrap();
+    assert!(git(&dir, &["add", "."]) && git(&dir, &["commit", "-qm", "one"]));
+    let files = |result: &Value| -> Vec<String> {
+        assert_ne!(result["isError"], true, "{result}");
+        let mut all: Vec<String> = result["structuredContent"]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["file"].as_str().unwrap().to_string())
+            .collect();
+        all.sort();
+        all
+    };
+    let one = call(
+        &dir,
+        "analyze_code_churn",
+        json!({"project_path": "src/a.py"}),
+    );
+    assert_eq!(files(&one), ["src/a.py"]);
+    assert_eq!(
+        one["structuredContent"]["hotspots"][0]["file"], "src/a.py",
+        "{one}"
+    );
+    let several = call(
+        &dir,
+        "analyze_code_churn",
+        json!({"paths": ["src/b.py", "docs"]}),
+    );
+    assert_eq!(files(&several), ["docs/x.md", "src/b.py"]);
+    let excluded = call(
+        &dir,
+        "analyze_code_churn",
+        json!({"exclude": ["docs", "*.txt"]}),
+    );
+    assert_eq!(files(&excluded), ["src/a.py", "src/b.py"]);
+    for args in [
+        json!({"paths": ["src", "../elsewhere"]}),
+        json!({"project_path": "/etc"}),
+    ] {
+        let refused = call(&dir, "analyze_code_churn", args.clone());
+        assert_eq!(refused["isError"], true, "{args}: {refused}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

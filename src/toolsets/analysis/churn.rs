@@ -7,6 +7,7 @@
 //! score is churn × complexity. Binary files (numstat `-`) count commits, not lines.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use serde_json::{json, Value};
@@ -14,7 +15,7 @@ use serde_json::{json, Value};
 use super::complexity::collect;
 use super::git::{log_numstat, GitError};
 use super::limits::{MAX_HOTSPOTS, MAX_PERIOD_DAYS};
-use crate::toolsets::workspace::tools::directory;
+use super::scope::{self, Scope};
 use crate::toolsets::workspace::walk::plural;
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
@@ -92,11 +93,13 @@ pub(crate) fn iso8601(secs: i64) -> String {
 pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
     Tool::new(
         "analyze_code_churn",
-        "Summarize how files under a workspace directory changed in the last period_days, from git history: per file the commits, lines added and deleted, authors, and first and last change; distinct commit and author totals; and hotspots (churn × cyclomatic complexity) for source files. Needs git and a directory inside a repository. format json pages the file list (pass next_offset back as offset); markdown and csv give tables.",
+        "Summarize how the files under a workspace path (or `paths`, leaving out `exclude` globs) changed in the last period_days, from git history: per file the commits, lines added and deleted, authors, and first and last change; distinct commit and author totals; and hotspots (churn × cyclomatic complexity) for source files. Needs git and a directory inside a repository. format json pages the file list (pass next_offset back as offset); markdown and csv give tables.",
         json!({
             "type": "object",
             "properties": {
-                "project_path": {"type": "string", "default": ".", "description": "Directory inside a git repository, relative to the workspace root."},
+                "project_path": {"type": "string", "default": ".", "description": "File or directory inside a git repository, relative to the workspace root."},
+                "paths": scope::paths_schema("only their history counts (`git log -- PATHS`); all in one repository"),
+                "exclude": scope::exclude_schema(),
                 "period_days": {"type": "integer", "minimum": 1, "maximum": MAX_PERIOD_DAYS, "default": 30},
                 "format": {"enum": ["json", "markdown", "csv"], "default": "json"},
                 "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "First file of this page (from next_offset)."},
@@ -131,7 +134,6 @@ fn churn(
     args: &Arguments,
     ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
-    let path = args.str("project_path").unwrap_or(".");
     let days = args.u64("period_days")?.unwrap_or(30);
     if !(1..=MAX_PERIOD_DAYS).contains(&days) {
         return Err(HandlerError::Invalid(format!(
@@ -146,8 +148,9 @@ fn churn(
     }
     // Past the end is an empty page, on any target: no cast that could wrap.
     let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
-    let dir = directory(ws, path)?;
-    let (output, cut) = match log_numstat(&dir.real, &dir.rel.to_string(), days) {
+    let scope = Scope::from_args(ws, args)?;
+    let at = git_scope(&scope)?;
+    let (output, cut) = match log_numstat(&at.cwd, &scope.shown(), days, &at.pathspecs) {
         Ok(found) => found,
         Err(
             e @ (GitError::Missing
@@ -159,28 +162,30 @@ fn churn(
     let history = parse(&output);
     // Complexity now, for hotspots: only files git reported are worth measuring, but the
     // walk is the shared one (gitignore, bounds, progress, cancellation).
-    let (measured, mut notes, _) = match collect(ws, &dir, None, ctx) {
+    let analysis = match collect(ws, &scope, None, ctx) {
         Ok(found) => found,
         Err(output) => return Ok(output),
     };
+    let mut notes = analysis.notes.clone();
     if cut {
         notes.push(
             "git log printed more than the output cap; the oldest history is left out.".into(),
         );
     }
-    let prefix = if dir.rel.as_str().is_empty() {
-        String::new()
-    } else {
-        format!("{}/", dir.rel)
-    };
-    let complexity: BTreeMap<&str, u32> = measured
+    let prefix = at.prefix;
+    let complexity: BTreeMap<&str, u32> = analysis
+        .files
         .iter()
         .map(|f| {
             let below = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
             (below, f.functions.iter().map(|m| m.cyclomatic).sum())
         })
         .collect();
-    let mut rows: Vec<(&String, &FileChurn)> = history.files.iter().collect();
+    let mut rows: Vec<(&String, &FileChurn)> = history
+        .files
+        .iter()
+        .filter(|(path, _)| !scope.excluded(&format!("{prefix}{path}")))
+        .collect();
     rows.sort_by(|a, b| {
         (b.1.commits, b.1.additions + b.1.deletions)
             .cmp(&(a.1.commits, a.1.additions + a.1.deletions))
@@ -210,7 +215,7 @@ fn churn(
         })
     };
     let mut page = json!({
-        "project_path": dir.rel.to_string(),
+        "project_path": scope.shown(),
         "period_days": days,
         "format": format,
         "total_commits": history.commits,
@@ -291,6 +296,84 @@ fn churn(
     };
     page["files"] = json!(files);
     Ok(ToolOutput::structured_with_text(page, text))
+}
+
+/// Where `git log` runs and what it is asked about.
+struct GitScope {
+    /// The deepest directory holding every target (canonical).
+    cwd: PathBuf,
+    /// How results name `cwd`, with a trailing `/` (empty for the root).
+    prefix: String,
+    /// Each target relative to `cwd` (`.` for `cwd` itself).
+    pathspecs: Vec<String>,
+}
+
+fn git_scope(scope: &Scope) -> Result<GitScope, HandlerError> {
+    let Some(first) = scope.targets.first() else {
+        return Err(HandlerError::Invalid("no path to analyze".into()));
+    };
+    if scope
+        .targets
+        .iter()
+        .any(|t| t.sandbox.root() != first.sandbox.root())
+    {
+        return Err(HandlerError::Invalid(
+            "analyze_code_churn's paths must all be inside one workspace root (one repository)"
+                .into(),
+        ));
+    }
+    let dir_of = |t: &crate::toolsets::workspace::sandbox::Resolved| -> PathBuf {
+        if t.meta.is_dir() {
+            t.real.clone()
+        } else {
+            t.real
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| t.real.clone())
+        }
+    };
+    let mut cwd = dir_of(first);
+    for t in &scope.targets[1..] {
+        let other = dir_of(t);
+        while !other.starts_with(&cwd) {
+            if !cwd.pop() {
+                break;
+            }
+        }
+    }
+    let shown = if scope.targets.len() == 1 && first.meta.is_dir() {
+        // The client's spelling, as before `paths` existed.
+        first.rel.as_str().to_string()
+    } else {
+        let local = first.sandbox.relative(&cwd).ok_or_else(|| {
+            HandlerError::Invalid("the paths have no common directory inside the root".into())
+        })?;
+        first
+            .sandbox
+            .label()
+            .join_rel(local.as_str())
+            .as_str()
+            .to_string()
+    };
+    let pathspecs = scope
+        .targets
+        .iter()
+        .map(
+            |t| match t.real.strip_prefix(&cwd).ok().and_then(Path::to_str) {
+                Some("") | None => ".".to_string(),
+                Some(rel) => rel.to_string(),
+            },
+        )
+        .collect();
+    Ok(GitScope {
+        cwd,
+        prefix: if shown.is_empty() {
+            shown
+        } else {
+            format!("{shown}/")
+        },
+        pathspecs,
+    })
 }
 
 fn authors(f: &Value) -> Vec<&str> {

@@ -2,6 +2,8 @@
 //! gitignore rules, deny list and bounds), measures every supported source file, and
 //! reports in json, markdown or SARIF, paged within the result budget.
 
+use std::collections::HashSet;
+use std::path::Path;
 use std::rc::Rc;
 
 use serde_json::{json, Value};
@@ -13,9 +15,12 @@ use super::limits::{
 };
 use super::measure;
 use super::report::{self, FileReport, Thresholds};
+use super::scope::{self, Scope};
 use crate::toolsets::workspace::sandbox::Sandbox;
-use crate::toolsets::workspace::tools::{cancelled, directory, Ticker};
-use crate::toolsets::workspace::walk::{plural, walk, Bounds, Entry, Flow, Kind, Stopped, Visitor};
+use crate::toolsets::workspace::tools::{cancelled, Ticker};
+use crate::toolsets::workspace::walk::{
+    plural, walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor,
+};
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
@@ -25,11 +30,13 @@ const PAGE_MARGIN: usize = 2048;
 pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
     Tool::new(
         "analyze_complexity",
-        "Measure every function of the Rust, Python, JavaScript, TypeScript and Go files under a workspace directory: cyclomatic complexity (McCabe, counted as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, maximum nesting and lines. Returns a summary (median/p90/max), the functions above max_cyclomatic/max_cognitive, and a ranking of the top files. format json lists every function (paged: pass next_offset back as offset); markdown gives a readable report; sarif a SARIF 2.1.0 log of the violations.",
+        "Measure every function of the Rust, Python, JavaScript, TypeScript and Go files in a workspace file, directory or list of paths (`paths`), leaving out `exclude` globs: cyclomatic complexity (McCabe, counted as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, maximum nesting and lines. Returns a summary (median/p90/max), the functions above max_cyclomatic/max_cognitive, and a ranking of the top files. format json lists every function (paged: pass next_offset back as offset); markdown gives a readable report; sarif a SARIF 2.1.0 log of the violations.",
         json!({
             "type": "object",
             "properties": {
-                "project_path": {"type": "string", "default": ".", "description": "Directory to analyze, relative to the workspace root."},
+                "project_path": {"type": "string", "default": ".", "description": "File or directory to analyze, relative to the workspace root."},
+                "paths": scope::paths_schema("each file is measured, each directory walked"),
+                "exclude": scope::exclude_schema(),
                 "toolchain": {"enum": ["rust", "python", "javascript", "typescript", "go"], "description": "Only files of this language (default: all five)."},
                 "format": {"enum": ["json", "markdown", "sarif"], "default": "json"},
                 "max_cyclomatic": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_CYCLOMATIC},
@@ -45,7 +52,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
     .output_schema(json!({
         "type": "object",
         "properties": {
-            "project_path": {"type": "string"},
+            "project_path": {"type": "string", "description": "What was analyzed: the path, or the paths joined with `, `."},
             "format": {"enum": ["json", "markdown", "sarif"]},
             "summary": {"type": "object", "description": "files, functions, languages, and median/p90/max of each metric"},
             "thresholds": {"type": "object"},
@@ -66,51 +73,81 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
 }
 
 struct Collect<'a, 'c> {
-    sandbox: &'a Sandbox,
+    scope: &'a Scope,
     only: Option<Lang>,
     files: Vec<FileReport>,
+    /// Paths already measured: overlapping `paths` measure each file once.
+    seen: HashSet<String>,
     too_large: usize,
     not_text: usize,
     ticker: Ticker<'a, 'c>,
 }
 
-impl Visitor for Collect<'_, '_> {
-    fn visit(&mut self, entry: &Entry) -> Flow {
-        if entry.kind != Kind::File {
-            return Flow::Continue;
-        }
-        let Some(lang) = Lang::of_path(entry.rel.as_str()) else {
-            return Flow::Continue;
+impl Collect<'_, '_> {
+    /// Reads and measures one file (`real` inside `sandbox`), shown as `rel`.
+    fn measure(&mut self, sandbox: &Sandbox, rel: &str, real: &Path, size: Option<u64>) {
+        let Some(lang) = Lang::of_path(rel) else {
+            return;
         };
-        if self.only.is_some_and(|only| only != lang) {
-            return Flow::Continue;
+        if self.only.is_some_and(|only| only != lang) || self.scope.excluded(rel) {
+            return;
         }
-        if entry.size().is_some_and(|s| s > MAX_ANALYZE_FILE_BYTES) {
-            self.too_large += 1;
-            return Flow::Continue;
+        if !self.seen.insert(rel.to_string()) {
+            return;
         }
-        let Some(bytes) = self.sandbox.read_entry(&entry.real, MAX_ANALYZE_FILE_BYTES) else {
+        if size.is_some_and(|s| s > MAX_ANALYZE_FILE_BYTES) {
             self.too_large += 1;
-            return Flow::Continue;
+            return;
+        }
+        let Some(bytes) = sandbox.read_entry(real, MAX_ANALYZE_FILE_BYTES) else {
+            self.too_large += 1;
+            return;
         };
         let Ok(text) = String::from_utf8(bytes) else {
             self.not_text += 1;
-            return Flow::Continue;
+            return;
         };
         self.files.push(FileReport {
-            path: entry.rel.to_string(),
+            path: rel.to_string(),
             lang,
             functions: measure::file(&text, lang),
         });
-        Flow::Continue
+    }
+}
+
+/// One walk of one target directory, feeding [`Collect`].
+struct Walker<'a, 'b, 'c> {
+    sandbox: &'a Sandbox,
+    collect: &'a mut Collect<'b, 'c>,
+}
+
+impl Visitor for Walker<'_, '_, '_> {
+    fn visit(&mut self, entry: &Entry) -> Flow {
+        match entry.kind {
+            Kind::Dir if self.collect.scope.excluded(entry.rel.as_str()) => Flow::Skip,
+            Kind::File => {
+                self.collect
+                    .measure(self.sandbox, entry.rel.as_str(), &entry.real, entry.size());
+                Flow::Continue
+            }
+            _ => Flow::Continue,
+        }
     }
 
     fn tick(&mut self, visited: usize) -> bool {
-        let files = self.files.len();
-        self.ticker.tick(visited, || {
+        let files = self.collect.files.len();
+        self.collect.ticker.tick(visited, || {
             format!("{visited} entries examined, {files} files analyzed")
         })
     }
+}
+
+/// The measured files of one scope, and what the walks said.
+pub(crate) struct Analysis {
+    pub(crate) files: Vec<FileReport>,
+    pub(crate) notes: Vec<String>,
+    /// False when a walk stopped early at a bound.
+    pub(crate) complete: bool,
 }
 
 fn threshold(args: &Arguments, name: &str, default: u32) -> Result<u32, HandlerError> {
@@ -123,17 +160,18 @@ fn threshold(args: &Arguments, name: &str, default: u32) -> Result<u32, HandlerE
     }
 }
 
-/// Walks and measures `project_path`; shared with `analyze_code_churn` (hotspots).
+/// Walks and measures every target of `scope`; shared with `analyze_code_churn` (hotspots).
 pub(crate) fn collect(
     ws: &Workspace,
-    dir: &crate::toolsets::workspace::sandbox::Resolved,
+    scope: &Scope,
     only: Option<Lang>,
     ctx: &mut Context<'_>,
-) -> Result<(Vec<FileReport>, Vec<String>, bool), ToolOutput> {
+) -> Result<Analysis, ToolOutput> {
     let mut collect = Collect {
-        sandbox: &dir.sandbox,
+        scope,
         only,
         files: Vec::new(),
+        seen: HashSet::new(),
         too_large: 0,
         not_text: 0,
         ticker: Ticker { ctx },
@@ -142,11 +180,36 @@ pub(crate) fn collect(
         max_time: MAX_ANALYZE_TIME,
         ..ws.bounds
     };
-    let summary = walk(&dir.sandbox, dir, &bounds, &mut collect);
+    let mut summary = Summary::default();
+    let mut unsupported = Vec::new();
+    for target in &scope.targets {
+        if !target.meta.is_dir() {
+            let rel = target.rel.as_str();
+            if Lang::of_path(rel).is_none() {
+                unsupported.push(rel.to_string());
+            }
+            collect.measure(&target.sandbox, rel, &target.real, Some(target.meta.len()));
+            continue;
+        }
+        let mut walker = Walker {
+            sandbox: &target.sandbox,
+            collect: &mut collect,
+        };
+        summary.absorb(walk(&target.sandbox, target, &bounds, &mut walker));
+        if summary.stopped.is_some() {
+            break;
+        }
+    }
     if summary.stopped == Some(Stopped::Cancelled) {
         return Err(cancelled());
     }
     let mut notes = summary.notes(&bounds);
+    if !unsupported.is_empty() {
+        notes.push(format!(
+            "Not a Rust, Python, JavaScript, TypeScript or Go file (by its extension), so not measured: {}.",
+            unsupported.join(", ")
+        ));
+    }
     if collect.too_large > 0 {
         notes.push(format!(
             "{} source files larger than {} bytes (or unreadable) were skipped.",
@@ -159,7 +222,11 @@ pub(crate) fn collect(
             collect.not_text
         ));
     }
-    Ok((collect.files, notes, summary.complete()))
+    Ok(Analysis {
+        files: collect.files,
+        notes,
+        complete: summary.complete(),
+    })
 }
 
 fn analyze(
@@ -167,7 +234,6 @@ fn analyze(
     args: &Arguments,
     ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
-    let path = args.str("project_path").unwrap_or(".");
     let only = match args.str("toolchain") {
         Ok(name) => Some(
             Lang::ALL
@@ -194,16 +260,17 @@ fn analyze(
     // A huge offset is past the end like any other: an empty page, never a cast that wraps.
     let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let budget = ctx.result_budget();
-    let dir = directory(ws, path)?;
-    let (files, notes, complete) = match collect(ws, &dir, only, ctx) {
+    let scope = Scope::from_args(ws, args)?;
+    let analysis = match collect(ws, &scope, only, ctx) {
         Ok(found) => found,
         Err(output) => return Ok(output),
     };
-    let summary = report::summary(&files);
-    let violations = report::violations(&files, limits);
-    let ranking = report::ranking(&files, top);
+    let (files, notes, complete) = (&analysis.files, &analysis.notes, analysis.complete);
+    let summary = report::summary(files);
+    let violations = report::violations(files, limits);
+    let ranking = report::ranking(files, top);
     let mut page = json!({
-        "project_path": dir.rel.to_string(),
+        "project_path": scope.shown(),
         "format": format,
         "summary": summary,
         "thresholds": {"max_cyclomatic": limits.cyclomatic, "max_cognitive": limits.cognitive},

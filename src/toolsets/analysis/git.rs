@@ -1,7 +1,8 @@
 //! Running `git log --numstat`: the one subprocess in the codebase. No shell, fixed
-//! arguments (only the `--since` value varies, and it is a number the server formats), the
-//! working directory a canonical directory inside the workspace root, `--relative` so only
-//! changes below it are reported, a timeout after which the child is killed, and a cap on
+//! arguments (only the `--since` value varies, and it is a number the server formats; the
+//! paths after `--` are the targets the sandbox resolved, relative to the working directory,
+//! and `--literal-pathspecs` keeps them plain paths), the working directory a canonical
+//! directory inside the workspace root, `--relative` so only changes below it are reported, a timeout after which the child is killed, and a cap on
 //! the output read. A helper thread only reads the child's output (I/O); parsing happens
 //! on the handler's thread.
 
@@ -29,10 +30,17 @@ pub(crate) enum GitError {
 
 /// The raw output of `git log --numstat` for the last `days` days in `dir`, and whether it
 /// was cut at the output cap.
-pub(crate) fn log_numstat(dir: &Path, shown: &str, days: u64) -> Result<(String, bool), GitError> {
+pub(crate) fn log_numstat(
+    dir: &Path,
+    shown: &str,
+    days: u64,
+    pathspecs: &[String],
+) -> Result<(String, bool), GitError> {
     let mut child = Command::new("git")
         .current_dir(dir)
         .args([
+            // Paths are paths: no `:(glob)`-style magic from a file name.
+            "--literal-pathspecs",
             "-c",
             "core.quotepath=off",
             "log",
@@ -43,7 +51,8 @@ pub(crate) fn log_numstat(dir: &Path, shown: &str, days: u64) -> Result<(String,
             "--format=%x1e%H%x1f%at%x1f%aN",
         ])
         .arg(format!("--since={days} days ago"))
-        .args(["--", "."])
+        .arg("--")
+        .args(pathspecs)
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("LC_ALL", "C")

@@ -33,3 +33,9 @@ pub const MAX_PERIOD_DAYS: u64 = 11_000;
 
 /// Files listed as hotspots.
 pub const MAX_HOTSPOTS: usize = 20;
+
+/// Entries of `paths` accepted in one call.
+pub const MAX_PATHS: usize = 64;
+
+/// Patterns of `exclude` accepted in one call.
+pub const MAX_EXCLUDES: usize = 64;

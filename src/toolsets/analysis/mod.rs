@@ -21,6 +21,7 @@ mod churn;
 mod complexity;
 mod git;
 mod report;
+mod scope;
 
 use crate::Builder;
 
