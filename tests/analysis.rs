@@ -344,3 +344,96 @@ fn churn_takes_a_file_several_paths_and_excludes() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 20 part 3: a cancellation during `git log` is honoured at once, not when git
+/// exits. git is found through PATH, so a fake `git` that sleeps makes it slow for sure.
+#[cfg(unix)]
+#[test]
+fn a_cancellation_during_git_log_is_honoured_at_once() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    let dir = scratch("cancel");
+    let bin = scratch("cancel-bin");
+    let fake = bin.join("git");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\ncase \"$*\" in\n  *rev-parse*) echo 0123456789abcdef0123456789abcdef01234567 ;;\n  *) exec sleep 30 ;;\nesac\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+        .args(["serve", "--root"])
+        .arg(&dir)
+        .env("PATH", path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let output = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(output).lines().map_while(Result::ok) {
+            if let Ok(message) = serde_json::from_str(&line) {
+                if tx.send(message).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let mut send = |message: Value| {
+        writeln!(input, "{message}").unwrap();
+        input.flush().unwrap();
+    };
+    let answer = |id: u64, within: Duration| -> Option<Value> {
+        let end = Instant::now() + within;
+        while let Some(left) = end.checked_duration_since(Instant::now()) {
+            match rx.recv_timeout(left) {
+                Ok(m) if m["id"] == id => return Some(m),
+                Ok(m) => assert_ne!(m["id"], 2, "the cancelled call was answered: {m}"),
+                Err(_) => return None,
+            }
+        }
+        None
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}}),
+    );
+    assert!(answer(1, Duration::from_secs(10)).is_some());
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "analyze_code_churn", "arguments": {}}}));
+    // Let the call reach `git log` (the fake sleeps 30 s there).
+    std::thread::sleep(Duration::from_millis(500));
+    let start = Instant::now();
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2, "reason": "test"}}),
+    );
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    let pong = answer(3, Duration::from_secs(20));
+    let elapsed = start.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        pong.is_some(),
+        "no answer to the ping after the cancellation"
+    );
+    eprintln!("cancellation to the next answer: {elapsed:?}");
+    // 100 ms is the aim; a loaded test machine gets slack, far below git's 30 s.
+    assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&bin);
+}

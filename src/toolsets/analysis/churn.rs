@@ -12,10 +12,12 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::complexity::collect;
-use super::git::{log_numstat, GitError};
+use super::cache::{Caches, HistoryKey};
+use super::complexity::analysis;
+use super::git::{head, log_numstat, GitError};
 use super::limits::{MAX_HOTSPOTS, MAX_PERIOD_DAYS};
 use super::scope::{self, Scope};
+use crate::toolsets::workspace::tools::cancelled;
 use crate::toolsets::workspace::walk::plural;
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
@@ -90,7 +92,8 @@ pub(crate) fn iso8601(secs: i64) -> String {
     crate::toolsets::workspace::info::rfc3339(u64::try_from(secs).unwrap_or(0))
 }
 
-pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
+pub(crate) fn tool(ws: &Rc<Workspace>, caches: &Rc<Caches>) -> Tool {
+    let (ws, caches) = (Rc::clone(ws), Rc::clone(caches));
     Tool::new(
         "analyze_code_churn",
         "Summarize how the files under a workspace path (or `paths`, leaving out `exclude` globs) changed in the last period_days, from git history: per file the commits, lines added and deleted, authors, and first and last change; distinct commit and author totals; and hotspots (churn × cyclomatic complexity) for source files. Needs git and a directory inside a repository. format json pages the file list (pass next_offset back as offset); markdown and csv give tables.",
@@ -106,7 +109,10 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
             },
             "additionalProperties": false
         }),
-        crate::toolsets::workspace::tools::with_roots(ws, churn),
+        move |args: &Arguments, ctx: &mut Context<'_>| {
+            ws.enter(ctx)?;
+            churn(&ws, &caches, args, ctx)
+        },
     )
     .title("Analyze code churn")
     .output_schema(json!({
@@ -131,6 +137,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
 
 fn churn(
     ws: &Workspace,
+    caches: &Caches,
     args: &Arguments,
     ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
@@ -150,8 +157,9 @@ fn churn(
     let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let scope = Scope::from_args(ws, args)?;
     let at = git_scope(&scope)?;
-    let (output, cut) = match log_numstat(&at.cwd, &scope.shown(), days, &at.pathspecs) {
+    let found = match history(caches, &at, &scope.shown(), days, ctx) {
         Ok(found) => found,
+        Err(GitError::Cancelled) => return Ok(cancelled()),
         Err(
             e @ (GitError::Missing
             | GitError::NotARepository(_)
@@ -159,10 +167,11 @@ fn churn(
             | GitError::Failed(_)),
         ) => return Ok(ToolOutput::error(e.to_string())),
     };
-    let history = parse(&output);
+    let (history, cut) = (&found.0, found.1);
     // Complexity now, for hotspots: only files git reported are worth measuring, but the
-    // walk is the shared one (gitignore, bounds, progress, cancellation).
-    let analysis = match collect(ws, &scope, None, ctx) {
+    // walk is the shared one (gitignore, bounds, progress, cancellation) and so is the
+    // cache of analyses.
+    let analysis = match analysis(ws, caches, &scope, None, ctx) {
         Ok(found) => found,
         Err(output) => return Ok(output),
     };
@@ -298,6 +307,32 @@ fn churn(
     Ok(ToolOutput::structured_with_text(page, text))
 }
 
+/// The parsed `git log` of `at` over `days`: cached by the `HEAD` commit id (see `cache`).
+fn history(
+    caches: &Caches,
+    at: &GitScope,
+    shown: &str,
+    days: u64,
+    ctx: &mut Context<'_>,
+) -> Result<Rc<(Churn, bool)>, GitError> {
+    let mut cancelled = || ctx.is_cancelled();
+    let key = head(&at.cwd, &mut cancelled).map(|head| HistoryKey {
+        cwd: at.cwd.clone(),
+        pathspecs: at.pathspecs.clone(),
+        days,
+        head,
+    });
+    if let Some(found) = key.as_ref().and_then(|k| caches.history(k)) {
+        return Ok(found);
+    }
+    let (output, cut) = log_numstat(&at.cwd, shown, days, &at.pathspecs, &mut cancelled)?;
+    let found = Rc::new((parse(&output), cut));
+    if let Some(key) = key {
+        caches.keep_history(key, Rc::clone(&found));
+    }
+    Ok(found)
+}
+
 /// Where `git log` runs and what it is asked about.
 struct GitScope {
     /// The deepest directory holding every target (canonical).
@@ -415,6 +450,54 @@ mod tests {
         assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
         assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(iso8601(1_795_452_233), "2026-11-23T16:43:53Z");
+    }
+
+    /// Issue 20 part 3: a later page (or another format) of the same history runs no
+    /// `git log` and reads no file; a new commit is a new history.
+    #[test]
+    fn a_later_page_runs_git_log_once_per_head() {
+        use crate::toolsets::workspace::testutil::{with_context, TempTree, TestLink};
+        let tree = TempTree::new("churn-cache");
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .current_dir(&tree.path)
+                .args(["-c", "user.name=Ann", "-c", "user.email=ann@example.com"])
+                .args(args)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !git(&["init", "-q"]) {
+            eprintln!("skipped: git is not available");
+            return;
+        }
+        for i in 0..3 {
+            tree.file(
+                &format!("f{i}.py"),
+                "def f(a):\n    if a:\n        return 1\n",
+            );
+        }
+        assert!(git(&["add", "."]) && git(&["commit", "-qm", "one"]));
+        let ws = Rc::new(Workspace::open(&tree.path).unwrap());
+        let tool = tool(&ws, &Rc::new(Caches::default()));
+        let call = |args: Value| {
+            let Value::Object(map) = args else { panic!() };
+            let mut link = TestLink::default();
+            with_context(&mut link, false, |ctx| (tool.handler)(&Arguments(map), ctx))
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let runs = || super::super::git::LOG_RUNS.with(|r| r.get());
+        let reads = || super::super::complexity::READS.with(|r| r.get());
+        let (before, read_before) = (runs(), reads());
+        let first = call(json!({}));
+        assert_eq!(first.structured.as_ref().unwrap()["total_files"], 3);
+        assert_eq!((runs() - before, reads() - read_before), (1, 3));
+        call(json!({"offset": 1, "format": "csv"}));
+        assert_eq!((runs() - before, reads() - read_before), (1, 3));
+        tree.file("f3.py", "x = 1\n");
+        assert!(git(&["add", "."]) && git(&["commit", "-qm", "two"]));
+        let after = call(json!({}));
+        assert_eq!(after.structured.as_ref().unwrap()["total_files"], 4);
+        assert_eq!(runs() - before, 2);
     }
 
     #[test]

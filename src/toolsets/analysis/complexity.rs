@@ -2,12 +2,14 @@
 //! gitignore rules, deny list and bounds), measures every supported source file, and
 //! reports in json, markdown or SARIF, paged within the result budget.
 
+use std::cell::OnceCell;
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use serde_json::{json, Value};
 
+use super::cache::{Caches, Stamp};
 use super::lang::Lang;
 use super::limits::{
     DEFAULT_MAX_COGNITIVE, DEFAULT_MAX_CYCLOMATIC, DEFAULT_TOP_FILES, MAX_ANALYZE_FILE_BYTES,
@@ -27,7 +29,8 @@ use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 /// Room kept for the page's own fields beside the listed items.
 const PAGE_MARGIN: usize = 2048;
 
-pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
+pub(crate) fn tool(ws: &Rc<Workspace>, caches: &Rc<Caches>) -> Tool {
+    let (ws, caches) = (Rc::clone(ws), Rc::clone(caches));
     Tool::new(
         "analyze_complexity",
         "Measure every function of the Rust, Python, JavaScript, TypeScript and Go files in a workspace file, directory or list of paths (`paths`), leaving out `exclude` globs: cyclomatic complexity (McCabe, counted as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, maximum nesting and lines. Returns a summary (median/p90/max), the functions above max_cyclomatic/max_cognitive, and a ranking of the top files. format json lists every function (paged: pass next_offset back as offset); markdown gives a readable report; sarif a SARIF 2.1.0 log of the violations.",
@@ -46,7 +49,10 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
             },
             "additionalProperties": false
         }),
-        crate::toolsets::workspace::tools::with_roots(ws, analyze),
+        move |args: &Arguments, ctx: &mut Context<'_>| {
+            ws.enter(ctx)?;
+            analyze(&ws, &caches, args, ctx)
+        },
     )
     .title("Analyze code complexity")
     .output_schema(json!({
@@ -80,12 +86,20 @@ struct Collect<'a, 'c> {
     seen: HashSet<String>,
     too_large: usize,
     not_text: usize,
+    /// What the result depends on, for the cache (see `cache`).
+    stamps: Vec<(PathBuf, Option<Stamp>)>,
     ticker: Ticker<'a, 'c>,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Source files read on this thread: tests show that a later page reads none.
+    pub(crate) static READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 impl Collect<'_, '_> {
     /// Reads and measures one file (`real` inside `sandbox`), shown as `rel`.
-    fn measure(&mut self, sandbox: &Sandbox, rel: &str, real: &Path, size: Option<u64>) {
+    fn measure(&mut self, sandbox: &Sandbox, rel: &str, real: &Path) {
         let Some(lang) = Lang::of_path(rel) else {
             return;
         };
@@ -95,10 +109,15 @@ impl Collect<'_, '_> {
         if !self.seen.insert(rel.to_string()) {
             return;
         }
-        if size.is_some_and(|s| s > MAX_ANALYZE_FILE_BYTES) {
+        // Stamped before reading: a change while it is read makes the stamp stale.
+        let stamp = Stamp::now(real);
+        self.stamps.push((real.to_path_buf(), stamp));
+        if stamp.is_some_and(|s| s.len() > MAX_ANALYZE_FILE_BYTES) {
             self.too_large += 1;
             return;
         }
+        #[cfg(test)]
+        READS.with(|reads| reads.set(reads.get() + 1));
         let Some(bytes) = sandbox.read_entry(real, MAX_ANALYZE_FILE_BYTES) else {
             self.too_large += 1;
             return;
@@ -125,12 +144,22 @@ impl Visitor for Walker<'_, '_, '_> {
     fn visit(&mut self, entry: &Entry) -> Flow {
         match entry.kind {
             Kind::Dir if self.collect.scope.excluded(entry.rel.as_str()) => Flow::Skip,
-            Kind::File => {
-                self.collect
-                    .measure(self.sandbox, entry.rel.as_str(), &entry.real, entry.size());
+            Kind::Dir => {
+                let stamp = Stamp::now(&entry.real);
+                self.collect.stamps.push((entry.real.clone(), stamp));
                 Flow::Continue
             }
-            _ => Flow::Continue,
+            Kind::File if entry.rel.name() == ".gitignore" => {
+                let stamp = Stamp::now(&entry.real);
+                self.collect.stamps.push((entry.real.clone(), stamp));
+                Flow::Continue
+            }
+            Kind::File => {
+                self.collect
+                    .measure(self.sandbox, entry.rel.as_str(), &entry.real);
+                Flow::Continue
+            }
+            Kind::Other => Flow::Continue,
         }
     }
 
@@ -148,6 +177,37 @@ pub(crate) struct Analysis {
     pub(crate) notes: Vec<String>,
     /// False when a walk stopped early at a bound.
     pub(crate) complete: bool,
+    /// Everything the result depends on and how it looked (see `cache`).
+    pub(crate) stamps: Vec<(PathBuf, Option<Stamp>)>,
+    summary: OnceCell<Value>,
+}
+
+impl Analysis {
+    /// [`report::summary`] of the files, computed once.
+    pub(crate) fn summary(&self) -> &Value {
+        self.summary.get_or_init(|| report::summary(&self.files))
+    }
+}
+
+/// The analysis of `scope`: from the cache when nothing it read has changed, else walked
+/// and measured (and kept, unless a walk ran out of time: a second try may get further).
+pub(crate) fn analysis(
+    ws: &Workspace,
+    caches: &Caches,
+    scope: &Scope,
+    only: Option<Lang>,
+    ctx: &mut Context<'_>,
+) -> Result<Rc<Analysis>, ToolOutput> {
+    let key = scope.key(only);
+    if let Some(found) = caches.analysis(&key) {
+        return Ok(found);
+    }
+    let (analysis, timed_out) = collect(ws, scope, only, ctx)?;
+    let analysis = Rc::new(analysis);
+    if !timed_out {
+        caches.keep_analysis(key, Rc::clone(&analysis));
+    }
+    Ok(analysis)
 }
 
 fn threshold(args: &Arguments, name: &str, default: u32) -> Result<u32, HandlerError> {
@@ -160,13 +220,13 @@ fn threshold(args: &Arguments, name: &str, default: u32) -> Result<u32, HandlerE
     }
 }
 
-/// Walks and measures every target of `scope`; shared with `analyze_code_churn` (hotspots).
-pub(crate) fn collect(
+/// Walks and measures every target of `scope`, and says whether a walk ran out of time.
+fn collect(
     ws: &Workspace,
     scope: &Scope,
     only: Option<Lang>,
     ctx: &mut Context<'_>,
-) -> Result<Analysis, ToolOutput> {
+) -> Result<(Analysis, bool), ToolOutput> {
     let mut collect = Collect {
         scope,
         only,
@@ -174,6 +234,7 @@ pub(crate) fn collect(
         seen: HashSet::new(),
         too_large: 0,
         not_text: 0,
+        stamps: Vec::new(),
         ticker: Ticker { ctx },
     };
     let bounds = Bounds {
@@ -188,9 +249,12 @@ pub(crate) fn collect(
             if Lang::of_path(rel).is_none() {
                 unsupported.push(rel.to_string());
             }
-            collect.measure(&target.sandbox, rel, &target.real, Some(target.meta.len()));
+            collect.measure(&target.sandbox, rel, &target.real);
             continue;
         }
+        collect
+            .stamps
+            .push((target.real.clone(), Stamp::now(&target.real)));
         let mut walker = Walker {
             sandbox: &target.sandbox,
             collect: &mut collect,
@@ -222,15 +286,20 @@ pub(crate) fn collect(
             collect.not_text
         ));
     }
-    Ok(Analysis {
+    let timed_out = summary.stopped == Some(Stopped::Time);
+    let analysis = Analysis {
         files: collect.files,
         notes,
         complete: summary.complete(),
-    })
+        stamps: collect.stamps,
+        summary: OnceCell::new(),
+    };
+    Ok((analysis, timed_out))
 }
 
 fn analyze(
     ws: &Workspace,
+    caches: &Caches,
     args: &Arguments,
     ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
@@ -261,12 +330,12 @@ fn analyze(
     let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let budget = ctx.result_budget();
     let scope = Scope::from_args(ws, args)?;
-    let analysis = match collect(ws, &scope, only, ctx) {
+    let analysis = match analysis(ws, caches, &scope, only, ctx) {
         Ok(found) => found,
         Err(output) => return Ok(output),
     };
     let (files, notes, complete) = (&analysis.files, &analysis.notes, analysis.complete);
-    let summary = report::summary(files);
+    let summary = analysis.summary().clone();
     let violations = report::violations(files, limits);
     let ranking = report::ranking(files, top);
     let mut page = json!({
@@ -284,43 +353,48 @@ fn analyze(
     let room = budget.saturating_sub(fixed);
     match format {
         "json" => {
-            let all: Vec<Value> = files
+            // Only this page's rows are turned into JSON: skipping the earlier ones costs
+            // next to nothing, so a later page costs what its own rows cost.
+            let total = files.iter().map(|f| f.functions.len()).sum::<usize>();
+            let rows = files
                 .iter()
-                .flat_map(|f| f.functions.iter().map(move |m| report::function_json(f, m)))
-                .collect();
-            let shown_violations: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
+                .flat_map(|f| f.functions.iter().map(move |m| (f, m)))
+                .skip(offset)
+                .map(|(f, m)| report::function_json(f, m));
             // Violations first (capped to half the room), then functions from `offset`.
-            let (violation_page, used) = fit(&shown_violations, 0, room / 2);
-            let (functions, _) = fit(&all, offset, room.saturating_sub(used));
+            let (violation_page, used) = fit(violations.iter().map(|v| v.to_json()), room / 2);
+            let (functions, _) = fit(rows, room.saturating_sub(used));
             let next = offset.saturating_add(functions.len());
             page["violations"] = json!(violation_page);
             page["functions"] = json!(functions);
-            page["total_functions"] = json!(all.len());
+            page["total_functions"] = json!(total);
             let mut text = format!(
                 "{}, {}; {} (cyclomatic > {}, cognitive > {}). Functions {}..{} of {} are in structuredContent.functions.",
                 plural(files.len(), ("file", "files")),
-                plural(all.len(), ("function", "functions")),
+                plural(total, ("function", "functions")),
                 plural(violations.len(), ("violation", "violations")),
                 limits.cyclomatic, limits.cognitive,
-                offset, next, all.len()
+                offset, next, total
             );
             if violation_page.len() < violations.len() {
                 text.push_str(&format!(" The worst {} violations are listed; use format markdown or sarif with offset to page through all of them.", violation_page.len()));
             }
-            if next < all.len() {
+            if next < total {
                 page["next_offset"] = json!(next);
                 text.push_str(&format!(" More functions: call again with offset {next}."));
             }
-            if let Some(note) = past_end(&mut page, offset, all.len(), "functions") {
+            if let Some(note) = past_end(&mut page, offset, total, "functions") {
                 text.push(' ');
                 text.push_str(&note);
             }
             Ok(ToolOutput::structured_with_text(page, text))
         }
         "markdown" => {
-            let shown: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
             // The markdown table costs roughly as much as the JSON rows.
-            let (rows, _) = fit(&shown, offset, room / 2);
+            let (rows, _) = fit(
+                violations.iter().skip(offset).map(|v| v.to_json()),
+                room / 2,
+            );
             let next = offset.saturating_add(rows.len());
             let mut text = report::markdown(
                 &page["summary"],
@@ -341,10 +415,12 @@ fn analyze(
             Ok(ToolOutput::structured_with_text(page, text))
         }
         _ => {
-            let shown: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
             // A SARIF result is about three times the size of a violation row; the log is
             // both the text and `structuredContent.sarif`.
-            let (rows, _) = fit(&shown, offset, room / 5);
+            let (rows, _) = fit(
+                violations.iter().skip(offset).map(|v| v.to_json()),
+                room / 5,
+            );
             // Past the end the page is empty: start and end both clamp to the length.
             let start = offset.min(violations.len());
             let next = start + rows.len();
@@ -379,18 +455,22 @@ fn ranking_of(page: &Value) -> Vec<Value> {
     page["top_files"].as_array().cloned().unwrap_or_default()
 }
 
-/// Items from `offset` while their JSON fits in `room` bytes (at least one, so paging always
-/// moves on), and the bytes used.
-fn fit(items: &[Value], offset: usize, room: usize) -> (Vec<Value>, usize) {
+/// Items while their JSON fits in `room` bytes (at least one, so paging always moves on),
+/// and the bytes used. Items after the last one taken are never made.
+fn fit(items: impl Iterator<Item = Value>, room: usize) -> (Vec<Value>, usize) {
     let mut used = 0;
     let mut out = Vec::new();
-    for item in items.iter().skip(offset) {
+    for item in items {
         let size = item.to_string().len() + 1;
         if used + size > room && !out.is_empty() {
             break;
         }
         used += size;
-        out.push(item.clone());
+        out.push(item);
     }
     (out, used)
 }
+
+#[cfg(test)]
+#[path = "complexity_tests.rs"]
+mod tests;

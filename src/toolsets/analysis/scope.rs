@@ -7,6 +7,8 @@
 
 use serde_json::Value;
 
+use super::cache::AnalysisKey;
+use super::lang::Lang;
 use super::limits::{MAX_EXCLUDES, MAX_PATHS};
 use crate::toolsets::workspace::glob::{Dialect, Glob};
 use crate::toolsets::workspace::sandbox::{PathError, Resolved};
@@ -18,6 +20,8 @@ pub(crate) struct Scope {
     /// Files and directories to analyze, in the order given (with several roots, `.` is
     /// every root).
     pub(crate) targets: Vec<Resolved>,
+    /// The exclude patterns as given (for the cache key).
+    pub(crate) patterns: Vec<String>,
     by_name: Vec<Glob>,
     by_path: Vec<Glob>,
 }
@@ -108,9 +112,29 @@ impl Scope {
         }
         Ok(Scope {
             targets,
+            patterns,
             by_name,
             by_path,
         })
+    }
+
+    /// What identifies this scope's analysis in the cache.
+    pub(crate) fn key(&self, only: Option<Lang>) -> AnalysisKey {
+        AnalysisKey {
+            targets: self
+                .targets
+                .iter()
+                .map(|t| {
+                    (
+                        t.sandbox.root().to_path_buf(),
+                        t.real.clone(),
+                        t.rel.as_str().to_string(),
+                    )
+                })
+                .collect(),
+            only,
+            exclude: self.patterns.clone(),
+        }
     }
 
     /// True when the path `rel` (as results show it) is excluded.
