@@ -437,3 +437,72 @@ fn a_cancellation_during_git_log_is_honoured_at_once() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&bin);
 }
+
+/// Issue 20 part 5: a client that passes the model only the text content. With the
+/// default format (json), the text alone carries the summary, the violations, the
+/// ranking, the page's functions and the paging hint, for both tools, within the budget.
+#[test]
+fn the_text_alone_carries_what_a_model_needs() {
+    let dir = scratch("text-only");
+    let mut src = String::from("def tangled(a, b, c):\n    if a and b:\n        return 1\n    elif c or a:\n        return 2\n    return 3\n\n");
+    for i in 0..120 {
+        src.push_str(&format!("def plain_{i}(x):\n    return x\n\n"));
+    }
+    std::fs::write(dir.join("a.py"), src).unwrap();
+    let text = |result: &Value| -> String {
+        assert_ne!(result["isError"], true, "{result}");
+        result["content"][0]["text"].as_str().unwrap().to_string()
+    };
+    let budget = ["--max-result-bytes", "12000"];
+    let first = call_with(
+        &dir,
+        "analyze_complexity",
+        json!({"max_cyclomatic": 2}),
+        &budget,
+    );
+    let t = text(&first);
+    assert!(t.len() <= 12000, "{}", t.len());
+    assert!(
+        t.starts_with("1 file, 121 functions; 1 violation (cyclomatic > 2"),
+        "{t}"
+    );
+    // The summary, the violation, the ranking and this page's functions.
+    assert!(t.contains("| cyclomatic | 1.0 | 1.0 | 5.0 |"), "{t}");
+    assert!(
+        t.contains("| `a.py` | 1 | `tangled` | cyclomatic | 5 | 2 |"),
+        "{t}"
+    );
+    assert!(
+        t.contains("## Top files") && t.contains("| 1 | `a.py` |"),
+        "{t}"
+    );
+    assert!(t.contains("| `a.py` | 1-6 | `tangled` | 5 |"), "{t}");
+    assert!(t.contains("`plain_0`"), "{t}");
+    // The paging hint, and the next page from it.
+    let next = first["structuredContent"]["next_offset"].as_u64().unwrap();
+    assert!(t.contains(&format!("call again with offset {next}")), "{t}");
+    let second = call_with(
+        &dir,
+        "analyze_complexity",
+        json!({"max_cyclomatic": 2, "offset": next}),
+        &budget,
+    );
+    let t2 = text(&second);
+    assert!(t2.contains(&format!("`plain_{}`", next - 1)), "{t2}");
+    assert!(!t2.contains("`plain_0`"), "{t2}");
+
+    if !git(&dir, &["init", "-q"]) {
+        eprintln!("skipped the churn half: git is not available");
+        return;
+    }
+    assert!(git(&dir, &["add", "."]) && git(&dir, &["commit", "-qm", "one"]));
+    let churn = call(&dir, "analyze_code_churn", json!({}));
+    let t = text(&churn);
+    assert!(t.starts_with("1 commit by 1 author touched 1 file"), "{t}");
+    assert!(t.contains("| `a.py` | 1 |"), "{t}");
+    assert!(
+        t.contains("## Hotspots") && t.contains("| `a.py` | 367 | 125 |"),
+        "{t}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -17,7 +17,7 @@ use super::complexity::analysis;
 use super::git::{head, log_numstat, GitError};
 use super::limits::{MAX_HOTSPOTS, MAX_PERIOD_DAYS};
 use super::scope::{self, Scope};
-use crate::toolsets::workspace::tools::cancelled;
+use crate::toolsets::workspace::tools::{cancelled, text_block};
 use crate::toolsets::workspace::walk::plural;
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
@@ -230,7 +230,7 @@ fn churn(
         "total_commits": history.commits,
         "total_authors": history.authors,
         "total_files": rows.len(),
-        "hotspots": hotspots,
+        "hotspots": &hotspots,
         "offset": offset,
         "notes": notes,
     });
@@ -261,6 +261,39 @@ fn churn(
     } else {
         String::new()
     };
+    // The tables of the markdown format, also the body of the json format's text.
+    let markdown = |files: &[Value]| {
+        let mut out = format!(
+            "# Code churn, last {days} days\n\n{} by {} touched {}.\n\n| file | commits | + | − | authors | last change |\n|---|---|---|---|---|---|\n",
+            plural(history.commits, ("commit", "commits")),
+            plural(history.authors, ("author", "authors")),
+            plural(rows.len(), ("file", "files"))
+        );
+        for f in files {
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} |\n",
+                f["file"].as_str().unwrap_or(""),
+                f["commits"],
+                f["additions"],
+                f["deletions"],
+                authors(f).join(", "),
+                f["last_change"].as_str().unwrap_or("")
+            ));
+        }
+        if !hotspots.is_empty() {
+            out.push_str("\n## Hotspots (churn × complexity)\n\n| file | churn | complexity | score |\n|---|---|---|---|\n");
+            for h in &hotspots {
+                out.push_str(&format!(
+                    "| `{}` | {} | {} | {} |\n",
+                    h["file"].as_str().unwrap_or(""),
+                    h["churn"],
+                    h["complexity"],
+                    h["score"]
+                ));
+            }
+        }
+        out
+    };
     let text = match format {
         "csv" => {
             let mut out = String::from("file,commits,additions,deletions,authors,first_change,last_change\n");
@@ -274,33 +307,17 @@ fn churn(
             }
             out + &more
         }
-        "markdown" => {
-            let mut out = format!(
-                "# Code churn, last {days} days\n\n{} by {} touched {}.\n\n| file | commits | + | − | authors | last change |\n|---|---|---|---|---|---|\n",
+        "markdown" => text_block(vec![markdown(&files) + &more], &notes),
+        // A client may show the model only the text: it carries the tables too.
+        _ => text_block(
+            vec![format!(
+                "{} by {} touched {} in the last {days} days; per-file numbers are below and in structuredContent.files.{more}\n\n{}",
                 plural(history.commits, ("commit", "commits")),
                 plural(history.authors, ("author", "authors")),
-                plural(rows.len(), ("file", "files"))
-            );
-            for f in &files {
-                out.push_str(&format!(
-                    "| `{}` | {} | {} | {} | {} | {} |\n",
-                    f["file"].as_str().unwrap_or(""), f["commits"], f["additions"], f["deletions"],
-                    authors(f).join(", "), f["last_change"].as_str().unwrap_or("")
-                ));
-            }
-            if let Some(list) = page["hotspots"].as_array().filter(|l| !l.is_empty()) {
-                out.push_str("\n## Hotspots (churn × complexity)\n\n| file | churn | complexity | score |\n|---|---|---|---|\n");
-                for h in list {
-                    out.push_str(&format!("| `{}` | {} | {} | {} |\n", h["file"].as_str().unwrap_or(""), h["churn"], h["complexity"], h["score"]));
-                }
-            }
-            out + &more
-        }
-        _ => format!(
-            "{} by {} touched {} in the last {days} days; per-file numbers are in structuredContent.files.{more}",
-            plural(history.commits, ("commit", "commits")),
-            plural(history.authors, ("author", "authors")),
-            plural(rows.len(), ("file", "files"))
+                plural(rows.len(), ("file", "files")),
+                markdown(&files)
+            )],
+            &notes,
         ),
     };
     page["files"] = json!(files);

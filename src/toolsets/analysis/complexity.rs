@@ -19,7 +19,7 @@ use super::measure;
 use super::report::{self, FileReport, Thresholds};
 use super::scope::{self, Scope};
 use crate::toolsets::workspace::sandbox::Sandbox;
-use crate::toolsets::workspace::tools::{cancelled, Ticker};
+use crate::toolsets::workspace::tools::{cancelled, text_block, Ticker};
 use crate::toolsets::workspace::walk::{
     plural, walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor,
 };
@@ -368,8 +368,11 @@ fn analyze(
             page["violations"] = json!(violation_page);
             page["functions"] = json!(functions);
             page["total_functions"] = json!(total);
+            // A client may show the model only the text: it carries the summary, the
+            // violations, the ranking and this page's functions too, as markdown tables
+            // (smaller than the JSON rows, so within the same budget).
             let mut text = format!(
-                "{}, {}; {} (cyclomatic > {}, cognitive > {}). Functions {}..{} of {} are in structuredContent.functions.",
+                "{}, {}; {} (cyclomatic > {}, cognitive > {}). Functions {}..{} of {} are listed below and in structuredContent.functions.",
                 plural(files.len(), ("file", "files")),
                 plural(total, ("function", "functions")),
                 plural(violations.len(), ("violation", "violations")),
@@ -387,6 +390,15 @@ fn analyze(
                 text.push(' ');
                 text.push_str(&note);
             }
+            text.push_str("\n\n");
+            text.push_str(&report::markdown(
+                &page["summary"],
+                &ranking_of(&page),
+                &violation_page,
+                violations.len(),
+            ));
+            text.push_str(&report::function_table(&functions, offset, total));
+            let text = text_block(vec![text], notes);
             Ok(ToolOutput::structured_with_text(page, text))
         }
         "markdown" => {
@@ -412,6 +424,7 @@ fn analyze(
             if let Some(note) = past_end(&mut page, offset, violations.len(), "violations") {
                 text.push_str(&format!("\n{note}\n"));
             }
+            let text = text_block(vec![text], notes);
             Ok(ToolOutput::structured_with_text(page, text))
         }
         _ => {

@@ -1,5 +1,6 @@
 use super::*;
 use crate::toolsets::workspace::testutil::{with_context, TempTree, TestLink};
+use crate::Content;
 
 fn call(tool: &Tool, args: Value) -> ToolOutput {
     let Value::Object(map) = args else {
@@ -74,4 +75,28 @@ fn a_later_page_reads_no_file_and_a_change_is_picked_up() {
     std::fs::remove_file(tree.path.join("src/m1.rs")).unwrap();
     let again = call(&tool, json!({}));
     assert_eq!(again.structured.as_ref().unwrap()["total_functions"], 302);
+}
+#[test]
+fn text_only_clients_see_the_summary_violations_ranking_and_paging() {
+    let tree = TempTree::new("analysis-text");
+    tree.file(
+        "a.py",
+        "def tangled(a, b, c):\n    if a and b:\n        return 1\n    elif c or a:\n        return 2\n    return 3\n\ndef simple():\n    pass\n",
+    );
+    let ws = Rc::new(Workspace::open(&tree.path).unwrap());
+    let tool = tool(&ws, &Rc::new(Caches::default()));
+    let out = call(&tool, json!({"max_cyclomatic": 2}));
+    let Content::Text { text } = &out.content[0] else {
+        panic!("text")
+    };
+    assert!(
+        text.starts_with("1 file, 2 functions; 1 violation"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| `a.py` | 1 | `tangled` | cyclomatic | 5 | 2 |"),
+        "{text}"
+    );
+    assert!(text.contains("## Top files"), "{text}");
+    assert!(text.contains("`simple`"), "{text}");
 }
