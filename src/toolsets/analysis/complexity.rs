@@ -6,6 +6,7 @@ use std::cell::OnceCell;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::Instant;
 
 use serde_json::{json, Value};
 
@@ -241,6 +242,7 @@ fn collect(
         max_time: MAX_ANALYZE_TIME,
         ..ws.bounds
     };
+    let started = Instant::now();
     let mut summary = Summary::default();
     let mut unsupported = Vec::new();
     for target in &scope.targets {
@@ -255,11 +257,28 @@ fn collect(
         collect
             .stamps
             .push((target.real.clone(), Stamp::now(&target.real)));
+        // The `.gitignore` files above the target apply to its walk too.
+        let mut dir = target.sandbox.root().to_path_buf();
+        let mut above = vec![dir.join(".gitignore")];
+        for name in target.real_rel.components() {
+            dir.push(name);
+            above.push(dir.join(".gitignore"));
+        }
+        for path in above {
+            let stamp = Stamp::now(&path);
+            collect.stamps.push((path, stamp));
+        }
         let mut walker = Walker {
             sandbox: &target.sandbox,
             collect: &mut collect,
         };
-        summary.absorb(walk(&target.sandbox, target, &bounds, &mut walker));
+        // Several targets share one budget of time and entries, not one each.
+        let left = Bounds {
+            max_time: bounds.max_time.saturating_sub(started.elapsed()),
+            max_entries: bounds.max_entries.saturating_sub(summary.visited),
+            ..bounds
+        };
+        summary.absorb(walk(&target.sandbox, target, &left, &mut walker));
         if summary.stopped.is_some() {
             break;
         }

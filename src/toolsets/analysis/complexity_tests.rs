@@ -75,6 +75,12 @@ fn a_later_page_reads_no_file_and_a_change_is_picked_up() {
     std::fs::remove_file(tree.path.join("src/m1.rs")).unwrap();
     let again = call(&tool, json!({}));
     assert_eq!(again.structured.as_ref().unwrap()["total_functions"], 302);
+    // A `.gitignore` above the analyzed directory.
+    let src = call(&tool, json!({"project_path": "src"}));
+    assert_eq!(src.structured.as_ref().unwrap()["total_functions"], 302);
+    tree.file(".gitignore", "m2.rs\n");
+    let src = call(&tool, json!({"project_path": "src"}));
+    assert_eq!(src.structured.as_ref().unwrap()["total_functions"], 202);
 }
 #[test]
 fn text_only_clients_see_the_summary_violations_ranking_and_paging() {
