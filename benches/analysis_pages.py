@@ -7,7 +7,7 @@ stdio session of the release binary, so the analysis cache is what is measured:
         [--args '{"toolchain":"python"}'] [--max-pages N] ROOT
 
 Prints the first page's time, the median and maximum of the later pages, the page count
-and the whole listing's time. Nothing is asserted; the numbers are printed.
+the whole listing's time and the server's peak RSS (Linux). Nothing is asserted; the numbers are printed.
 """
 import argparse
 import json
@@ -54,6 +54,11 @@ def main():
         if "next_offset" not in s:
             break
         offset = s["next_offset"]
+    try:  # Linux: the server's peak resident size, the cache included.
+        with open(f"/proc/{proc.pid}/status") as status:
+            peak = next(l.split()[1] for l in status if l.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        peak = None
     proc.stdin.close()
     proc.wait()
     later = times[1:]
@@ -64,6 +69,8 @@ def main():
         print(f"  later pages: median {statistics.median(later) * 1000:.2f} ms, "
               f"max {max(later) * 1000:.2f} ms")
     print(f"  whole listing {sum(times):.2f} s")
+    if peak:
+        print(f"  server peak RSS {int(peak) / 1024:.1f} MiB")
 
 
 if __name__ == "__main__":
