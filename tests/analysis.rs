@@ -301,7 +301,6 @@ fn churn_takes_a_file_several_paths_and_excludes() {
     std::fs::write(dir.join("src/b.py"), "def g():\n    pass\n").unwrap();
     std::fs::write(dir.join("docs/x.md"), "x\n").unwrap();
     std::fs::write(dir.join("top.txt"), "t\n").unwrap();
-    assert!(git(&dir, &["add", "."]) && git(&dir, &["commit", "-qm", "one"]));
     let files = |result: &Value| -> Vec<String> {
         assert_ne!(result["isError"], true, "{result}");
         let mut all: Vec<String> = result["structuredContent"]["files"]
@@ -313,6 +312,14 @@ fn churn_takes_a_file_several_paths_and_excludes() {
         all.sort();
         all
     };
+    std::fs::write(dir.join("src/.env"), "TOKEN=1\n").unwrap();
+    assert!(git(&dir, &["add", "."]) && git(&dir, &["commit", "-qm", "one"]));
+    // The deny list hides a secret's history as it hides the file.
+    let all = call(&dir, "analyze_code_churn", json!({}));
+    assert_eq!(
+        files(&all),
+        ["docs/x.md", "src/a.py", "src/b.py", "top.txt"]
+    );
     let one = call(
         &dir,
         "analyze_code_churn",

@@ -17,6 +17,7 @@ use super::complexity::analysis;
 use super::git::{head, log_numstat, GitError};
 use super::limits::{MAX_HOTSPOTS, MAX_PERIOD_DAYS};
 use super::scope::{self, Scope};
+use crate::toolsets::workspace::sandbox::{RelPath, Sandbox};
 use crate::toolsets::workspace::tools::{cancelled, text_block};
 use crate::toolsets::workspace::walk::plural;
 use crate::toolsets::workspace::Workspace;
@@ -181,7 +182,7 @@ fn churn(
             "git log printed more than the output cap; the oldest history is left out.".into(),
         );
     }
-    let prefix = at.prefix;
+    let prefix = at.prefix.clone();
     let complexity: BTreeMap<&str, u32> = analysis
         .files
         .iter()
@@ -193,7 +194,7 @@ fn churn(
     let mut rows: Vec<(&String, &FileChurn)> = history
         .files
         .iter()
-        .filter(|(path, _)| !scope.excluded(&format!("{prefix}{path}")))
+        .filter(|(path, _)| !scope.excluded(&format!("{prefix}{path}")) && !at.denied(path))
         .collect();
     rows.sort_by(|a, b| {
         (b.1.commits, b.1.additions + b.1.deletions)
@@ -358,6 +359,24 @@ struct GitScope {
     prefix: String,
     /// Each target relative to `cwd` (`.` for `cwd` itself).
     pathspecs: Vec<String>,
+    /// The root `cwd` is in, and `cwd` relative to it: history names files the walk never
+    /// meets (deleted ones), and the deny list hides those too.
+    sandbox: Sandbox,
+    local: Option<RelPath>,
+}
+
+impl GitScope {
+    /// True when the deny list hides `path` (relative to `cwd`, as git names it).
+    fn denied(&self, path: &str) -> bool {
+        let Some(local) = &self.local else {
+            return false;
+        };
+        let full = path
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .fold(local.clone(), |p, name| p.join(name));
+        self.sandbox.is_denied(&full, false)
+    }
 }
 
 fn git_scope(scope: &Scope) -> Result<GitScope, HandlerError> {
@@ -418,6 +437,8 @@ fn git_scope(scope: &Scope) -> Result<GitScope, HandlerError> {
         )
         .collect();
     Ok(GitScope {
+        sandbox: first.sandbox.clone(),
+        local: first.sandbox.relative(&cwd),
         cwd,
         prefix: if shown.is_empty() {
             shown
