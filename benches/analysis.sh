@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # analyze_complexity's throughput against lizard's, side by side on the same real tree, one
 # thread each, interleaved (minimcp, lizard, minimcp, lizard, …) so that machine load
-# affects both alike. Target: at least 20× lizard's files/s. Also times this repository.
+# affects both alike. Target: at least 20× lizard's files/s. Also times this repository, and each page after the first
+# (benches/analysis_pages.py: one session, so the analysis cache is what is timed).
 #   Usage: benches/analysis.sh            TREE=dir (default: every Python installation
 #          under ~/.pyenv/versions, ≥ 20,000 .py files)  ROUNDS=n (default 2)
 # Python files only: the one language every tree here has plenty of, and lizard's Python
@@ -54,3 +55,8 @@ t0=$(now)
 t1=$(now)
 printf 'this repository: %.3f s (%s)\n' "$(echo "$t1 - $t0" | bc -l)" \
   "$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["structuredContent"]["summary"]; print(s["files"], "files,", s["functions"], "functions")' "$SCRATCH/self.out")"
+
+# The time of each page after the first, within one session (the analysis cache): on the
+# same tree, Python only, and on this repository.
+python3 benches/analysis_pages.py --bin "$BIN" --args '{"toolchain":"python"}' "$TREE"
+python3 benches/analysis_pages.py --bin "$BIN" .

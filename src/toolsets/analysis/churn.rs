@@ -7,14 +7,18 @@
 //! score is churn × complexity. Binary files (numstat `-`) count commits, not lines.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::complexity::collect;
-use super::git::{log_numstat, GitError};
+use super::cache::{Caches, HistoryKey};
+use super::complexity::analysis;
+use super::git::{head, log_numstat, GitError};
 use super::limits::{MAX_HOTSPOTS, MAX_PERIOD_DAYS};
-use crate::toolsets::workspace::tools::directory;
+use super::scope::{self, Scope};
+use crate::toolsets::workspace::sandbox::{RelPath, Sandbox};
+use crate::toolsets::workspace::tools::{cancelled, text_block};
 use crate::toolsets::workspace::walk::plural;
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
@@ -89,21 +93,27 @@ pub(crate) fn iso8601(secs: i64) -> String {
     crate::toolsets::workspace::info::rfc3339(u64::try_from(secs).unwrap_or(0))
 }
 
-pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
+pub(crate) fn tool(ws: &Rc<Workspace>, caches: &Rc<Caches>) -> Tool {
+    let (ws, caches) = (Rc::clone(ws), Rc::clone(caches));
     Tool::new(
         "analyze_code_churn",
-        "Summarize how files under a workspace directory changed in the last period_days, from git history: per file the commits, lines added and deleted, authors, and first and last change; distinct commit and author totals; and hotspots (churn × cyclomatic complexity) for source files. Needs git and a directory inside a repository. format json pages the file list (pass next_offset back as offset); markdown and csv give tables.",
+        "Summarize how the files under a workspace path (or `paths`, leaving out `exclude` globs) changed in the last period_days, from git history: per file the commits, lines added and deleted, authors, and first and last change; distinct commit and author totals; and hotspots (churn × cyclomatic complexity) for source files. Needs git and a directory inside a repository. format json pages the file list (pass next_offset back as offset); markdown and csv give tables.",
         json!({
             "type": "object",
             "properties": {
-                "project_path": {"type": "string", "default": ".", "description": "Directory inside a git repository, relative to the workspace root."},
+                "project_path": {"type": "string", "default": ".", "description": "File or directory inside a git repository, relative to the workspace root."},
+                "paths": scope::paths_schema("only their history counts (`git log -- PATHS`); all in one repository"),
+                "exclude": scope::exclude_schema(),
                 "period_days": {"type": "integer", "minimum": 1, "maximum": MAX_PERIOD_DAYS, "default": 30},
                 "format": {"enum": ["json", "markdown", "csv"], "default": "json"},
                 "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "First file of this page (from next_offset)."},
             },
             "additionalProperties": false
         }),
-        crate::toolsets::workspace::tools::with_roots(ws, churn),
+        move |args: &Arguments, ctx: &mut Context<'_>| {
+            ws.enter(ctx)?;
+            churn(&ws, &caches, args, ctx)
+        },
     )
     .title("Analyze code churn")
     .output_schema(json!({
@@ -128,10 +138,10 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
 
 fn churn(
     ws: &Workspace,
+    caches: &Caches,
     args: &Arguments,
     ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
-    let path = args.str("project_path").unwrap_or(".");
     let days = args.u64("period_days")?.unwrap_or(30);
     if !(1..=MAX_PERIOD_DAYS).contains(&days) {
         return Err(HandlerError::Invalid(format!(
@@ -146,9 +156,11 @@ fn churn(
     }
     // Past the end is an empty page, on any target: no cast that could wrap.
     let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
-    let dir = directory(ws, path)?;
-    let (output, cut) = match log_numstat(&dir.real, &dir.rel.to_string(), days) {
+    let scope = Scope::from_args(ws, args)?;
+    let at = git_scope(&scope)?;
+    let found = match history(caches, &at, &scope.shown(), days, ctx) {
         Ok(found) => found,
+        Err(GitError::Cancelled) => return Ok(cancelled()),
         Err(
             e @ (GitError::Missing
             | GitError::NotARepository(_)
@@ -156,31 +168,34 @@ fn churn(
             | GitError::Failed(_)),
         ) => return Ok(ToolOutput::error(e.to_string())),
     };
-    let history = parse(&output);
+    let (history, cut) = (&found.0, found.1);
     // Complexity now, for hotspots: only files git reported are worth measuring, but the
-    // walk is the shared one (gitignore, bounds, progress, cancellation).
-    let (measured, mut notes, _) = match collect(ws, &dir, None, ctx) {
+    // walk is the shared one (gitignore, bounds, progress, cancellation) and so is the
+    // cache of analyses.
+    let analysis = match analysis(ws, caches, &scope, None, ctx) {
         Ok(found) => found,
         Err(output) => return Ok(output),
     };
+    let mut notes = analysis.notes.clone();
     if cut {
         notes.push(
             "git log printed more than the output cap; the oldest history is left out.".into(),
         );
     }
-    let prefix = if dir.rel.as_str().is_empty() {
-        String::new()
-    } else {
-        format!("{}/", dir.rel)
-    };
-    let complexity: BTreeMap<&str, u32> = measured
+    let prefix = at.prefix.clone();
+    let complexity: BTreeMap<&str, u32> = analysis
+        .files
         .iter()
         .map(|f| {
             let below = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
             (below, f.functions.iter().map(|m| m.cyclomatic).sum())
         })
         .collect();
-    let mut rows: Vec<(&String, &FileChurn)> = history.files.iter().collect();
+    let mut rows: Vec<(&String, &FileChurn)> = history
+        .files
+        .iter()
+        .filter(|(path, _)| !scope.excluded(&format!("{prefix}{path}")) && !at.denied(path))
+        .collect();
     rows.sort_by(|a, b| {
         (b.1.commits, b.1.additions + b.1.deletions)
             .cmp(&(a.1.commits, a.1.additions + a.1.deletions))
@@ -210,13 +225,13 @@ fn churn(
         })
     };
     let mut page = json!({
-        "project_path": dir.rel.to_string(),
+        "project_path": scope.shown(),
         "period_days": days,
         "format": format,
         "total_commits": history.commits,
         "total_authors": history.authors,
         "total_files": rows.len(),
-        "hotspots": hotspots,
+        "hotspots": &hotspots,
         "offset": offset,
         "notes": notes,
     });
@@ -247,6 +262,39 @@ fn churn(
     } else {
         String::new()
     };
+    // The tables of the markdown format, also the body of the json format's text.
+    let markdown = |files: &[Value]| {
+        let mut out = format!(
+            "# Code churn, last {days} days\n\n{} by {} touched {}.\n\n| file | commits | + | − | authors | last change |\n|---|---|---|---|---|---|\n",
+            plural(history.commits, ("commit", "commits")),
+            plural(history.authors, ("author", "authors")),
+            plural(rows.len(), ("file", "files"))
+        );
+        for f in files {
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} |\n",
+                f["file"].as_str().unwrap_or(""),
+                f["commits"],
+                f["additions"],
+                f["deletions"],
+                authors(f).join(", "),
+                f["last_change"].as_str().unwrap_or("")
+            ));
+        }
+        if !hotspots.is_empty() {
+            out.push_str("\n## Hotspots (churn × complexity)\n\n| file | churn | complexity | score |\n|---|---|---|---|\n");
+            for h in &hotspots {
+                out.push_str(&format!(
+                    "| `{}` | {} | {} | {} |\n",
+                    h["file"].as_str().unwrap_or(""),
+                    h["churn"],
+                    h["complexity"],
+                    h["score"]
+                ));
+            }
+        }
+        out
+    };
     let text = match format {
         "csv" => {
             let mut out = String::from("file,commits,additions,deletions,authors,first_change,last_change\n");
@@ -260,37 +308,145 @@ fn churn(
             }
             out + &more
         }
-        "markdown" => {
-            let mut out = format!(
-                "# Code churn, last {days} days\n\n{} by {} touched {}.\n\n| file | commits | + | − | authors | last change |\n|---|---|---|---|---|---|\n",
+        "markdown" => text_block(vec![markdown(&files) + &more], &notes),
+        // A client may show the model only the text: it carries the tables too.
+        _ => text_block(
+            vec![format!(
+                "{} by {} touched {} in the last {days} days; per-file numbers are below and in structuredContent.files.{more}\n\n{}",
                 plural(history.commits, ("commit", "commits")),
                 plural(history.authors, ("author", "authors")),
-                plural(rows.len(), ("file", "files"))
-            );
-            for f in &files {
-                out.push_str(&format!(
-                    "| `{}` | {} | {} | {} | {} | {} |\n",
-                    f["file"].as_str().unwrap_or(""), f["commits"], f["additions"], f["deletions"],
-                    authors(f).join(", "), f["last_change"].as_str().unwrap_or("")
-                ));
-            }
-            if let Some(list) = page["hotspots"].as_array().filter(|l| !l.is_empty()) {
-                out.push_str("\n## Hotspots (churn × complexity)\n\n| file | churn | complexity | score |\n|---|---|---|---|\n");
-                for h in list {
-                    out.push_str(&format!("| `{}` | {} | {} | {} |\n", h["file"].as_str().unwrap_or(""), h["churn"], h["complexity"], h["score"]));
-                }
-            }
-            out + &more
-        }
-        _ => format!(
-            "{} by {} touched {} in the last {days} days; per-file numbers are in structuredContent.files.{more}",
-            plural(history.commits, ("commit", "commits")),
-            plural(history.authors, ("author", "authors")),
-            plural(rows.len(), ("file", "files"))
+                plural(rows.len(), ("file", "files")),
+                markdown(&files)
+            )],
+            &notes,
         ),
     };
     page["files"] = json!(files);
     Ok(ToolOutput::structured_with_text(page, text))
+}
+
+/// The parsed `git log` of `at` over `days`: cached by the `HEAD` commit id (see `cache`).
+fn history(
+    caches: &Caches,
+    at: &GitScope,
+    shown: &str,
+    days: u64,
+    ctx: &mut Context<'_>,
+) -> Result<Rc<(Churn, bool)>, GitError> {
+    let mut cancelled = || ctx.is_cancelled();
+    let key = head(&at.cwd, &mut cancelled).map(|head| HistoryKey {
+        cwd: at.cwd.clone(),
+        pathspecs: at.pathspecs.clone(),
+        days,
+        head,
+    });
+    if let Some(found) = key.as_ref().and_then(|k| caches.history(k)) {
+        return Ok(found);
+    }
+    let (output, cut) = log_numstat(&at.cwd, shown, days, &at.pathspecs, &mut cancelled)?;
+    let found = Rc::new((parse(&output), cut));
+    if let Some(key) = key {
+        caches.keep_history(key, Rc::clone(&found));
+    }
+    Ok(found)
+}
+
+/// Where `git log` runs and what it is asked about.
+struct GitScope {
+    /// The deepest directory holding every target (canonical).
+    cwd: PathBuf,
+    /// How results name `cwd`, with a trailing `/` (empty for the root).
+    prefix: String,
+    /// Each target relative to `cwd` (`.` for `cwd` itself).
+    pathspecs: Vec<String>,
+    /// The root `cwd` is in, and `cwd` relative to it: history names files the walk never
+    /// meets (deleted ones), and the deny list hides those too.
+    sandbox: Sandbox,
+    local: Option<RelPath>,
+}
+
+impl GitScope {
+    /// True when the deny list hides `path` (relative to `cwd`, as git names it).
+    fn denied(&self, path: &str) -> bool {
+        let Some(local) = &self.local else {
+            return false;
+        };
+        let full = path
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .fold(local.clone(), |p, name| p.join(name));
+        self.sandbox.is_denied(&full, false)
+    }
+}
+
+fn git_scope(scope: &Scope) -> Result<GitScope, HandlerError> {
+    let Some(first) = scope.targets.first() else {
+        return Err(HandlerError::Invalid("no path to analyze".into()));
+    };
+    if scope
+        .targets
+        .iter()
+        .any(|t| t.sandbox.root() != first.sandbox.root())
+    {
+        return Err(HandlerError::Invalid(
+            "analyze_code_churn's paths must all be inside one workspace root (one repository)"
+                .into(),
+        ));
+    }
+    let dir_of = |t: &crate::toolsets::workspace::sandbox::Resolved| -> PathBuf {
+        if t.meta.is_dir() {
+            t.real.clone()
+        } else {
+            t.real
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| t.real.clone())
+        }
+    };
+    let mut cwd = dir_of(first);
+    for t in &scope.targets[1..] {
+        let other = dir_of(t);
+        while !other.starts_with(&cwd) {
+            if !cwd.pop() {
+                break;
+            }
+        }
+    }
+    let shown = if scope.targets.len() == 1 && first.meta.is_dir() {
+        // The client's spelling, as before `paths` existed.
+        first.rel.as_str().to_string()
+    } else {
+        let local = first.sandbox.relative(&cwd).ok_or_else(|| {
+            HandlerError::Invalid("the paths have no common directory inside the root".into())
+        })?;
+        first
+            .sandbox
+            .label()
+            .join_rel(local.as_str())
+            .as_str()
+            .to_string()
+    };
+    let pathspecs = scope
+        .targets
+        .iter()
+        .map(
+            |t| match t.real.strip_prefix(&cwd).ok().and_then(Path::to_str) {
+                Some("") | None => ".".to_string(),
+                Some(rel) => rel.to_string(),
+            },
+        )
+        .collect();
+    Ok(GitScope {
+        sandbox: first.sandbox.clone(),
+        local: first.sandbox.relative(&cwd),
+        cwd,
+        prefix: if shown.is_empty() {
+            shown
+        } else {
+            format!("{shown}/")
+        },
+        pathspecs,
+    })
 }
 
 fn authors(f: &Value) -> Vec<&str> {
@@ -332,6 +488,54 @@ mod tests {
         assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
         assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(iso8601(1_795_452_233), "2026-11-23T16:43:53Z");
+    }
+
+    /// Issue 20 part 3: a later page (or another format) of the same history runs no
+    /// `git log` and reads no file; a new commit is a new history.
+    #[test]
+    fn a_later_page_runs_git_log_once_per_head() {
+        use crate::toolsets::workspace::testutil::{with_context, TempTree, TestLink};
+        let tree = TempTree::new("churn-cache");
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .current_dir(&tree.path)
+                .args(["-c", "user.name=Ann", "-c", "user.email=ann@example.com"])
+                .args(args)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !git(&["init", "-q"]) {
+            eprintln!("skipped: git is not available");
+            return;
+        }
+        for i in 0..3 {
+            tree.file(
+                &format!("f{i}.py"),
+                "def f(a):\n    if a:\n        return 1\n",
+            );
+        }
+        assert!(git(&["add", "."]) && git(&["commit", "-qm", "one"]));
+        let ws = Rc::new(Workspace::open(&tree.path).unwrap());
+        let tool = tool(&ws, &Rc::new(Caches::default()));
+        let call = |args: Value| {
+            let Value::Object(map) = args else { panic!() };
+            let mut link = TestLink::default();
+            with_context(&mut link, false, |ctx| (tool.handler)(&Arguments(map), ctx))
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let runs = || super::super::git::LOG_RUNS.with(|r| r.get());
+        let reads = || super::super::complexity::READS.with(|r| r.get());
+        let (before, read_before) = (runs(), reads());
+        let first = call(json!({}));
+        assert_eq!(first.structured.as_ref().unwrap()["total_files"], 3);
+        assert_eq!((runs() - before, reads() - read_before), (1, 3));
+        call(json!({"offset": 1, "format": "csv"}));
+        assert_eq!((runs() - before, reads() - read_before), (1, 3));
+        tree.file("f3.py", "x = 1\n");
+        assert!(git(&["add", "."]) && git(&["commit", "-qm", "two"]));
+        let after = call(json!({}));
+        assert_eq!(after.structured.as_ref().unwrap()["total_files"], 4);
+        assert_eq!(runs() - before, 2);
     }
 
     #[test]

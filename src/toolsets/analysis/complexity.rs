@@ -2,10 +2,15 @@
 //! gitignore rules, deny list and bounds), measures every supported source file, and
 //! reports in json, markdown or SARIF, paged within the result budget.
 
+use std::cell::OnceCell;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use super::cache::{Caches, Stamp};
 use super::lang::Lang;
 use super::limits::{
     DEFAULT_MAX_COGNITIVE, DEFAULT_MAX_CYCLOMATIC, DEFAULT_TOP_FILES, MAX_ANALYZE_FILE_BYTES,
@@ -13,23 +18,29 @@ use super::limits::{
 };
 use super::measure;
 use super::report::{self, FileReport, Thresholds};
+use super::scope::{self, Scope};
 use crate::toolsets::workspace::sandbox::Sandbox;
-use crate::toolsets::workspace::tools::{cancelled, directory, Ticker};
-use crate::toolsets::workspace::walk::{plural, walk, Bounds, Entry, Flow, Kind, Stopped, Visitor};
+use crate::toolsets::workspace::tools::{cancelled, text_block, Ticker};
+use crate::toolsets::workspace::walk::{
+    plural, walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor,
+};
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
 /// Room kept for the page's own fields beside the listed items.
 const PAGE_MARGIN: usize = 2048;
 
-pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
+pub(crate) fn tool(ws: &Rc<Workspace>, caches: &Rc<Caches>) -> Tool {
+    let (ws, caches) = (Rc::clone(ws), Rc::clone(caches));
     Tool::new(
         "analyze_complexity",
-        "Measure every function of the Rust, Python, JavaScript, TypeScript and Go files under a workspace directory: cyclomatic complexity (McCabe, counted as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, maximum nesting and lines. Returns a summary (median/p90/max), the functions above max_cyclomatic/max_cognitive, and a ranking of the top files. format json lists every function (paged: pass next_offset back as offset); markdown gives a readable report; sarif a SARIF 2.1.0 log of the violations.",
+        "Measure every function of the Rust, Python, JavaScript, TypeScript and Go files in a workspace file, directory or list of paths (`paths`), leaving out `exclude` globs: cyclomatic complexity (McCabe, counted as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, maximum nesting and lines. Returns a summary (median/p90/max), the functions above max_cyclomatic/max_cognitive, and a ranking of the top files. format json lists every function (paged: pass next_offset back as offset); markdown gives a readable report; sarif a SARIF 2.1.0 log of the violations.",
         json!({
             "type": "object",
             "properties": {
-                "project_path": {"type": "string", "default": ".", "description": "Directory to analyze, relative to the workspace root."},
+                "project_path": {"type": "string", "default": ".", "description": "File or directory to analyze, relative to the workspace root."},
+                "paths": scope::paths_schema("each file is measured, each directory walked"),
+                "exclude": scope::exclude_schema(),
                 "toolchain": {"enum": ["rust", "python", "javascript", "typescript", "go"], "description": "Only files of this language (default: all five)."},
                 "format": {"enum": ["json", "markdown", "sarif"], "default": "json"},
                 "max_cyclomatic": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_CYCLOMATIC},
@@ -39,13 +50,16 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
             },
             "additionalProperties": false
         }),
-        crate::toolsets::workspace::tools::with_roots(ws, analyze),
+        move |args: &Arguments, ctx: &mut Context<'_>| {
+            ws.enter(ctx)?;
+            analyze(&ws, &caches, args, ctx)
+        },
     )
     .title("Analyze code complexity")
     .output_schema(json!({
         "type": "object",
         "properties": {
-            "project_path": {"type": "string"},
+            "project_path": {"type": "string", "description": "What was analyzed: the path, or the paths joined with `, `."},
             "format": {"enum": ["json", "markdown", "sarif"]},
             "summary": {"type": "object", "description": "files, functions, languages, and median/p90/max of each metric"},
             "thresholds": {"type": "object"},
@@ -66,51 +80,135 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
 }
 
 struct Collect<'a, 'c> {
-    sandbox: &'a Sandbox,
+    scope: &'a Scope,
     only: Option<Lang>,
     files: Vec<FileReport>,
+    /// Paths already measured: overlapping `paths` measure each file once.
+    seen: HashSet<String>,
     too_large: usize,
     not_text: usize,
+    /// What the result depends on, for the cache (see `cache`).
+    stamps: Vec<(PathBuf, Option<Stamp>)>,
     ticker: Ticker<'a, 'c>,
 }
 
-impl Visitor for Collect<'_, '_> {
-    fn visit(&mut self, entry: &Entry) -> Flow {
-        if entry.kind != Kind::File {
-            return Flow::Continue;
-        }
-        let Some(lang) = Lang::of_path(entry.rel.as_str()) else {
-            return Flow::Continue;
+#[cfg(test)]
+thread_local! {
+    /// Source files read on this thread: tests show that a later page reads none.
+    pub(crate) static READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl Collect<'_, '_> {
+    /// Reads and measures one file (`real` inside `sandbox`), shown as `rel`.
+    fn measure(&mut self, sandbox: &Sandbox, rel: &str, real: &Path) {
+        let Some(lang) = Lang::of_path(rel) else {
+            return;
         };
-        if self.only.is_some_and(|only| only != lang) {
-            return Flow::Continue;
+        if self.only.is_some_and(|only| only != lang) || self.scope.excluded(rel) {
+            return;
         }
-        if entry.size().is_some_and(|s| s > MAX_ANALYZE_FILE_BYTES) {
-            self.too_large += 1;
-            return Flow::Continue;
+        if !self.seen.insert(rel.to_string()) {
+            return;
         }
-        let Some(bytes) = self.sandbox.read_entry(&entry.real, MAX_ANALYZE_FILE_BYTES) else {
+        // Stamped before reading: a change while it is read makes the stamp stale.
+        let stamp = Stamp::now(real);
+        self.stamps.push((real.to_path_buf(), stamp));
+        if stamp.is_some_and(|s| s.len() > MAX_ANALYZE_FILE_BYTES) {
             self.too_large += 1;
-            return Flow::Continue;
+            return;
+        }
+        #[cfg(test)]
+        READS.with(|reads| reads.set(reads.get() + 1));
+        let Some(bytes) = sandbox.read_entry(real, MAX_ANALYZE_FILE_BYTES) else {
+            self.too_large += 1;
+            return;
         };
         let Ok(text) = String::from_utf8(bytes) else {
             self.not_text += 1;
-            return Flow::Continue;
+            return;
         };
         self.files.push(FileReport {
-            path: entry.rel.to_string(),
+            path: rel.to_string(),
             lang,
             functions: measure::file(&text, lang),
         });
-        Flow::Continue
+    }
+}
+
+/// One walk of one target directory, feeding [`Collect`].
+struct Walker<'a, 'b, 'c> {
+    sandbox: &'a Sandbox,
+    collect: &'a mut Collect<'b, 'c>,
+}
+
+impl Visitor for Walker<'_, '_, '_> {
+    fn visit(&mut self, entry: &Entry) -> Flow {
+        match entry.kind {
+            Kind::Dir if self.collect.scope.excluded(entry.rel.as_str()) => Flow::Skip,
+            Kind::Dir => {
+                let stamp = Stamp::now(&entry.real);
+                self.collect.stamps.push((entry.real.clone(), stamp));
+                Flow::Continue
+            }
+            Kind::File if entry.rel.name() == ".gitignore" => {
+                let stamp = Stamp::now(&entry.real);
+                self.collect.stamps.push((entry.real.clone(), stamp));
+                Flow::Continue
+            }
+            Kind::File => {
+                self.collect
+                    .measure(self.sandbox, entry.rel.as_str(), &entry.real);
+                Flow::Continue
+            }
+            Kind::Other => Flow::Continue,
+        }
     }
 
     fn tick(&mut self, visited: usize) -> bool {
-        let files = self.files.len();
-        self.ticker.tick(visited, || {
+        let files = self.collect.files.len();
+        self.collect.ticker.tick(visited, || {
             format!("{visited} entries examined, {files} files analyzed")
         })
     }
+}
+
+/// The measured files of one scope, and what the walks said.
+pub(crate) struct Analysis {
+    pub(crate) files: Vec<FileReport>,
+    pub(crate) notes: Vec<String>,
+    /// False when a walk stopped early at a bound.
+    pub(crate) complete: bool,
+    /// Everything the result depends on and how it looked (see `cache`).
+    pub(crate) stamps: Vec<(PathBuf, Option<Stamp>)>,
+    summary: OnceCell<Value>,
+}
+
+impl Analysis {
+    /// [`report::summary`] of the files, computed once.
+    pub(crate) fn summary(&self) -> &Value {
+        self.summary.get_or_init(|| report::summary(&self.files))
+    }
+}
+
+/// The analysis of `scope`: from the cache when nothing it read has changed, else walked
+/// and measured (and kept, unless a walk ran out of time: a second try may get further).
+pub(crate) fn analysis(
+    ws: &Workspace,
+    caches: &Caches,
+    scope: &Scope,
+    only: Option<Lang>,
+    ctx: &mut Context<'_>,
+) -> Result<Rc<Analysis>, ToolOutput> {
+    let key = scope.key(only);
+    if let Some(found) = caches.analysis(&key) {
+        return Ok(found);
+    }
+    let (analysis, timed_out) = collect(ws, scope, only, ctx)?;
+    let analysis = Rc::new(analysis);
+    if !timed_out {
+        caches.keep_analysis(key, Rc::clone(&analysis));
+    }
+    Ok(analysis)
 }
 
 fn threshold(args: &Arguments, name: &str, default: u32) -> Result<u32, HandlerError> {
@@ -123,30 +221,78 @@ fn threshold(args: &Arguments, name: &str, default: u32) -> Result<u32, HandlerE
     }
 }
 
-/// Walks and measures `project_path`; shared with `analyze_code_churn` (hotspots).
-pub(crate) fn collect(
+/// Walks and measures every target of `scope`, and says whether a walk ran out of time.
+fn collect(
     ws: &Workspace,
-    dir: &crate::toolsets::workspace::sandbox::Resolved,
+    scope: &Scope,
     only: Option<Lang>,
     ctx: &mut Context<'_>,
-) -> Result<(Vec<FileReport>, Vec<String>, bool), ToolOutput> {
+) -> Result<(Analysis, bool), ToolOutput> {
     let mut collect = Collect {
-        sandbox: &dir.sandbox,
+        scope,
         only,
         files: Vec::new(),
+        seen: HashSet::new(),
         too_large: 0,
         not_text: 0,
+        stamps: Vec::new(),
         ticker: Ticker { ctx },
     };
     let bounds = Bounds {
         max_time: MAX_ANALYZE_TIME,
         ..ws.bounds
     };
-    let summary = walk(&dir.sandbox, dir, &bounds, &mut collect);
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let mut unsupported = Vec::new();
+    for target in &scope.targets {
+        if !target.meta.is_dir() {
+            let rel = target.rel.as_str();
+            if Lang::of_path(rel).is_none() {
+                unsupported.push(rel.to_string());
+            }
+            collect.measure(&target.sandbox, rel, &target.real);
+            continue;
+        }
+        collect
+            .stamps
+            .push((target.real.clone(), Stamp::now(&target.real)));
+        // The `.gitignore` files above the target apply to its walk too.
+        let mut dir = target.sandbox.root().to_path_buf();
+        let mut above = vec![dir.join(".gitignore")];
+        for name in target.real_rel.components() {
+            dir.push(name);
+            above.push(dir.join(".gitignore"));
+        }
+        for path in above {
+            let stamp = Stamp::now(&path);
+            collect.stamps.push((path, stamp));
+        }
+        let mut walker = Walker {
+            sandbox: &target.sandbox,
+            collect: &mut collect,
+        };
+        // Several targets share one budget of time and entries, not one each.
+        let left = Bounds {
+            max_time: bounds.max_time.saturating_sub(started.elapsed()),
+            max_entries: bounds.max_entries.saturating_sub(summary.visited),
+            ..bounds
+        };
+        summary.absorb(walk(&target.sandbox, target, &left, &mut walker));
+        if summary.stopped.is_some() {
+            break;
+        }
+    }
     if summary.stopped == Some(Stopped::Cancelled) {
         return Err(cancelled());
     }
     let mut notes = summary.notes(&bounds);
+    if !unsupported.is_empty() {
+        notes.push(format!(
+            "Not a Rust, Python, JavaScript, TypeScript or Go file (by its extension), so not measured: {}.",
+            unsupported.join(", ")
+        ));
+    }
     if collect.too_large > 0 {
         notes.push(format!(
             "{} source files larger than {} bytes (or unreadable) were skipped.",
@@ -159,15 +305,23 @@ pub(crate) fn collect(
             collect.not_text
         ));
     }
-    Ok((collect.files, notes, summary.complete()))
+    let timed_out = summary.stopped == Some(Stopped::Time);
+    let analysis = Analysis {
+        files: collect.files,
+        notes,
+        complete: summary.complete(),
+        stamps: collect.stamps,
+        summary: OnceCell::new(),
+    };
+    Ok((analysis, timed_out))
 }
 
 fn analyze(
     ws: &Workspace,
+    caches: &Caches,
     args: &Arguments,
     ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
-    let path = args.str("project_path").unwrap_or(".");
     let only = match args.str("toolchain") {
         Ok(name) => Some(
             Lang::ALL
@@ -194,16 +348,17 @@ fn analyze(
     // A huge offset is past the end like any other: an empty page, never a cast that wraps.
     let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let budget = ctx.result_budget();
-    let dir = directory(ws, path)?;
-    let (files, notes, complete) = match collect(ws, &dir, only, ctx) {
+    let scope = Scope::from_args(ws, args)?;
+    let analysis = match analysis(ws, caches, &scope, only, ctx) {
         Ok(found) => found,
         Err(output) => return Ok(output),
     };
-    let summary = report::summary(&files);
-    let violations = report::violations(&files, limits);
-    let ranking = report::ranking(&files, top);
+    let (files, notes, complete) = (&analysis.files, &analysis.notes, analysis.complete);
+    let summary = analysis.summary().clone();
+    let violations = report::violations(files, limits);
+    let ranking = report::ranking(files, top);
     let mut page = json!({
-        "project_path": dir.rel.to_string(),
+        "project_path": scope.shown(),
         "format": format,
         "summary": summary,
         "thresholds": {"max_cyclomatic": limits.cyclomatic, "max_cognitive": limits.cognitive},
@@ -217,43 +372,60 @@ fn analyze(
     let room = budget.saturating_sub(fixed);
     match format {
         "json" => {
-            let all: Vec<Value> = files
+            // Only this page's rows are turned into JSON: skipping the earlier ones costs
+            // next to nothing, so a later page costs what its own rows cost.
+            let total = files.iter().map(|f| f.functions.len()).sum::<usize>();
+            let rows = files
                 .iter()
-                .flat_map(|f| f.functions.iter().map(move |m| report::function_json(f, m)))
-                .collect();
-            let shown_violations: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
+                .flat_map(|f| f.functions.iter().map(move |m| (f, m)))
+                .skip(offset)
+                .map(|(f, m)| report::function_json(f, m));
             // Violations first (capped to half the room), then functions from `offset`.
-            let (violation_page, used) = fit(&shown_violations, 0, room / 2);
-            let (functions, _) = fit(&all, offset, room.saturating_sub(used));
+            let (violation_page, used) = fit(violations.iter().map(|v| v.to_json()), room / 2);
+            let (functions, _) = fit(rows, room.saturating_sub(used));
             let next = offset.saturating_add(functions.len());
             page["violations"] = json!(violation_page);
             page["functions"] = json!(functions);
-            page["total_functions"] = json!(all.len());
+            page["total_functions"] = json!(total);
+            // A client may show the model only the text: it carries the summary, the
+            // violations, the ranking and this page's functions too, as markdown tables
+            // (smaller than the JSON rows, so within the same budget).
             let mut text = format!(
-                "{}, {}; {} (cyclomatic > {}, cognitive > {}). Functions {}..{} of {} are in structuredContent.functions.",
+                "{}, {}; {} (cyclomatic > {}, cognitive > {}). Functions {}..{} of {} are listed below and in structuredContent.functions.",
                 plural(files.len(), ("file", "files")),
-                plural(all.len(), ("function", "functions")),
+                plural(total, ("function", "functions")),
                 plural(violations.len(), ("violation", "violations")),
                 limits.cyclomatic, limits.cognitive,
-                offset, next, all.len()
+                offset, next, total
             );
             if violation_page.len() < violations.len() {
                 text.push_str(&format!(" The worst {} violations are listed; use format markdown or sarif with offset to page through all of them.", violation_page.len()));
             }
-            if next < all.len() {
+            if next < total {
                 page["next_offset"] = json!(next);
                 text.push_str(&format!(" More functions: call again with offset {next}."));
             }
-            if let Some(note) = past_end(&mut page, offset, all.len(), "functions") {
+            if let Some(note) = past_end(&mut page, offset, total, "functions") {
                 text.push(' ');
                 text.push_str(&note);
             }
+            text.push_str("\n\n");
+            text.push_str(&report::markdown(
+                &page["summary"],
+                &ranking_of(&page),
+                &violation_page,
+                violations.len(),
+            ));
+            text.push_str(&report::function_table(&functions, offset, total));
+            let text = text_block(vec![text], notes);
             Ok(ToolOutput::structured_with_text(page, text))
         }
         "markdown" => {
-            let shown: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
             // The markdown table costs roughly as much as the JSON rows.
-            let (rows, _) = fit(&shown, offset, room / 2);
+            let (rows, _) = fit(
+                violations.iter().skip(offset).map(|v| v.to_json()),
+                room / 2,
+            );
             let next = offset.saturating_add(rows.len());
             let mut text = report::markdown(
                 &page["summary"],
@@ -271,13 +443,16 @@ fn analyze(
             if let Some(note) = past_end(&mut page, offset, violations.len(), "violations") {
                 text.push_str(&format!("\n{note}\n"));
             }
+            let text = text_block(vec![text], notes);
             Ok(ToolOutput::structured_with_text(page, text))
         }
         _ => {
-            let shown: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
             // A SARIF result is about three times the size of a violation row; the log is
             // both the text and `structuredContent.sarif`.
-            let (rows, _) = fit(&shown, offset, room / 5);
+            let (rows, _) = fit(
+                violations.iter().skip(offset).map(|v| v.to_json()),
+                room / 5,
+            );
             // Past the end the page is empty: start and end both clamp to the length.
             let start = offset.min(violations.len());
             let next = start + rows.len();
@@ -312,18 +487,22 @@ fn ranking_of(page: &Value) -> Vec<Value> {
     page["top_files"].as_array().cloned().unwrap_or_default()
 }
 
-/// Items from `offset` while their JSON fits in `room` bytes (at least one, so paging always
-/// moves on), and the bytes used.
-fn fit(items: &[Value], offset: usize, room: usize) -> (Vec<Value>, usize) {
+/// Items while their JSON fits in `room` bytes (at least one, so paging always moves on),
+/// and the bytes used. Items after the last one taken are never made.
+fn fit(items: impl Iterator<Item = Value>, room: usize) -> (Vec<Value>, usize) {
     let mut used = 0;
     let mut out = Vec::new();
-    for item in items.iter().skip(offset) {
+    for item in items {
         let size = item.to_string().len() + 1;
         if used + size > room && !out.is_empty() {
             break;
         }
         used += size;
-        out.push(item.clone());
+        out.push(item);
     }
     (out, used)
 }
+
+#[cfg(test)]
+#[path = "complexity_tests.rs"]
+mod tests;

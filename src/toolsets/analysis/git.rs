@@ -1,13 +1,17 @@
-//! Running `git log --numstat`: the one subprocess in the codebase. No shell, fixed
-//! arguments (only the `--since` value varies, and it is a number the server formats), the
-//! working directory a canonical directory inside the workspace root, `--relative` so only
-//! changes below it are reported, a timeout after which the child is killed, and a cap on
-//! the output read. A helper thread only reads the child's output (I/O); parsing happens
-//! on the handler's thread.
+//! Running `git log --numstat` (and `git rev-parse HEAD`, for the history cache's key): the
+//! only subprocesses in the codebase. No shell, fixed arguments (only the `--since` value
+//! varies, and it is a number the server formats; the paths after `--` are the targets the
+//! sandbox resolved, relative to the working directory, and `--literal-pathspecs` keeps
+//! them plain paths), the working directory a canonical directory inside the workspace
+//! root, `--relative` so only changes below it are reported, a timeout after which the
+//! child is killed, a cap on the output read, and cancellation: the client's
+//! `notifications/cancelled` is polled every few milliseconds while git runs, and git is
+//! killed when it comes. Helper threads only read the child's output (I/O); parsing
+//! happens on the handler's thread.
 
 use std::io::{self, Read};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use super::limits::{GIT_TIMEOUT, MAX_GIT_OUTPUT_BYTES};
@@ -25,16 +29,53 @@ pub(crate) enum GitError {
     Timeout(u64),
     #[error("git log failed: {0}")]
     Failed(String),
+    #[error("the call was cancelled")]
+    Cancelled,
 }
 
-/// The raw output of `git log --numstat` for the last `days` days in `dir`, and whether it
-/// was cut at the output cap.
-pub(crate) fn log_numstat(dir: &Path, shown: &str, days: u64) -> Result<(String, bool), GitError> {
-    let mut child = Command::new("git")
+/// The commit id `HEAD` names in `dir`, when there is one (an empty repository has none).
+pub(crate) fn head(dir: &Path, cancelled: &mut dyn FnMut() -> bool) -> Option<String> {
+    let mut command = git(dir);
+    command.args(["rev-parse", "--verify", "-q", "HEAD"]);
+    let (out, _, status) = run(command, 4096, cancelled).ok()?;
+    let id = String::from_utf8(out).ok()?.trim().to_string();
+    (status.success() && !id.is_empty()).then_some(id)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// `git log` runs on this thread: tests show that a later page runs none.
+    pub(crate) static LOG_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// `git` with the options every call shares, in `dir`.
+fn git(dir: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
         .current_dir(dir)
+        // Paths are paths: no `:(glob)`-style magic from a file name.
+        .args(["--literal-pathspecs", "-c", "core.quotepath=off"])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("LC_ALL", "C");
+    command
+}
+
+/// The raw output of `git log --numstat` for the last `days` days in `dir`, restricted to
+/// `pathspecs` (relative to `dir`), and whether it was cut at the output cap.
+/// `cancelled` is polled while git runs; when it says so, git is killed.
+pub(crate) fn log_numstat(
+    dir: &Path,
+    shown: &str,
+    days: u64,
+    pathspecs: &[String],
+    cancelled: &mut dyn FnMut() -> bool,
+) -> Result<(String, bool), GitError> {
+    #[cfg(test)]
+    LOG_RUNS.with(|runs| runs.set(runs.get() + 1));
+    let mut command = git(dir);
+    command
         .args([
-            "-c",
-            "core.quotepath=off",
             "log",
             "--numstat",
             "--no-renames",
@@ -43,54 +84,10 @@ pub(crate) fn log_numstat(dir: &Path, shown: &str, days: u64) -> Result<(String,
             "--format=%x1e%H%x1f%at%x1f%aN",
         ])
         .arg(format!("--since={days} days ago"))
-        .args(["--", "."])
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => GitError::Missing,
-            _ => GitError::Failed(e.to_string()),
-        })?;
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    // I/O only: read until end or the cap (dropping the pipe then stops git with SIGPIPE).
-    let out_reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(out) = stdout {
-            let _ = out
-                .take(MAX_GIT_OUTPUT_BYTES as u64 + 1)
-                .read_to_end(&mut bytes);
-        }
-        bytes
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(err) = stderr {
-            let _ = err.take(64 * 1024).read_to_end(&mut bytes);
-        }
-        bytes
-    });
-    let deadline = Instant::now() + GIT_TIMEOUT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                let _ = out_reader.join();
-                let _ = err_reader.join();
-                return Err(GitError::Timeout(GIT_TIMEOUT.as_secs()));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(GitError::Failed(e.to_string())),
-        }
-    };
-    let mut out = out_reader.join().unwrap_or_default();
-    let err = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+        .arg("--")
+        .args(pathspecs);
+    let (mut out, err, status) = run(command, MAX_GIT_OUTPUT_BYTES, cancelled)?;
+    let err = String::from_utf8_lossy(&err).into_owned();
     let cut = out.len() > MAX_GIT_OUTPUT_BYTES;
     if !status.success() && !cut {
         if err.contains("not a git repository") {
@@ -108,4 +105,114 @@ pub(crate) fn log_numstat(dir: &Path, shown: &str, days: u64) -> Result<(String,
     }
     out.truncate(MAX_GIT_OUTPUT_BYTES);
     Ok((String::from_utf8_lossy(&out).into_owned(), cut))
+}
+
+/// Runs `command`: its stdout (up to `cap` + 1 bytes), stderr (up to 64 KiB) and status.
+fn run(
+    mut command: Command,
+    cap: usize,
+    cancelled: &mut dyn FnMut() -> bool,
+) -> Result<(Vec<u8>, Vec<u8>, ExitStatus), GitError> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => GitError::Missing,
+            _ => GitError::Failed(e.to_string()),
+        })?;
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    // I/O only: read until end or the cap (dropping the pipe then stops git with SIGPIPE).
+    let out_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(out) = stdout {
+            let _ = out.take(cap as u64 + 1).read_to_end(&mut bytes);
+        }
+        bytes
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(err) = stderr {
+            let _ = err.take(64 * 1024).read_to_end(&mut bytes);
+        }
+        bytes
+    });
+    // On a timeout or a cancellation the readers are not joined: they end when the pipes
+    // close, which a grandchild holding them could delay; the answer must not wait for it.
+    let status = wait(&mut child, Instant::now() + GIT_TIMEOUT, cancelled)?;
+    let out = out_reader.join().unwrap_or_default();
+    let err = err_reader.join().unwrap_or_default();
+    Ok((out, err, status))
+}
+
+/// Waits for `child` until it exits, `deadline` passes or `cancelled` says so (polled every
+/// [`POLL`]); in the last two cases the child is killed and reaped.
+pub(crate) fn wait(
+    child: &mut Child,
+    deadline: Instant,
+    cancelled: &mut dyn FnMut() -> bool,
+) -> Result<ExitStatus, GitError> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) => {
+                let stop = if cancelled() {
+                    Some(GitError::Cancelled)
+                } else if Instant::now() >= deadline {
+                    Some(GitError::Timeout(GIT_TIMEOUT.as_secs()))
+                } else {
+                    None
+                };
+                if let Some(error) = stop {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(error);
+                }
+                std::thread::sleep(POLL);
+            }
+            Err(e) => return Err(GitError::Failed(e.to_string())),
+        }
+    }
+}
+
+/// How often a running git is checked on (exit, timeout, cancellation).
+const POLL: Duration = Duration::from_millis(5);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(unix)]
+    fn a_cancellation_kills_the_child_within_100_ms() {
+        let Ok(mut child) = Command::new("sleep").arg("5").spawn() else {
+            eprintln!("skipped: no sleep command");
+            return;
+        };
+        let start = Instant::now();
+        let mut polls = 0;
+        let mut cancelled = || {
+            polls += 1;
+            polls >= 3
+        };
+        let waited = wait(&mut child, start + GIT_TIMEOUT, &mut cancelled);
+        let elapsed = start.elapsed();
+        assert!(matches!(waited, Err(GitError::Cancelled)), "{waited:?}");
+        // Three polls 5 ms apart; generous for a loaded machine, far below sleep's 5 s.
+        assert!(elapsed < Duration::from_millis(100), "{elapsed:?}");
+        // Killed and reaped.
+        assert!(child.try_wait().is_ok_and(|s| s.is_some()));
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_child_that_exits_is_waited_for() {
+        let Ok(mut child) = Command::new("true").spawn() else {
+            return;
+        };
+        let waited = wait(&mut child, Instant::now() + GIT_TIMEOUT, &mut || false);
+        assert!(waited.is_ok_and(|s| s.success()));
+    }
 }

@@ -33,3 +33,26 @@ pub const MAX_PERIOD_DAYS: u64 = 11_000;
 
 /// Files listed as hotspots.
 pub const MAX_HOTSPOTS: usize = 20;
+
+/// Entries of `paths` accepted in one call.
+pub const MAX_PATHS: usize = 64;
+
+/// Patterns of `exclude` accepted in one call.
+pub const MAX_EXCLUDES: usize = 64;
+
+/// Analyses kept for later pages (the least recently used is dropped first).
+pub const MAX_CACHED_ANALYSES: usize = 4;
+
+/// Functions kept over all cached analyses (about 150 bytes each plus the name); an
+/// analysis with more is not kept, and older ones are dropped to make room.
+pub const MAX_CACHED_FUNCTIONS: usize = 200_000;
+
+/// `git log` results kept for later pages.
+pub const MAX_CACHED_HISTORIES: usize = 4;
+
+/// Files kept over all cached histories.
+pub const MAX_CACHED_HISTORY_FILES: usize = 200_000;
+
+/// How long a cached `git log` result is used: `--since` counts back from now, so an old
+/// result would drift from a new one even at the same commit.
+pub const HISTORY_CACHE_TTL: Duration = Duration::from_secs(600);

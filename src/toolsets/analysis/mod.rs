@@ -17,10 +17,12 @@ mod measure;
 
 pub mod limits;
 
+mod cache;
 mod churn;
 mod complexity;
 mod git;
 mod report;
+mod scope;
 
 use crate::Builder;
 
@@ -28,5 +30,9 @@ use crate::Builder;
 /// share (one set of roots, one deny list, one sandbox).
 pub fn add_toolset(builder: Builder, options: &super::Options) -> Builder {
     let ws = &options.workspace;
-    builder.tool(complexity::tool(ws)).tool(churn::tool(ws))
+    // One cache for both tools: churn's hotspots reuse the analyses.
+    let caches = std::rc::Rc::new(cache::Caches::default());
+    builder
+        .tool(complexity::tool(ws, &caches))
+        .tool(churn::tool(ws, &caches))
 }

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use super::lang::Lang;
 use super::measure::Measured;
+use crate::toolsets::workspace::walk::plural;
 
 /// One analyzed file.
 pub(crate) struct FileReport {
@@ -253,9 +254,11 @@ pub(crate) fn markdown(
     total_violations: usize,
 ) -> String {
     let mut out = String::from("# Complexity report\n\n");
+    let count = |key: &str| summary[key].as_u64().unwrap_or(0) as usize;
     out.push_str(&format!(
-        "{} files, {} functions.\n\n| metric | median | p90 | max |\n|---|---|---|---|\n",
-        summary["files"], summary["functions"]
+        "{}, {}.\n\n| metric | median | p90 | max |\n|---|---|---|---|\n",
+        plural(count("files"), ("file", "files")),
+        plural(count("functions"), ("function", "functions"))
     ));
     for key in [
         "cyclomatic",
@@ -303,6 +306,32 @@ pub(crate) fn markdown(
                 v["threshold"]
             ));
         }
+    }
+    out
+}
+
+/// This page's functions (rows of [`function_json`]) as a markdown table, for the text of
+/// the json format.
+pub(crate) fn function_table(functions: &[Value], offset: usize, total: usize) -> String {
+    let end = offset.saturating_add(functions.len());
+    let mut out = format!("\n## Functions {offset}..{end} of {total}\n\n");
+    if functions.is_empty() {
+        out.push_str("None on this page.\n");
+        return out;
+    }
+    out.push_str("| file | lines | function | cyclomatic | cognitive | nesting | Halstead effort |\n|---|---|---|---|---|---|---|\n");
+    for f in functions {
+        out.push_str(&format!(
+            "| `{}` | {}-{} | `{}` | {} | {} | {} | {} |\n",
+            f["file"].as_str().unwrap_or(""),
+            f["start_line"],
+            f["end_line"],
+            f["name"].as_str().unwrap_or(""),
+            f["cyclomatic"],
+            f["cognitive"],
+            f["max_nesting"],
+            f["halstead"]["effort"]
+        ));
     }
     out
 }

@@ -42,7 +42,7 @@ pub mod limits;
 mod braces;
 mod complete;
 mod gitignore;
-mod glob;
+pub(crate) mod glob;
 mod grep;
 pub(crate) mod info;
 mod lines;
@@ -57,7 +57,7 @@ mod resources;
 mod roots;
 pub(crate) mod sandbox;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 mod text;
 pub(crate) mod tools;
 pub(crate) mod walk;

@@ -139,15 +139,6 @@ pub(crate) fn cancelled() -> ToolOutput {
     ToolOutput::error("The call was cancelled.")
 }
 
-/// Resolves a directory argument.
-pub(crate) fn directory(ws: &Workspace, input: &str) -> Result<Resolved, HandlerError> {
-    let dir = ws.resolve(input)?;
-    if !dir.meta.is_dir() {
-        return Err(PathError::NotADirectory(dir.rel).into());
-    }
-    Ok(dir)
-}
-
 /// Resolves a directory argument to the directories to walk: with several roots, `.` is
 /// every root.
 pub(crate) fn directories(ws: &Workspace, input: &str) -> Result<Vec<Resolved>, HandlerError> {
