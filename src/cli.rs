@@ -1,13 +1,65 @@
 //! Command-line parsing, by hand (no clap: the design card allows three dependencies).
 
+#[cfg(feature = "http")]
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+#[cfg(feature = "http")]
 use minimcp::http::Listen;
 use minimcp::log::Level;
+#[cfg(feature = "workspace")]
 use minimcp::toolsets::workspace::{expand_home, DEFAULT_DENY};
 use minimcp::{Limits, Version};
+
+/// Without the workspace toolset there is no deny list to start from.
+#[cfg(not(feature = "workspace"))]
+const DEFAULT_DENY: &[&str] = &[];
+
+/// `~` and `~/…` with `$HOME` put in, as the workspace toolset's `expand_home` does (for
+/// `--http unix:~/…` in a build without that toolset).
+#[cfg(not(feature = "workspace"))]
+fn expand_home(path: &str) -> PathBuf {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute());
+    match (path.strip_prefix('~'), home) {
+        (Some(""), Some(home)) => home,
+        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
+        _ => PathBuf::from(path),
+    }
+}
+
+/// What a flag, profile or toolset of a Cargo feature this binary was built without says
+/// (the command line is refused with exit status 2).
+pub(crate) fn missing_feature(feature: &str) -> String {
+    format!(
+        "this binary was built without the `{feature}` feature: rebuild with `cargo build --features {feature}`"
+    )
+}
+
+/// The toolsets of the workspace profile that a build may leave out: each is the Cargo
+/// feature of the same name.
+const OPTIONAL_TOOLSETS: &[&str] = &["workspace", "templates", "analysis"];
+
+/// Every HTTP flag, `--http` first: in a build without the `http` feature each of them
+/// names that feature instead of being an unknown option (with it, a test checks the list
+/// against the parser).
+#[cfg_attr(feature = "http", allow(dead_code))]
+const HTTP_FLAGS: &[&str] = &[
+    "--http",
+    "--http-path",
+    "--allow-remote",
+    "--token-file",
+    "--allow-origin",
+    "--http-timeout",
+    "--max-connections",
+    "--max-sessions",
+    "--session-idle",
+    "--access-log",
+    "--instance-id",
+    "--session-route-header",
+];
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -50,6 +102,7 @@ pub(crate) struct Options {
     /// The deny list: the defaults, plus `--deny` patterns, cleared by `--deny none`.
     pub(crate) deny: Vec<String>,
     /// `--http`: serve Streamable HTTP instead of stdio.
+    #[cfg(feature = "http")]
     pub(crate) http: Option<Http>,
     /// `--state-key-file`: the secret sealing 2026-07-28 `requestState`.
     pub(crate) state_key_file: Option<PathBuf>,
@@ -63,6 +116,7 @@ pub(crate) struct Options {
 
 /// The HTTP transport's flags: the library's configuration, started from its defaults (so
 /// the two never disagree), plus where the bearer token is read from.
+#[cfg(feature = "http")]
 #[derive(Debug, PartialEq)]
 pub(crate) struct Http {
     pub(crate) config: minimcp::http::HttpConfig,
@@ -78,6 +132,24 @@ pub(crate) enum Profile {
     Conformance,
     /// The conformance fixtures plus the few the transcript corpus (`conformance/`) needs.
     Transcripts,
+}
+
+impl Profile {
+    /// The Cargo feature that builds this profile's toolsets.
+    pub(crate) fn feature(self) -> &'static str {
+        match self {
+            Profile::Workspace => "workspace",
+            Profile::Conformance | Profile::Transcripts => "conformance",
+        }
+    }
+
+    /// Whether this binary was built with [`Profile::feature`].
+    fn is_built(self) -> bool {
+        match self {
+            Profile::Workspace => cfg!(feature = "workspace"),
+            Profile::Conformance | Profile::Transcripts => cfg!(feature = "conformance"),
+        }
+    }
 }
 
 const HELP: &str = "\
@@ -226,10 +298,13 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, S
 struct Line {
     options: Options,
     /// `--http ADDR:PORT` or `--http unix:PATH`, which turns the HTTP transport on.
+    #[cfg(feature = "http")]
     http_addr: Option<Listen>,
     /// The other HTTP flags, applied only with `--http`.
+    #[cfg(feature = "http")]
     http: Http,
     /// Whether any HTTP flag besides `--http` was given (an error without it).
+    #[cfg(feature = "http")]
     http_flags: bool,
     version: Version,
     version_given: bool,
@@ -245,6 +320,7 @@ impl Line {
             options: Options {
                 roots: Vec::new(),
                 deny: DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
+                #[cfg(feature = "http")]
                 http: None,
                 state_key_file: None,
                 profile: Profile::Workspace,
@@ -252,11 +328,14 @@ impl Line {
                 log_level: Level::Warn,
                 limits: Limits::default(),
             },
+            #[cfg(feature = "http")]
             http_addr: None,
+            #[cfg(feature = "http")]
             http: Http {
                 config: minimcp::http::HttpConfig::new(SocketAddr::from(([127, 0, 0, 1], 0))),
                 token_file: None,
             },
+            #[cfg(feature = "http")]
             http_flags: false,
             version: Version::LATEST_HANDSHAKE,
             version_given: false,
@@ -296,6 +375,7 @@ impl Line {
     }
 
     /// `--http` turns the HTTP transport on; the other HTTP flags only shape it.
+    #[cfg(feature = "http")]
     fn http_flag(
         &mut self,
         flag: &str,
@@ -308,6 +388,19 @@ impl Line {
         let known = http_option(&mut self.http, flag, value)?;
         self.http_flags |= known;
         Ok(known)
+    }
+
+    /// Without the `http` feature, every HTTP flag says which feature it needs.
+    #[cfg(not(feature = "http"))]
+    fn http_flag(
+        &mut self,
+        flag: &str,
+        _value: &mut impl FnMut(&str) -> Value,
+    ) -> Result<bool, String> {
+        if HTTP_FLAGS.contains(&flag) {
+            return Err(missing_feature("http"));
+        }
+        Ok(false)
     }
 
     /// How this process runs rather than what it serves: logging, the `requestState`
@@ -335,6 +428,10 @@ impl Line {
     fn finish(self, positional: Vec<String>) -> Result<Command, String> {
         if self.toolsets_given && self.options.profile != Profile::Workspace {
             return Err("--toolsets applies to the workspace profile only".into());
+        }
+        if !self.options.profile.is_built() {
+            // Also the default profile in a build without `workspace`: `--help` still works.
+            return Err(missing_feature(self.options.profile.feature()));
         }
         let mut positional = positional.into_iter();
         let first = positional.next();
@@ -366,6 +463,7 @@ impl Line {
         if self.output.is_some() {
             return Err("--json and --text apply to `call` only".into());
         }
+        #[cfg(feature = "http")]
         match self.http_addr {
             Some(Listen::Unix(_)) if self.http.config.allow_remote => {
                 return Err("--allow-remote does not apply to a unix: socket, which is local by nature; its file permissions (0600) are the access control".into());
@@ -432,6 +530,7 @@ fn limit_flag(
 }
 
 /// The HTTP flags besides `--http` itself.
+#[cfg(feature = "http")]
 fn http_option(
     http: &mut Http,
     flag: &str,
@@ -496,6 +595,7 @@ fn rate(text: &str) -> Result<f64, String> {
 
 /// `--http`: ADDR:PORT, or a bare PORT or localhost:PORT, which mean loopback; or
 /// `unix:PATH` (`~` expanded).
+#[cfg(feature = "http")]
 fn http_addr(text: &str) -> Result<Listen, String> {
     if let Some(path) = text.strip_prefix("unix:") {
         if path.is_empty() {
@@ -519,6 +619,7 @@ fn http_addr(text: &str) -> Result<Listen, String> {
         })
 }
 
+#[cfg(feature = "http")]
 fn http_path(path: String) -> Result<String, String> {
     if !path.starts_with('/') {
         return Err("--http-path must start with '/'".into());
@@ -527,6 +628,7 @@ fn http_path(path: String) -> Result<String, String> {
 }
 
 /// `--session-route-header`: a header name (letters, digits, `-`), never empty.
+#[cfg(feature = "http")]
 fn header_name(name: String) -> Result<String, String> {
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
         return Err(format!(
@@ -561,6 +663,9 @@ fn toolsets(list: &str) -> Result<Vec<&'static str>, String> {
     let mut chosen = Vec::new();
     for name in list.split(',').map(str::trim) {
         let Some(found) = known.iter().find(|k| **k == name) else {
+            if OPTIONAL_TOOLSETS.contains(&name) {
+                return Err(missing_feature(name));
+            }
             return Err(format!(
                 "unknown toolset {name:?} in --toolsets; use a comma-separated list of {}",
                 known.join(", ")
@@ -589,6 +694,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "templates")]
     fn serve_is_the_default() {
         let Ok(Command::Serve(options)) = parse_str("") else {
             panic!("expected serve");
@@ -604,6 +710,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "conformance")]
     fn flags_take_values_inline_or_separately() {
         let Ok(Command::Serve(o)) = parse_str(
             "serve --root /tmp --profile=conformance --log-level debug --max-message-bytes=4096 --rate-limit 50/s --request-timeout 5 --page-size=2",
@@ -620,6 +727,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(all(feature = "http", feature = "workspace"))]
     fn http_takes_an_address_a_port_or_a_unix_socket() {
         let listen = |line: &str| match parse_str(line) {
             Ok(Command::Serve(Options {
@@ -656,6 +764,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "templates")]
     fn toolsets_are_a_deduplicated_list() {
         let Ok(Command::Serve(o)) = parse_str("--toolsets templates,workspace,templates") else {
             panic!("expected serve");
@@ -664,6 +773,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "workspace")]
     fn roots_repeat_expand_home_and_come_bare() {
         let Ok(Command::Serve(o)) = parse_str("--root /tmp --root ~/proj serve /srv/a") else {
             panic!("expected serve");
@@ -690,6 +800,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "workspace")]
     fn the_deny_list_has_defaults_that_none_clears() {
         let Ok(Command::Serve(o)) = parse_str("--deny *.secret") else {
             panic!("expected serve");
@@ -703,6 +814,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "workspace")]
     fn call_takes_a_target_and_optional_json() {
         let Ok(Command::Call {
             target,
@@ -744,6 +856,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(all(feature = "workspace", feature = "conformance"))]
     fn mistakes_get_clear_messages() {
         for (line, message) in [
             ("--bogus", "unknown option --bogus"),
@@ -772,6 +885,7 @@ mod tests {
             assert!(err.contains(message), "{line}: {err}");
         }
         assert_eq!(parse_str("--help"), Ok(Command::Help));
+        #[cfg(feature = "http")]
         for (line, message) in [
             ("--http unix:", "needs a path"),
             ("--http nonsense", "or unix:PATH"),
@@ -784,5 +898,60 @@ mod tests {
             assert!(err.contains(message), "{line}: {err}");
         }
         assert_eq!(parse_str("-V"), Ok(Command::Version));
+    }
+
+    #[test]
+    #[cfg(all(feature = "http", feature = "workspace"))]
+    fn every_http_flag_is_known_to_the_parser() {
+        for flag in HTTP_FLAGS {
+            let line = format!("--http 8080 {flag} 1");
+            if let Err(err) = parse_str(&line) {
+                assert!(!err.contains("unknown option"), "{line}: {err}");
+            }
+        }
+    }
+
+    #[test]
+    fn help_and_version_need_no_feature() {
+        assert_eq!(parse_str("--help"), Ok(Command::Help));
+        assert_eq!(parse_str("-V"), Ok(Command::Version));
+    }
+
+    /// Runs only in a build without `http` (the CI's feature matrix).
+    #[test]
+    #[cfg(not(feature = "http"))]
+    fn http_flags_name_the_missing_feature() {
+        for flag in HTTP_FLAGS {
+            let err = parse_str(&format!("--profile conformance {flag} 8080")).expect_err(flag);
+            assert_eq!(
+                err,
+                "this binary was built without the `http` feature: rebuild with `cargo build --features http`"
+            );
+        }
+    }
+
+    /// Runs only in a build without `conformance`.
+    #[test]
+    #[cfg(not(feature = "conformance"))]
+    fn fixture_profiles_name_the_missing_feature() {
+        for profile in ["conformance", "transcripts"] {
+            let err = parse_str(&format!("--profile {profile}")).expect_err(profile);
+            assert!(err.contains("without the `conformance` feature"), "{err}");
+        }
+    }
+
+    /// Every build: a toolset is accepted exactly when its feature was built.
+    #[test]
+    fn a_toolset_not_built_names_its_feature() {
+        for name in OPTIONAL_TOOLSETS {
+            let built = all_toolsets().contains(name);
+            let result = toolsets(name);
+            assert_eq!(result.is_ok(), built, "{name}: {result:?}");
+            if !built {
+                assert_eq!(result, Err(missing_feature(name)));
+            }
+        }
+        #[cfg(not(feature = "workspace"))]
+        assert_eq!(parse_str(""), Err(missing_feature("workspace")));
     }
 }

@@ -56,6 +56,7 @@ pub(crate) fn base64url_decode(text: &str) -> Option<Vec<u8>> {
 }
 
 /// Decodes standard, padded base64 strictly: wrong padding or a stray character is `None`.
+#[cfg(feature = "http")]
 pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(4) {
         return None;
@@ -89,11 +90,13 @@ const K: [u32; 64] = [
 ];
 
 /// SHA-256 of `data` as 64 lowercase hex digits, as `sha256sum` prints it.
+#[cfg_attr(not(any(feature = "http", feature = "templates")), allow(dead_code))]
 pub(crate) fn sha256_hex(data: &[u8]) -> String {
     hex(&sha256(data))
 }
 
 /// `bytes` as lowercase hex digits, two per byte.
+#[cfg_attr(not(any(feature = "http", feature = "templates")), allow(dead_code))]
 pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     let mut out = String::with_capacity(bytes.len() * 2);

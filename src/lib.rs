@@ -65,6 +65,7 @@ mod context;
 mod dispatch;
 mod encoding;
 mod error;
+#[cfg(feature = "http")]
 pub mod http;
 mod jsonrpc;
 pub mod log;

@@ -104,6 +104,7 @@ pub fn debug(message: Arguments<'_>) {
 
 /// One access line per HTTP request (the caller decides whether: `--access-log` writes
 /// them at any level). The line's content and what it must never hold: `http::access`.
+#[cfg(feature = "http")]
 pub(crate) fn access(line: Arguments<'_>) {
     emit(format_args!("minimcp: access: {line}\n"));
 }

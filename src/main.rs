@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use minimcp::{log, Server, Version};
 use serde_json::{json, Value};
 
-use cli::{Command, Options, Output, Profile};
+use cli::{Command, Options, Output};
 
 fn main() -> ExitCode {
     let command = match cli::parse(std::env::args().skip(1)) {
@@ -28,6 +28,7 @@ fn main() -> ExitCode {
             let Some(server) = build(&options) else {
                 return ExitCode::from(2);
             };
+            #[cfg(feature = "http")]
             if let Some(http) = &options.http {
                 return serve_http(&server, http);
             }
@@ -69,6 +70,7 @@ an MCP client such as Claude Desktop starts it for you. To try a tool by hand: \
 `minimcp call list_directory '{\"path\":\".\"}'`; `minimcp --help` for more. Ctrl-D ends.";
 
 /// Serves Streamable HTTP until the process is stopped.
+#[cfg(feature = "http")]
 fn serve_http(server: &Server, http: &cli::Http) -> ExitCode {
     let token = match &http.token_file {
         Some(path) => match std::fs::read_to_string(path) {
@@ -147,14 +149,29 @@ fn build(options: &Options) -> Option<Server> {
             }
         }
     }
-    let builder = match options.profile {
-        Profile::Conformance => minimcp::toolsets::conformance::add(builder),
+    let builder = add_profile(builder, options)?;
+    match builder.build() {
+        Ok(server) => Some(server),
+        Err(e) => {
+            eprintln!("minimcp: {e}");
+            None
+        }
+    }
+}
+
+/// Adds what `options.profile` serves; `None` (and a message on stderr) when it cannot.
+fn add_profile(builder: minimcp::Builder, options: &Options) -> Option<minimcp::Builder> {
+    match options.profile {
+        #[cfg(feature = "conformance")]
+        cli::Profile::Conformance => Some(minimcp::toolsets::conformance::add(builder)),
         // The transcript corpus (conformance/) needs a few fixtures of its own; they stay out
         // of the conformance profile, which serves exactly what the official suite expects.
-        Profile::Transcripts => {
-            minimcp::toolsets::transcript::add(minimcp::toolsets::conformance::add(builder))
-        }
-        Profile::Workspace => {
+        #[cfg(feature = "conformance")]
+        cli::Profile::Transcripts => Some(minimcp::toolsets::transcript::add(
+            minimcp::toolsets::conformance::add(builder),
+        )),
+        #[cfg(feature = "workspace")]
+        cli::Profile::Workspace => {
             // Without --root: the client's roots, else the working directory (which the
             // toolset refuses to serve when it is `/` or the home directory).
             let config = minimcp::toolsets::workspace::Config {
@@ -167,18 +184,23 @@ fn build(options: &Options) -> Option<Server> {
                 deny: Some(options.deny.clone()),
             };
             match minimcp::toolsets::Options::new(&config) {
-                Ok(shared) => minimcp::toolsets::add_named(builder, &options.toolsets, &shared),
+                Ok(shared) => Some(minimcp::toolsets::add_named(
+                    builder,
+                    &options.toolsets,
+                    &shared,
+                )),
                 Err(e) => {
                     eprintln!("minimcp: {e}; pass --root DIR with an existing directory");
-                    return None;
+                    None
                 }
             }
         }
-    };
-    match builder.build() {
-        Ok(server) => Some(server),
-        Err(e) => {
-            eprintln!("minimcp: {e}");
+        // The command line refuses a profile this binary was built without; kept for the
+        // builds that leave one out (with every feature this arm is unreachable).
+        #[allow(unreachable_patterns)]
+        profile => {
+            drop(builder);
+            eprintln!("minimcp: {}", cli::missing_feature(profile.feature()));
             None
         }
     }

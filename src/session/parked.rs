@@ -216,6 +216,7 @@ impl Connection<'_> {
 
     /// `origin`'s client is gone for good: a request parked there will never deliver its
     /// answer, so it ends now (its question is left to time out on the client's side).
+    #[cfg(feature = "http")]
     pub(crate) fn drop_parked_at(&mut self, origin: Origin) {
         let before = self.parked.len();
         self.parked.retain(|p| {

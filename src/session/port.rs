@@ -41,6 +41,7 @@ pub(crate) enum Received {
     Closed,
     /// The client of this origin went away before its answer (a closed HTTP stream of a
     /// 2026-07-28 request): the request is cancelled.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Gone(Origin),
 }
 

@@ -4,23 +4,36 @@
 //! `--toolsets` picks some: a model works better with only the tools it needs). Each entry
 //! names one function `fn(Builder, &Options) -> Builder`; a new toolset is one more entry.
 
+#[cfg(feature = "analysis")]
 pub mod analysis;
+#[cfg(feature = "conformance")]
 pub mod conformance;
+#[cfg(feature = "templates")]
 pub mod templates;
+#[cfg(feature = "conformance")]
 pub mod transcript;
+#[cfg(feature = "workspace")]
 pub mod workspace;
 
+#[cfg(feature = "workspace")]
 use std::rc::Rc;
 
-use crate::{Builder, ConfigError};
+use crate::Builder;
+#[cfg(feature = "workspace")]
+use crate::ConfigError;
+#[cfg(feature = "workspace")]
 use workspace::Workspace;
 
 /// What the toolsets of the default profile share: the workspace they serve, opened once
-/// (its sandbox and bounds are reused by every toolset that reads files).
+/// (its sandbox and bounds are reused by every toolset that reads files). Every toolset of
+/// the default profile needs the `workspace` feature, so without it there is no way to
+/// open one (and [`TOOLSETS`] is empty).
 pub struct Options {
+    #[cfg(feature = "workspace")]
     pub(crate) workspace: Rc<Workspace>,
 }
 
+#[cfg(feature = "workspace")]
 impl Options {
     /// Opens the workspace `config` describes (its roots must be existing, readable
     /// directories).
@@ -47,16 +60,19 @@ pub struct Toolset {
 /// Every toolset of the default profile, in the order they are registered (and so listed).
 /// A new toolset is one more entry here.
 pub const TOOLSETS: &[Toolset] = &[
+    #[cfg(feature = "workspace")]
     Toolset {
         name: "workspace",
         summary: "files as tools, resources and prompts",
         add: workspace::add_toolset,
     },
+    #[cfg(feature = "templates")]
     Toolset {
         name: "templates",
         summary: "project file templates and scaffolding",
         add: templates::add,
     },
+    #[cfg(feature = "analysis")]
     Toolset {
         name: "analysis",
         summary: "code complexity and git churn",
