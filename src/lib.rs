@@ -49,6 +49,15 @@
 //! // On a real process: minimcp::run_stdio(&server)
 //! ```
 //!
+//! ## Cargo features
+//!
+//! The protocol core and the stdio transport ([`serve`], [`run_stdio`]) are always built.
+//! The rest is optional, and on by default: `http` (Streamable HTTP and the Unix-socket
+//! transport, `minimcp::http`), `workspace` (the read-only workspace toolset), `templates`
+//! and `analysis` (two more toolsets, each turning on `workspace`), and `conformance` (the
+//! fixture toolsets of the binary's `conformance` and `transcripts` profiles).
+//! `cargo build --no-default-features` builds the protocol library with stdio alone.
+//!
 //! ## Data flow
 //!
 //! `transport` (bounded line reads, buffered writes) → `jsonrpc` (envelopes, ids, no MCP) →
