@@ -254,7 +254,30 @@ pub(crate) fn help() -> String {
         .iter()
         .map(|t| format!("{:30}{}: {}\n", "", t.name, t.summary))
         .collect();
-    HELP.replace("{toolsets}\n", &lines.concat())
+    let mut help = HELP.replace("{toolsets}\n", &lines.concat());
+    let missing = missing_features();
+    if !missing.is_empty() {
+        help.push_str(&format!(
+            "\nThis binary was built without the features {}.\nTheir options, profiles and toolsets exit with status 2; rebuild with\n`cargo build --features NAME` to have them.\n",
+            missing.join(", ")
+        ));
+    }
+    help
+}
+
+/// The optional Cargo features this binary was built without (none in the default build).
+fn missing_features() -> Vec<&'static str> {
+    [
+        ("http", cfg!(feature = "http")),
+        ("workspace", cfg!(feature = "workspace")),
+        ("templates", cfg!(feature = "templates")),
+        ("analysis", cfg!(feature = "analysis")),
+        ("conformance", cfg!(feature = "conformance")),
+    ]
+    .into_iter()
+    .filter(|(_, built)| !built)
+    .map(|(name, _)| name)
+    .collect()
 }
 
 /// Parses the arguments after the program name.
@@ -915,6 +938,15 @@ mod tests {
     fn help_and_version_need_no_feature() {
         assert_eq!(parse_str("--help"), Ok(Command::Help));
         assert_eq!(parse_str("-V"), Ok(Command::Version));
+        // The help names what this build left out, and says nothing in the default build.
+        let missing = missing_features();
+        assert_eq!(
+            help().contains("built without the features"),
+            !missing.is_empty()
+        );
+        for feature in missing {
+            assert!(help().contains(feature));
+        }
     }
 
     /// Runs only in a build without `http` (the CI's feature matrix).
