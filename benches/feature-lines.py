@@ -3,12 +3,14 @@
 
 Builds the library and binary once per combination (`cargo build --no-default-features
 --features X`), reads the dep-info files cargo writes beside them (the exact list of source
-files that build compiled; the binary's own are main.rs, cli.rs and keyfile.rs), and counts their lines without `#[cfg(test)]` items (the `mod tests`
-blocks and the `*_tests.rs` files they name, which a non-test build never reads).
+files that build compiled; the binary's own are main.rs, cli.rs and keyfile.rs), and counts their lines without `#[cfg(test)]` items as .ci/lines.py does (the
+README's per-layer table); the `*_tests.rs` files a non-test build never reads are not in
+the list at all. Code under `#[cfg(feature = ...)]` inside a compiled file is counted.
 
     python3 benches/feature-lines.py            # none, each feature alone, all
     python3 benches/feature-lines.py --files    # and the files of the no-features build
 """
+import importlib.util
 import json
 import os
 import re
@@ -16,6 +18,11 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# One definition of a non-test line: the README's code-size table's (.ci/lines.py).
+_spec = importlib.util.spec_from_file_location("lines", os.path.join(ROOT, ".ci", "lines.py"))
+LINES = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(LINES)
 
 
 def cargo(*args):
@@ -46,24 +53,8 @@ def compiled_files(flags):
 
 
 def non_test_lines(path):
-    """Lines of `path` outside `#[cfg(test)]` items (brace-counted; good enough for counting)."""
-    lines = open(os.path.join(ROOT, path)).read().splitlines()
-    kept, i = 0, 0
-    while i < len(lines):
-        if lines[i].strip() == "#[cfg(test)]":
-            i += 1
-            while i < len(lines) and lines[i].strip().startswith("#["):
-                i += 1
-            depth = 0
-            while i < len(lines):
-                depth += lines[i].count("{") - lines[i].count("}")
-                i += 1
-                if depth <= 0 and (lines[i - 1].rstrip().endswith((";", "}"))):
-                    break
-            continue
-        kept += 1
-        i += 1
-    return kept
+    """Lines of `path` outside `#[cfg(test)]` items, counted as .ci/lines.py counts them."""
+    return LINES.count(os.path.join(ROOT, path))
 
 
 def main():
