@@ -25,12 +25,12 @@ END = "<!-- lines: end -->"
 # (layer, what it is, path prefixes under src/), from the top of the import graph down.
 LAYERS = [
     ("binary", "the `minimcp` command line", ["main.rs", "cli.rs", "keyfile.rs"]),
-    ("toolsets: workspace", "files as tools, resources, prompts", ["toolsets/workspace/", "toolsets/mod.rs"]),
+    ("toolsets: workspace", "files as tools, resources, prompts", ["toolsets/workspace/"]),
     ("toolsets: templates", "project templates", ["toolsets/templates/"]),
     ("toolsets: analysis", "complexity and churn", ["toolsets/analysis/"]),
     ("toolsets: conformance", "fixtures for the suites and transcripts", ["toolsets/conformance/", "toolsets/transcript.rs"]),
     ("http", "Streamable HTTP over TCP and Unix sockets", ["http/"]),
-    ("core", "protocol engine and stdio: what every build has", [""]),
+    ("core", "protocol engine and stdio: what every build has", ["toolsets/mod.rs"]),
 ]
 
 
@@ -76,6 +76,7 @@ def layer_of(rel):
         for p in prefixes:
             if p and (rel == p or (p.endswith("/") and rel.startswith(p))):
                 return layer
+    # The rest of the top level and session/ are the core: `cargo build --no-default-features`.
     return "core" if "/" not in rel or rel.startswith("session/") else None
 
 
