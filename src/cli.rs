@@ -101,6 +101,11 @@ pub(crate) struct Options {
     pub(crate) roots: Vec<PathBuf>,
     /// The deny list: the defaults, plus `--deny` patterns, cleared by `--deny none`.
     pub(crate) deny: Vec<String>,
+    /// `--walk-timeout`, `--walk-max-entries`, `--analysis-timeout`: the bounds of one walk
+    /// (`None`: the toolsets' defaults).
+    pub(crate) walk_time: Option<Duration>,
+    pub(crate) walk_entries: Option<usize>,
+    pub(crate) analysis_time: Option<Duration>,
     /// `--http`: serve Streamable HTTP instead of stdio.
     #[cfg(feature = "http")]
     pub(crate) http: Option<Http>,
@@ -181,6 +186,12 @@ OPTIONS:
                               syntax); repeatable. Defaults: .env .env.* *.env *.pem *.key
                               *.p12 *.pfx id_rsa* id_dsa* id_ecdsa* id_ed25519*.
                               `--deny none` clears the list (later --deny add again).
+    --walk-timeout SECS       How long one search, listing or resource walk may take
+                              before it answers with a partial result that says so
+                              (default 15).
+    --walk-max-entries N      Entries one walk may examine (default 200000).
+    --analysis-timeout SECS   How long one analyze_complexity or churn walk may take
+                              (default 60).
     --profile NAME            workspace (default): the toolsets of --toolsets for the
                               workspace roots.
                               conformance: fixtures for the official conformance suite
@@ -343,6 +354,9 @@ impl Line {
             options: Options {
                 roots: Vec::new(),
                 deny: DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
+                walk_time: None,
+                walk_entries: None,
+                analysis_time: None,
                 #[cfg(feature = "http")]
                 http: None,
                 state_key_file: None,
@@ -387,6 +401,9 @@ impl Line {
         match flag {
             "--root" => options.roots.push(expand_home(&value(flag)?)),
             "--deny" => deny(&mut options.deny, &value(flag)?)?,
+            "--walk-timeout" => options.walk_time = Some(seconds(&value(flag)?, flag)?),
+            "--walk-max-entries" => options.walk_entries = Some(number(&value(flag)?, flag, 1)?),
+            "--analysis-timeout" => options.analysis_time = Some(seconds(&value(flag)?, flag)?),
             "--profile" => options.profile = profile(&value(flag)?)?,
             "--toolsets" => {
                 options.toolsets = toolsets(&value(flag)?)?;

@@ -182,6 +182,9 @@ fn add_profile(builder: minimcp::Builder, options: &Options) -> Option<minimcp::
                     None
                 },
                 deny: Some(options.deny.clone()),
+                walk_time: options.walk_time,
+                walk_entries: options.walk_entries,
+                analysis_time: options.analysis_time,
             };
             match minimcp::toolsets::Options::new(&config) {
                 Ok(shared) => Some(minimcp::toolsets::add_named(

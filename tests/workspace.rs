@@ -1888,3 +1888,37 @@ fn in_the_stateless_era_roots_come_with_input_required() {
     let listed = client.request("resources/list", json!({"_meta": meta}));
     assert_eq!(listed["result"]["resultType"], "complete", "{listed}");
 }
+
+#[test]
+fn walk_bounds_are_flags_and_a_partial_result_says_so_first() {
+    // Over the crate's own tree (hundreds of entries), a walk allowed five stops early; the
+    // text's first line says the result is partial, why, and what to do.
+    let output = Command::new(BIN)
+        .args([
+            "call",
+            "search_files",
+            r#"{"pattern":"**/*.rs"}"#,
+            "--root",
+            env!("CARGO_MANIFEST_DIR"),
+            "--walk-max-entries",
+            "5",
+            "--text",
+        ])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("Partial result: the walk stopped at its limit of 5 entries"),
+        "{text}"
+    );
+    let refused = Command::new(BIN)
+        .args(["--walk-timeout", "0"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        refused.status.code(),
+        Some(2),
+        "a zero timeout is a usage error"
+    );
+}

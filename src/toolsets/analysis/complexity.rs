@@ -14,7 +14,6 @@ use super::cache::{Caches, Stamp};
 use super::lang::Lang;
 use super::limits::{
     DEFAULT_MAX_COGNITIVE, DEFAULT_MAX_CYCLOMATIC, DEFAULT_TOP_FILES, MAX_ANALYZE_FILE_BYTES,
-    MAX_ANALYZE_TIME,
 };
 use super::measure;
 use super::report::{self, FileReport, Thresholds};
@@ -239,7 +238,7 @@ fn collect(
         ticker: Ticker { ctx },
     };
     let bounds = Bounds {
-        max_time: MAX_ANALYZE_TIME,
+        max_time: ws.analysis_time,
         ..ws.bounds
     };
     let started = Instant::now();

@@ -8,9 +8,10 @@ use std::time::Duration;
 pub const MAX_ANALYZE_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Wall-clock time one analysis walk (reading and measuring included) may take before it
-/// stops and reports a partial result. Longer than a plain walk's limit because every
-/// file is read and measured; the client can cancel sooner, and progress is reported.
-pub const MAX_ANALYZE_TIME: Duration = Duration::from_secs(60);
+/// stops and reports a partial result, unless `--analysis-timeout` says otherwise. Longer
+/// than a plain walk's limit because every file is read and measured; the client can cancel
+/// sooner, and progress is reported.
+pub const MAX_ANALYZE_TIME: Duration = crate::toolsets::workspace::DEFAULT_ANALYSIS_TIME;
 
 /// Default `max_cyclomatic`: McCabe's own suggested limit.
 pub const DEFAULT_MAX_CYCLOMATIC: u32 = 10;

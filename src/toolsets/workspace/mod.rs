@@ -65,6 +65,7 @@ pub(crate) mod walk;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -91,6 +92,16 @@ pub struct Config {
     /// Deny-list patterns (`.gitignore` syntax) for files hidden and refused everywhere;
     /// `None` means [`DEFAULT_DENY`].
     pub deny: Option<Vec<String>>,
+    /// How long one walk of the workspace tools (search, listing, resources) may take
+    /// before it stops with a partial result (`--walk-timeout`); `None`:
+    /// [`limits::MAX_WALK_TIME`].
+    pub walk_time: Option<Duration>,
+    /// Entries one walk may examine (`--walk-max-entries`); `None`:
+    /// [`limits::MAX_WALK_ENTRIES`].
+    pub walk_entries: Option<usize>,
+    /// How long one analysis walk (`analyze_complexity`, churn's hotspots) may take
+    /// (`--analysis-timeout`); `None`: 60 s.
+    pub analysis_time: Option<Duration>,
 }
 
 /// Adds the workspace toolset for `root` to `builder`: the four tools, the prompts, and the
@@ -141,7 +152,12 @@ pub(crate) struct Workspace {
     client: RefCell<Option<Vec<Value>>>,
     deny: Rc<Rules>,
     pub(crate) bounds: Bounds,
+    /// How long an analysis walk may take (the analysis toolset reads it).
+    pub(crate) analysis_time: Duration,
 }
+
+/// [`Config::analysis_time`]'s default.
+pub const DEFAULT_ANALYSIS_TIME: Duration = Duration::from_secs(60);
 
 impl Workspace {
     /// A workspace at `root` with the default bounds and deny list.
@@ -189,7 +205,12 @@ impl Workspace {
             fallback,
             client: RefCell::new(None),
             deny,
-            bounds: Bounds::default(),
+            bounds: Bounds {
+                max_time: config.walk_time.unwrap_or(limits::MAX_WALK_TIME),
+                max_entries: config.walk_entries.unwrap_or(limits::MAX_WALK_ENTRIES),
+                ..Bounds::default()
+            },
+            analysis_time: config.analysis_time.unwrap_or(DEFAULT_ANALYSIS_TIME),
         })
     }
 
