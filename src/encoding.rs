@@ -89,9 +89,9 @@ const K: [u32; 64] = [
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ];
 
-/// SHA-256 of `data` as 64 lowercase hex digits, as `sha256sum` prints it.
-#[cfg_attr(not(any(feature = "http", feature = "templates")), allow(dead_code))]
-pub(crate) fn sha256_hex(data: &[u8]) -> String {
+/// SHA-256 of `data` as 64 lowercase hex digits, as `sha256sum` prints it: a checksum a
+/// tool can report for what it returns.
+pub fn sha256_hex(data: &[u8]) -> String {
     hex(&sha256(data))
 }
 

@@ -92,9 +92,10 @@ mod transport;
 mod uri_template;
 
 pub use context::Context;
-pub use encoding::base64;
+pub use encoding::{base64, sha256_hex};
 pub use error::{code, EnvelopeError, Error, McpError};
 pub use jsonrpc::ErrorObject;
+pub use model::json_size;
 pub use model::{
     Arguments, CompleteFn, Content, Elicited, HandlerError, InputError, Page, Prompt,
     PromptArgument, PromptFn, PromptMessage, ResourceBody, ResourceContents, ResourceInfo,
@@ -104,6 +105,7 @@ pub use protocol::{LogLevel, Version};
 pub use resources::{ReadFn, TemplateReadFn, VariableCompleteFn};
 pub use server::{Builder, ConfigError, Limits, Server};
 pub use stdio::serve;
+pub use uri_template::percent_decode;
 
 /// Serves one session over this process's stdin and stdout until stdin closes.
 pub fn run_stdio(server: &Server) -> Result<(), Error> {

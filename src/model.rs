@@ -342,8 +342,9 @@ impl Content {
     }
 }
 
-/// The length of `value` as compact JSON, without building the string.
-pub(crate) fn json_size(value: &impl Serialize) -> usize {
+/// The length of `value` as compact JSON, without building the string: what a tool that
+/// pages its result measures against [`crate::Context::result_budget`].
+pub fn json_size(value: &impl Serialize) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {

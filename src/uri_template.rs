@@ -102,8 +102,9 @@ fn match_parts(parts: &[Part], uri: &str, vars: &mut BTreeMap<String, String>) -
     }
 }
 
-/// Decodes `%XX` escapes; `None` for a malformed escape or a result that is not UTF-8.
-pub(crate) fn percent_decode(text: &str) -> Option<String> {
+/// Decodes `%XX` escapes (RFC 3986 §2.1), as a tool reading `file://` URIs or template
+/// variables needs; `None` for a malformed escape or a result that is not UTF-8.
+pub fn percent_decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

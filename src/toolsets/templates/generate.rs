@@ -98,7 +98,7 @@ pub(super) fn generate_template(
         Ok(content) => content,
         Err(e) => return Ok(e.to_output()),
     };
-    let checksum = format!("sha256:{}", crate::encoding::sha256_hex(content.as_bytes()));
+    let checksum = format!("sha256:{}", crate::sha256_hex(content.as_bytes()));
     let offset = offset_arg(args)?;
     if offset > content.len() || !content.is_char_boundary(offset) {
         return Err(HandlerError::Invalid(format!(

@@ -87,8 +87,7 @@ pub(super) fn scaffold_project(
         });
         match outcome {
             Ok((entry, content)) => {
-                let checksum =
-                    format!("sha256:{}", crate::encoding::sha256_hex(content.as_bytes()));
+                let checksum = format!("sha256:{}", crate::sha256_hex(content.as_bytes()));
                 let line = format!(
                     "=== {} ({}, {checksum})\n{content}",
                     entry.filename(),

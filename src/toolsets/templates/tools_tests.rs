@@ -218,7 +218,7 @@ fn generate_returns_the_file_its_name_and_checksum() {
     assert_eq!(s["size"], content.len());
     assert_eq!(
         s["checksum"],
-        format!("sha256:{}", crate::encoding::sha256_hex(content.as_bytes()))
+        format!("sha256:{}", crate::sha256_hex(content.as_bytes()))
     );
     assert!(content.contains("clippy --all-targets"));
     assert!(

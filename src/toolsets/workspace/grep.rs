@@ -173,7 +173,7 @@ impl Search<'_, '_> {
             }
             let shown = shown.get_or_insert_with(|| rel.to_string());
             let fits = |(item, lines): (Value, Vec<String>)| {
-                let item_bytes = crate::model::json_size(&item) + 1;
+                let item_bytes = crate::json_size(&item) + 1;
                 let lines_bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
                 let size = (*json_bytes + item_bytes).max(*text_bytes + lines_bytes);
                 (size <= page.bytes).then_some((item, lines, item_bytes, lines_bytes))
@@ -191,7 +191,7 @@ impl Search<'_, '_> {
                     ..*page
                 };
                 let (item, lines) = describe(bytes, line, shown, &bare);
-                let item_bytes = crate::model::json_size(&item) + 1;
+                let item_bytes = crate::json_size(&item) + 1;
                 let lines_bytes = lines.iter().map(|l| l.len() + 1).sum();
                 Some((item, lines, item_bytes, lines_bytes))
             });

@@ -58,7 +58,7 @@ impl Page {
             return false;
         }
         let (line, item) = line();
-        let json = crate::model::json_size(&item) + 1;
+        let json = crate::json_size(&item) + 1;
         let text = line.len() + 1;
         let over = self.text_bytes + text > self.budget || self.json_bytes + json > self.budget;
         // The first item of a page is always taken, so paging always moves on; a single item

@@ -87,7 +87,7 @@ pub(crate) fn uri_path(uri: &str) -> Option<Result<PathBuf, String>> {
     if rest.contains(['?', '#']) {
         return Some(Err("file URIs take no query or fragment".into()));
     }
-    Some(match crate::uri_template::percent_decode(rest) {
+    Some(match crate::percent_decode(rest) {
         None => Err("the URI has a malformed percent-escape or does not decode to UTF-8".into()),
         Some(path) if path.contains('\0') => Err("the URI contains a NUL byte".into()),
         Some(path) => Ok(PathBuf::from(path)),
