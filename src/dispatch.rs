@@ -14,7 +14,6 @@ use crate::answer::Answer;
 use crate::error::McpError;
 use crate::jsonrpc::{Request, RequestId};
 use crate::log;
-use crate::methods::uri_param;
 use crate::protocol::{self, meta, LogLevel, Version};
 use crate::session::{Connection, Listen, Negotiated, Reply, ReplyKind, Session};
 
@@ -35,6 +34,14 @@ pub(crate) struct Era {
 
 /// What a method returns before it is written as a response.
 pub(crate) type Outcome = Result<Value, McpError>;
+
+/// The `uri` of a resource request's params (subscribe, unsubscribe, read).
+pub(crate) fn uri_param(params: &Map<String, Value>) -> Result<&str, McpError> {
+    params
+        .get("uri")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("`uri` must be a string"))
+}
 
 /// An invalid-params error with `message`.
 pub(crate) fn invalid(message: impl Into<String>) -> McpError {

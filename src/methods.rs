@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use crate::answer::{Answer, Block, ToolResult};
 use crate::context::{Context, Inputs, NotificationBudget, Scope};
-use crate::dispatch::{invalid, Era, Outcome};
+use crate::dispatch::{invalid, uri_param, Era, Outcome};
 use crate::encoding::{base64url, base64url_decode};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
@@ -565,13 +565,6 @@ impl<'s> Connection<'s> {
             _ => None,
         }
     }
-}
-
-pub(crate) fn uri_param(params: &Map<String, Value>) -> Result<&str, McpError> {
-    params
-        .get("uri")
-        .and_then(Value::as_str)
-        .ok_or_else(|| invalid("`uri` must be a string"))
 }
 
 /// Maps a prompt or resource handler's error to a protocol error.
