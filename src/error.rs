@@ -2,7 +2,8 @@
 //! JSON-RPC error objects.
 //!
 //! - [`enum@Error`] is fatal: the byte stream itself failed. It ends [`crate::serve`].
-//! - [`EnvelopeError`] is about one line that is not a valid JSON-RPC message.
+//! - [`EnvelopeError`] is about one line that is not a valid JSON-RPC message (defined in
+//!   `jsonrpc`, beside the envelope it describes, so that layer imports nothing above it).
 //! - [`McpError`] is about one valid request the server cannot serve.
 //!
 //! The last two never end the session; [`EnvelopeError::code`] and [`McpError::to_object`]
@@ -15,6 +16,8 @@ use std::io;
 use serde_json::{json, Value};
 use thiserror::Error;
 
+/// Defined with the envelope it describes (`jsonrpc`); its codes are mapped here.
+pub use crate::jsonrpc::EnvelopeError;
 use crate::jsonrpc::{code as rpc, ErrorObject};
 
 /// MCP-specific and minimcp-specific error codes.
@@ -46,65 +49,6 @@ pub enum Error {
     /// Writing the output failed for a reason other than the client closing it.
     #[error("writing output failed")]
     Write(#[source] io::Error),
-}
-
-/// Why one line is not a valid JSON-RPC message.
-#[derive(Debug, Clone, PartialEq, Error)]
-#[non_exhaustive]
-pub enum EnvelopeError {
-    /// The line is not UTF-8.
-    #[error("parse error: message is not valid UTF-8 (invalid byte at offset {0})")]
-    InvalidUtf8(usize),
-    /// The line is not JSON (or nests deeper than serde_json's limit of 128).
-    #[error("parse error: {0}")]
-    Syntax(String),
-    /// The line is longer than the configured limit; it was skipped unread.
-    #[error("message of {size} bytes exceeds the {limit}-byte limit (--max-message-bytes); it was skipped")]
-    TooLarge {
-        /// Bytes in the line.
-        size: u64,
-        /// The limit.
-        limit: usize,
-    },
-    /// The JSON value is not an object.
-    #[error("invalid request: a message must be a JSON object")]
-    NotAnObject,
-    /// `jsonrpc` is missing or not exactly `"2.0"`.
-    #[error("invalid request: \"jsonrpc\" must be exactly \"2.0\"")]
-    BadVersion,
-    /// `id` is not a string or a 64-bit integer.
-    #[error("invalid request: \"id\" must be a string or an integer, not {0}")]
-    BadId(&'static str),
-    /// `method` is not a string.
-    #[error("invalid request: \"method\" must be a string")]
-    BadMethod,
-    /// Neither `method` nor `result`/`error`.
-    #[error("invalid request: missing \"method\"")]
-    MissingMethod,
-    /// `params` is neither an object nor an array.
-    #[error("invalid request: \"params\" must be an object when present")]
-    BadParams,
-    /// `params` is an array; MCP uses named parameters only.
-    #[error("invalid params: \"params\" must be an object (MCP uses named parameters)")]
-    PositionalParams,
-    /// A response whose `id` cannot be read.
-    #[error("invalid response: \"id\" must be a string or an integer")]
-    ResponseWithoutId,
-    /// A response with both or neither of `result` and `error`.
-    #[error("invalid response: exactly one of \"result\" and \"error\" must be present")]
-    ResultAndError,
-    /// A response whose `error` lacks an integer `code` or a string `message`.
-    #[error("invalid response: \"error\" must have an integer \"code\" and a string \"message\"")]
-    BadErrorObject,
-    /// An empty JSON array.
-    #[error("invalid request: empty batch")]
-    EmptyBatch,
-    /// A JSON array outside a 2025-03-26 session.
-    #[error("invalid request: JSON-RPC batches are only supported when protocol version 2025-03-26 is negotiated{0}")]
-    BatchNotSupported(&'static str),
-    /// `initialize` inside a batch (2025-03-26 forbids it).
-    #[error("invalid request: \"initialize\" must not be part of a batch")]
-    InitializeInBatch,
 }
 
 impl EnvelopeError {

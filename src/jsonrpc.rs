@@ -21,7 +21,7 @@ use std::fmt;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
-use crate::error::EnvelopeError;
+use thiserror::Error;
 
 /// JSON-RPC error codes defined by JSON-RPC 2.0 and used by MCP.
 pub(crate) mod code {
@@ -419,6 +419,65 @@ fn parse_id_value(rest: &[u8]) -> Option<RequestId> {
     };
     let value: Value = serde_json::from_str(&text[..end]).ok()?;
     RequestId::from_value(&value)
+}
+
+/// Why one line is not a valid JSON-RPC message.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum EnvelopeError {
+    /// The line is not UTF-8.
+    #[error("parse error: message is not valid UTF-8 (invalid byte at offset {0})")]
+    InvalidUtf8(usize),
+    /// The line is not JSON (or nests deeper than serde_json's limit of 128).
+    #[error("parse error: {0}")]
+    Syntax(String),
+    /// The line is longer than the configured limit; it was skipped unread.
+    #[error("message of {size} bytes exceeds the {limit}-byte limit (--max-message-bytes); it was skipped")]
+    TooLarge {
+        /// Bytes in the line.
+        size: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// The JSON value is not an object.
+    #[error("invalid request: a message must be a JSON object")]
+    NotAnObject,
+    /// `jsonrpc` is missing or not exactly `"2.0"`.
+    #[error("invalid request: \"jsonrpc\" must be exactly \"2.0\"")]
+    BadVersion,
+    /// `id` is not a string or a 64-bit integer.
+    #[error("invalid request: \"id\" must be a string or an integer, not {0}")]
+    BadId(&'static str),
+    /// `method` is not a string.
+    #[error("invalid request: \"method\" must be a string")]
+    BadMethod,
+    /// Neither `method` nor `result`/`error`.
+    #[error("invalid request: missing \"method\"")]
+    MissingMethod,
+    /// `params` is neither an object nor an array.
+    #[error("invalid request: \"params\" must be an object when present")]
+    BadParams,
+    /// `params` is an array; MCP uses named parameters only.
+    #[error("invalid params: \"params\" must be an object (MCP uses named parameters)")]
+    PositionalParams,
+    /// A response whose `id` cannot be read.
+    #[error("invalid response: \"id\" must be a string or an integer")]
+    ResponseWithoutId,
+    /// A response with both or neither of `result` and `error`.
+    #[error("invalid response: exactly one of \"result\" and \"error\" must be present")]
+    ResultAndError,
+    /// A response whose `error` lacks an integer `code` or a string `message`.
+    #[error("invalid response: \"error\" must have an integer \"code\" and a string \"message\"")]
+    BadErrorObject,
+    /// An empty JSON array.
+    #[error("invalid request: empty batch")]
+    EmptyBatch,
+    /// A JSON array outside a 2025-03-26 session.
+    #[error("invalid request: JSON-RPC batches are only supported when protocol version 2025-03-26 is negotiated{0}")]
+    BatchNotSupported(&'static str),
+    /// `initialize` inside a batch (2025-03-26 forbids it).
+    #[error("invalid request: \"initialize\" must not be part of a batch")]
+    InitializeInBatch,
 }
 
 #[cfg(test)]
