@@ -45,6 +45,7 @@ pub(crate) mod port;
 mod waiting;
 mod watch;
 
+pub(crate) use crate::context::RootsCache;
 use incoming::Incoming;
 use parked::{Parked, Replay};
 pub(crate) use port::{Origin, Port, Received, Unit};
@@ -70,17 +71,6 @@ pub(crate) struct Negotiated {
     pub(crate) subscriptions: BTreeSet<String>,
     /// The client's answer to `roots/list`, kept until it says they changed.
     pub(crate) roots: RootsCache,
-}
-
-/// The client's roots as last listed, per handshake session: handlers ask for them freely
-/// (every tool call may need them) and the client is asked again only after
-/// `notifications/roots/list_changed` (MCP SR-1).
-#[derive(Default)]
-pub(crate) struct RootsCache {
-    pub(crate) roots: Option<Rc<[Value]>>,
-    /// Counts `list_changed` notifications, so an answer requested before one arrived is
-    /// not kept as current.
-    pub(crate) generation: u64,
 }
 
 impl Session {
