@@ -18,8 +18,8 @@ use super::limits::{
 use super::measure;
 use super::report::{self, FileReport, Thresholds};
 use super::scope::{self, Scope};
+use crate::toolsets::workspace::output::{cancelled, text_block, Ticker};
 use crate::toolsets::workspace::sandbox::Sandbox;
-use crate::toolsets::workspace::tools::{cancelled, text_block, Ticker};
 use crate::toolsets::workspace::walk::{
     plural, walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor,
 };

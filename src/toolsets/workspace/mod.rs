@@ -48,6 +48,7 @@ pub(crate) mod info;
 mod lines;
 mod matcher;
 mod mime;
+pub(crate) mod output;
 pub(crate) mod paging;
 mod platform;
 mod prompts;

@@ -387,7 +387,7 @@ impl Summary {
     }
 }
 
-/// How a note saying that a result is partial starts: [`super::tools::text_block`] puts
+/// How a note saying that a result is partial starts: [`super::output::text_block`] puts
 /// such notes first, so a model reading only the start of a long result knows.
 pub(crate) const PARTIAL: &str = "Partial result:";
 
