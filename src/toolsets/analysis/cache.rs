@@ -7,13 +7,18 @@
 //! target. It is used again only when its key (roots, targets, toolchain, exclude) is the
 //! same and every one of those still stats the same: a stat per file, far cheaper than
 //! reading and lexing it. A history is keyed by the working directory, paths, period and
-//! the `HEAD` commit id, and kept for [`HISTORY_CACHE_TTL`].
+//! the `HEAD` commit id, and kept for [`HISTORY_CACHE_TTL`](super::limits::HISTORY_CACHE_TTL).
 //!
-//! Bounds: [`MAX_CACHED_ANALYSES`] analyses and [`MAX_CACHED_FUNCTIONS`] functions over
-//! all of them; [`MAX_CACHED_HISTORIES`] histories and [`MAX_CACHED_HISTORY_FILES`] files.
-//! The least recently used entry goes first; an entry larger than a whole budget is not
-//! kept. The server is single-threaded, so the caches are plain `RefCell`s, shared by the
-//! toolset's two tools (churn's hotspots use the same analyses).
+//! This file is the mechanism ([`Cache`], its keys, [`Stamp`]); the caches themselves are
+//! `complexity.rs`'s `Analyses` (which churn's hotspots share) and `churn.rs`'s
+//! `Histories`, each saying when its values are stale and how large they are.
+//!
+//! Bounds: [`MAX_CACHED_ANALYSES`](super::limits::MAX_CACHED_ANALYSES) analyses and
+//! [`MAX_CACHED_FUNCTIONS`](super::limits::MAX_CACHED_FUNCTIONS) functions over all of
+//! them; [`MAX_CACHED_HISTORIES`](super::limits::MAX_CACHED_HISTORIES) histories and
+//! [`MAX_CACHED_HISTORY_FILES`](super::limits::MAX_CACHED_HISTORY_FILES) files. The least
+//! recently used entry goes first; an entry larger than a whole budget is not kept. The
+//! server is single-threaded, so the caches are plain `RefCell`s.
 
 use std::cell::{Cell, RefCell};
 use std::fs::{self, Metadata};
@@ -21,13 +26,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Instant, SystemTime};
 
-use super::churn::Churn;
-use super::complexity::Analysis;
 use super::lang::Lang;
-use super::limits::{
-    HISTORY_CACHE_TTL, MAX_CACHED_ANALYSES, MAX_CACHED_FUNCTIONS, MAX_CACHED_HISTORIES,
-    MAX_CACHED_HISTORY_FILES,
-};
 
 /// What a file or directory looked like: its size and modification time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,62 +135,37 @@ impl<K: PartialEq, V> Lru<K, V> {
     }
 }
 
-/// The toolset's caches.
-pub(crate) struct Caches {
-    analyses: RefCell<Lru<AnalysisKey, Analysis>>,
-    histories: RefCell<Lru<HistoryKey, (Churn, bool)>>,
+/// One cache: a [`Lru`] behind a `RefCell`, with the clock that orders its entries by use.
+pub(crate) struct Cache<K, V> {
+    lru: RefCell<Lru<K, V>>,
     clock: Cell<u64>,
 }
 
-impl Default for Caches {
-    fn default() -> Self {
-        Caches {
-            analyses: RefCell::new(Lru::new(MAX_CACHED_ANALYSES, MAX_CACHED_FUNCTIONS)),
-            histories: RefCell::new(Lru::new(MAX_CACHED_HISTORIES, MAX_CACHED_HISTORY_FILES)),
+impl<K: PartialEq, V> Cache<K, V> {
+    /// An empty cache of at most `max_entries` entries and `max_size` in total size.
+    pub(crate) fn new(max_entries: usize, max_size: usize) -> Self {
+        Cache {
+            lru: RefCell::new(Lru::new(max_entries, max_size)),
             clock: Cell::new(0),
         }
     }
-}
 
-impl Caches {
     fn tick(&self) -> u64 {
         self.clock.set(self.clock.get() + 1);
         self.clock.get()
     }
 
-    /// The cached analysis for `key`, if every file and directory it read still stats the
-    /// same.
-    pub(crate) fn analysis(&self, key: &AnalysisKey) -> Option<Rc<Analysis>> {
+    /// The value kept for `key`, unless `fresh` (given it and when it was kept) says it is
+    /// stale; a stale value is dropped.
+    pub(crate) fn get(&self, key: &K, fresh: impl FnOnce(&V, Instant) -> bool) -> Option<Rc<V>> {
         let tick = self.tick();
-        self.analyses.borrow_mut().get(key, tick, |a, _| {
-            a.stamps
-                .iter()
-                .all(|(path, stamp)| Stamp::now(path) == *stamp)
-        })
+        self.lru.borrow_mut().get(key, tick, fresh)
     }
 
-    pub(crate) fn keep_analysis(&self, key: AnalysisKey, analysis: Rc<Analysis>) {
-        let size = analysis
-            .files
-            .iter()
-            .map(|f| f.functions.len().max(1))
-            .sum();
+    /// Keeps `value`, of `size`, for `key`: the least recently used entries go to make room.
+    pub(crate) fn put(&self, key: K, value: Rc<V>, size: usize) {
         let tick = self.tick();
-        self.analyses.borrow_mut().put(key, analysis, size, tick);
-    }
-
-    /// The cached history for `key`, unless older than [`HISTORY_CACHE_TTL`].
-    pub(crate) fn history(&self, key: &HistoryKey) -> Option<Rc<(Churn, bool)>> {
-        let tick = self.tick();
-        self.histories
-            .borrow_mut()
-            .get(key, tick, |_, born| born.elapsed() < HISTORY_CACHE_TTL)
-    }
-
-    pub(crate) fn keep_history(&self, key: HistoryKey, history: Rc<(Churn, bool)>) {
-        let size = history.0.files.len().max(1);
-        let tick = self.tick();
-        self.histories.borrow_mut().put(key, history, size, tick);
+        self.lru.borrow_mut().put(key, value, size, tick);
     }
 }
 

@@ -12,13 +12,16 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::cache::{Caches, HistoryKey};
-use super::complexity::analysis;
+use super::cache::{Cache, HistoryKey};
+use super::complexity::{analysis, Analyses};
 use super::git::{head, log_numstat, GitError};
-use super::limits::{MAX_HOTSPOTS, MAX_PERIOD_DAYS};
+use super::limits::{
+    HISTORY_CACHE_TTL, MAX_CACHED_HISTORIES, MAX_CACHED_HISTORY_FILES, MAX_HOTSPOTS,
+    MAX_PERIOD_DAYS,
+};
 use super::scope::{self, Scope};
+use crate::toolsets::workspace::output::{cancelled, text_block};
 use crate::toolsets::workspace::sandbox::{RelPath, Sandbox};
-use crate::toolsets::workspace::tools::{cancelled, text_block};
 use crate::toolsets::workspace::walk::plural;
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
@@ -93,8 +96,9 @@ pub(crate) fn iso8601(secs: i64) -> String {
     crate::toolsets::workspace::info::rfc3339(u64::try_from(secs).unwrap_or(0))
 }
 
-pub(crate) fn tool(ws: &Rc<Workspace>, caches: &Rc<Caches>) -> Tool {
-    let (ws, caches) = (Rc::clone(ws), Rc::clone(caches));
+pub(crate) fn tool(ws: &Rc<Workspace>, analyses: &Rc<Analyses>) -> Tool {
+    let (ws, analyses) = (Rc::clone(ws), Rc::clone(analyses));
+    let histories = Histories::default();
     Tool::new(
         "analyze_code_churn",
         "Summarize how the files under a workspace path (or `paths`, leaving out `exclude` globs) changed in the last period_days, from git history: per file the commits, lines added and deleted, authors, and first and last change; distinct commit and author totals; and hotspots (churn × cyclomatic complexity) for source files. Needs git and a directory inside a repository. format json pages the file list (pass next_offset back as offset); markdown and csv give tables.",
@@ -112,7 +116,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>, caches: &Rc<Caches>) -> Tool {
         }),
         move |args: &Arguments, ctx: &mut Context<'_>| {
             ws.enter(ctx)?;
-            churn(&ws, &caches, args, ctx)
+            churn(&ws, &analyses, &histories, args, ctx)
         },
     )
     .title("Analyze code churn")
@@ -138,7 +142,8 @@ pub(crate) fn tool(ws: &Rc<Workspace>, caches: &Rc<Caches>) -> Tool {
 
 fn churn(
     ws: &Workspace,
-    caches: &Caches,
+    analyses: &Analyses,
+    histories: &Histories,
     args: &Arguments,
     ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
@@ -158,7 +163,7 @@ fn churn(
     let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let scope = Scope::from_args(ws, args)?;
     let at = git_scope(&scope)?;
-    let found = match history(caches, &at, &scope.shown(), days, ctx) {
+    let found = match history(histories, &at, &scope.shown(), days, ctx) {
         Ok(found) => found,
         Err(GitError::Cancelled) => return Ok(cancelled()),
         Err(
@@ -172,7 +177,7 @@ fn churn(
     // Complexity now, for hotspots: only files git reported are worth measuring, but the
     // walk is the shared one (gitignore, bounds, progress, cancellation) and so is the
     // cache of analyses.
-    let analysis = match analysis(ws, caches, &scope, None, ctx) {
+    let analysis = match analysis(ws, analyses, &scope, None, ctx) {
         Ok(found) => found,
         Err(output) => return Ok(output),
     };
@@ -325,9 +330,31 @@ fn churn(
     Ok(ToolOutput::structured_with_text(page, text))
 }
 
+/// The last few parsed `git log` results (see `cache`), each with whether it was cut.
+pub(crate) type Histories = Cache<HistoryKey, (Churn, bool)>;
+
+impl Default for Histories {
+    fn default() -> Self {
+        Cache::new(MAX_CACHED_HISTORIES, MAX_CACHED_HISTORY_FILES)
+    }
+}
+
+impl Histories {
+    /// The cached history for `key`, unless older than [`HISTORY_CACHE_TTL`].
+    pub(crate) fn history(&self, key: &HistoryKey) -> Option<Rc<(Churn, bool)>> {
+        self.get(key, |_, born| born.elapsed() < HISTORY_CACHE_TTL)
+    }
+
+    /// Keeps `history`; its size is its files (at least one).
+    pub(crate) fn keep_history(&self, key: HistoryKey, history: Rc<(Churn, bool)>) {
+        let size = history.0.files.len().max(1);
+        self.put(key, history, size);
+    }
+}
+
 /// The parsed `git log` of `at` over `days`: cached by the `HEAD` commit id (see `cache`).
 fn history(
-    caches: &Caches,
+    histories: &Histories,
     at: &GitScope,
     shown: &str,
     days: u64,
@@ -340,13 +367,13 @@ fn history(
         days,
         head,
     });
-    if let Some(found) = key.as_ref().and_then(|k| caches.history(k)) {
+    if let Some(found) = key.as_ref().and_then(|k| histories.history(k)) {
         return Ok(found);
     }
     let (output, cut) = log_numstat(&at.cwd, shown, days, &at.pathspecs, &mut cancelled)?;
     let found = Rc::new((parse(&output), cut));
     if let Some(key) = key {
-        caches.keep_history(key, Rc::clone(&found));
+        histories.keep_history(key, Rc::clone(&found));
     }
     Ok(found)
 }
@@ -516,7 +543,7 @@ mod tests {
         }
         assert!(git(&["add", "."]) && git(&["commit", "-qm", "one"]));
         let ws = Rc::new(Workspace::open(&tree.path).unwrap());
-        let tool = tool(&ws, &Rc::new(Caches::default()));
+        let tool = tool(&ws, &Rc::new(Analyses::default()));
         let call = |args: Value| {
             let Value::Object(map) = args else { panic!() };
             let mut link = TestLink::default();

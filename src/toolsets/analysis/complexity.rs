@@ -10,16 +10,17 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::cache::{Caches, Stamp};
+use super::cache::{AnalysisKey, Cache, Stamp};
 use super::lang::Lang;
 use super::limits::{
     DEFAULT_MAX_COGNITIVE, DEFAULT_MAX_CYCLOMATIC, DEFAULT_TOP_FILES, MAX_ANALYZE_FILE_BYTES,
+    MAX_CACHED_ANALYSES, MAX_CACHED_FUNCTIONS,
 };
 use super::measure;
 use super::report::{self, FileReport, Thresholds};
 use super::scope::{self, Scope};
+use crate::toolsets::workspace::output::{cancelled, text_block, Ticker};
 use crate::toolsets::workspace::sandbox::Sandbox;
-use crate::toolsets::workspace::tools::{cancelled, text_block, Ticker};
 use crate::toolsets::workspace::walk::{
     plural, walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor,
 };
@@ -29,8 +30,8 @@ use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 /// Room kept for the page's own fields beside the listed items.
 const PAGE_MARGIN: usize = 2048;
 
-pub(crate) fn tool(ws: &Rc<Workspace>, caches: &Rc<Caches>) -> Tool {
-    let (ws, caches) = (Rc::clone(ws), Rc::clone(caches));
+pub(crate) fn tool(ws: &Rc<Workspace>, analyses: &Rc<Analyses>) -> Tool {
+    let (ws, analyses) = (Rc::clone(ws), Rc::clone(analyses));
     Tool::new(
         "analyze_complexity",
         "Measure every function of the Rust, Python, JavaScript, TypeScript and Go files in a workspace file, directory or list of paths (`paths`), leaving out `exclude` globs: cyclomatic complexity (McCabe, counted as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, maximum nesting and lines. Returns a summary (median/p90/max), the functions above max_cyclomatic/max_cognitive, and a ranking of the top files. format json lists every function (paged: pass next_offset back as offset); markdown gives a readable report; sarif a SARIF 2.1.0 log of the violations.",
@@ -51,7 +52,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>, caches: &Rc<Caches>) -> Tool {
         }),
         move |args: &Arguments, ctx: &mut Context<'_>| {
             ws.enter(ctx)?;
-            analyze(&ws, &caches, args, ctx)
+            analyze(&ws, &analyses, args, ctx)
         },
     )
     .title("Analyze code complexity")
@@ -189,23 +190,54 @@ impl Analysis {
     }
 }
 
+/// The last few analyses (see `cache`), shared by both tools: churn's hotspots use them.
+pub(crate) type Analyses = Cache<AnalysisKey, Analysis>;
+
+impl Default for Analyses {
+    fn default() -> Self {
+        Cache::new(MAX_CACHED_ANALYSES, MAX_CACHED_FUNCTIONS)
+    }
+}
+
+impl Analyses {
+    /// The cached analysis for `key`, if every file and directory it read still stats the
+    /// same.
+    pub(crate) fn analysis(&self, key: &AnalysisKey) -> Option<Rc<Analysis>> {
+        self.get(key, |a, _| {
+            a.stamps
+                .iter()
+                .all(|(path, stamp)| Stamp::now(path) == *stamp)
+        })
+    }
+
+    /// Keeps `analysis`; its size is its functions (a file without any counts one).
+    pub(crate) fn keep_analysis(&self, key: AnalysisKey, analysis: Rc<Analysis>) {
+        let size = analysis
+            .files
+            .iter()
+            .map(|f| f.functions.len().max(1))
+            .sum();
+        self.put(key, analysis, size);
+    }
+}
+
 /// The analysis of `scope`: from the cache when nothing it read has changed, else walked
 /// and measured (and kept, unless a walk ran out of time: a second try may get further).
 pub(crate) fn analysis(
     ws: &Workspace,
-    caches: &Caches,
+    analyses: &Analyses,
     scope: &Scope,
     only: Option<Lang>,
     ctx: &mut Context<'_>,
 ) -> Result<Rc<Analysis>, ToolOutput> {
     let key = scope.key(only);
-    if let Some(found) = caches.analysis(&key) {
+    if let Some(found) = analyses.analysis(&key) {
         return Ok(found);
     }
     let (analysis, timed_out) = collect(ws, scope, only, ctx)?;
     let analysis = Rc::new(analysis);
     if !timed_out {
-        caches.keep_analysis(key, Rc::clone(&analysis));
+        analyses.keep_analysis(key, Rc::clone(&analysis));
     }
     Ok(analysis)
 }
@@ -317,7 +349,7 @@ fn collect(
 
 fn analyze(
     ws: &Workspace,
-    caches: &Caches,
+    analyses: &Analyses,
     args: &Arguments,
     ctx: &mut Context<'_>,
 ) -> Result<ToolOutput, HandlerError> {
@@ -348,7 +380,7 @@ fn analyze(
     let offset = usize::try_from(args.u64("offset")?.unwrap_or(0)).unwrap_or(usize::MAX);
     let budget = ctx.result_budget();
     let scope = Scope::from_args(ws, args)?;
-    let analysis = match analysis(ws, caches, &scope, only, ctx) {
+    let analysis = match analysis(ws, analyses, &scope, only, ctx) {
         Ok(found) => found,
         Err(output) => return Ok(output),
     };

@@ -40,8 +40,8 @@ fn a_later_page_reads_no_file_and_a_change_is_picked_up() {
         tree.file(&format!("src/m{i}.rs"), src);
     }
     let ws = Rc::new(Workspace::open(&tree.path).unwrap());
-    let caches = Rc::new(Caches::default());
-    let tool = tool(&ws, &caches);
+    let analyses = Rc::new(Analyses::default());
+    let tool = tool(&ws, &analyses);
 
     let before = reads();
     let first = call(&tool, json!({"offset": 0}));
@@ -90,7 +90,7 @@ fn text_only_clients_see_the_summary_violations_ranking_and_paging() {
         "def tangled(a, b, c):\n    if a and b:\n        return 1\n    elif c or a:\n        return 2\n    return 3\n\ndef simple():\n    pass\n",
     );
     let ws = Rc::new(Workspace::open(&tree.path).unwrap());
-    let tool = tool(&ws, &Rc::new(Caches::default()));
+    let tool = tool(&ws, &Rc::new(Analyses::default()));
     let out = call(&tool, json!({"max_cyclomatic": 2}));
     let Content::Text { text } = &out.content[0] else {
         panic!("text")

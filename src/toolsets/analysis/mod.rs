@@ -30,9 +30,9 @@ use crate::Builder;
 /// share (one set of roots, one deny list, one sandbox).
 pub fn add_toolset(builder: Builder, options: &super::Options) -> Builder {
     let ws = &options.workspace;
-    // One cache for both tools: churn's hotspots reuse the analyses.
-    let caches = std::rc::Rc::new(cache::Caches::default());
+    // One cache of analyses for both tools: churn's hotspots reuse them.
+    let analyses = std::rc::Rc::new(complexity::Analyses::default());
     builder
-        .tool(complexity::tool(ws, &caches))
-        .tool(churn::tool(ws, &caches))
+        .tool(complexity::tool(ws, &analyses))
+        .tool(churn::tool(ws, &analyses))
 }

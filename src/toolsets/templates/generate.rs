@@ -2,11 +2,11 @@
 
 use serde_json::{json, Map, Value};
 
+use super::args::{offset_arg, parameters_arg, ENVELOPE_BYTES};
 use super::catalog::Entry;
 use super::error::TemplateError;
 use super::render::Template;
 use super::resolve;
-use super::tools::{offset_arg, parameters_arg, ENVELOPE_BYTES};
 use super::validate::{self, Unknown};
 use crate::{Arguments, Context, HandlerError, ToolOutput};
 

@@ -2,9 +2,9 @@
 
 use serde_json::{json, Value};
 
+use super::args::{filter, offset_arg, page, with_next};
 use super::catalog::{self, Entry};
 use super::search;
-use super::tools::{filter, offset_arg, page, with_next};
 use super::validate::declaration;
 use crate::{Arguments, Context, HandlerError, ToolOutput};
 

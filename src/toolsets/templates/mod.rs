@@ -13,8 +13,10 @@
 //! declare, `validate.rs` checks a client's values against them, `render.rs` is the
 //! template language, `error.rs` maps the original specification's error codes,
 //! `tools.rs` defines the tools whose handlers are in `listing.rs`, `generate.rs` and
-//! `scaffold.rs`; `resources.rs` serves the templates as resources.
+//! `scaffold.rs`, which share the argument readers and paging of `args.rs`;
+//! `resources.rs` serves the templates as resources.
 
+mod args;
 mod catalog;
 mod declarations;
 mod error;

@@ -2,11 +2,11 @@
 
 use serde_json::{json, Value};
 
+use super::args::{filter, offset_arg, optional_str, page, parameters_arg, with_next};
 use super::catalog::{self, Entry};
 use super::error::TemplateError;
 use super::generate::render;
 use super::resolve;
-use super::tools::{filter, offset_arg, optional_str, page, parameters_arg, with_next};
 use super::validate::{self, Unknown};
 use crate::{Arguments, Context, HandlerError, ToolOutput};
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::{Content, ToolOutput};
+use crate::{Arguments, Content, ToolOutput};
 use serde_json::json;
 
 /// A client that never answers and never cancels: these tools ask nothing of it.

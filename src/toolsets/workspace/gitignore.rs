@@ -8,15 +8,10 @@
 //! `**` (`**/x`, `x/**`, `a/**/b`). As in git, nothing inside an ignored directory can be
 //! re-included: walks do not enter ignored directories at all.
 //!
-//! Only `.gitignore` files inside the root are read (not `.git/info/exclude` or the global
-//! excludes file), each through the sandbox and capped at
-//! [`MAX_GITIGNORE_BYTES`].
-
-use std::path::Path;
+//! This file matches rules; the walk reads the `.gitignore` files (see
+//! `walk.rs`'s `IgnoreStack`), and the sandbox's deny list is rules of the same syntax.
 
 use super::glob::{Dialect, Glob, PathInfo};
-use super::limits::MAX_GITIGNORE_BYTES;
-use super::sandbox::{RelPath, Sandbox};
 
 /// One rule of a `.gitignore` file.
 #[derive(Debug)]
@@ -107,65 +102,9 @@ fn trim_unescaped_trailing_spaces(line: &str) -> &str {
     &line[..end]
 }
 
-/// The `.gitignore` rules in force at some point of a walk: one level per directory from
-/// the root down that has a `.gitignore`.
-#[derive(Debug, Default)]
-pub(crate) struct IgnoreStack {
-    levels: Vec<(RelPath, Rules)>,
-}
-
-impl IgnoreStack {
-    /// The rules in force in the directory `dir_rel` (root-relative, canonical): those of
-    /// the root and of every directory down to and including `dir_rel`.
-    pub(crate) fn for_dir(sandbox: &Sandbox, dir_rel: &RelPath) -> IgnoreStack {
-        let mut stack = IgnoreStack::default();
-        let mut rel = RelPath::root();
-        let mut real = sandbox.root().to_path_buf();
-        stack.enter(sandbox, &real, &rel);
-        for name in dir_rel.components() {
-            rel = rel.join(name);
-            real.push(name);
-            stack.enter(sandbox, &real, &rel);
-        }
-        stack
-    }
-
-    /// Reads `dir/.gitignore` if there is one; true when it added a level (to be
-    /// [`leave`](Self::leave)n when the walk leaves `dir`).
-    pub(crate) fn enter(&mut self, sandbox: &Sandbox, dir: &Path, rel: &RelPath) -> bool {
-        let Some(bytes) = sandbox.read_entry(&dir.join(".gitignore"), MAX_GITIGNORE_BYTES) else {
-            return false;
-        };
-        let rules = Rules::parse(&String::from_utf8_lossy(&bytes));
-        if rules.is_empty() {
-            return false;
-        }
-        self.levels.push((rel.clone(), rules));
-        true
-    }
-
-    /// Drops the level the last successful [`enter`](Self::enter) added.
-    pub(crate) fn leave(&mut self) {
-        self.levels.pop();
-    }
-
-    /// True when `path` (root-relative, canonical) is ignored.
-    pub(crate) fn is_ignored(&self, path: &RelPath, is_dir: bool) -> bool {
-        for (base, rules) in self.levels.iter().rev() {
-            if let Some(below) = path.strip_prefix(base).filter(|b| !b.is_empty()) {
-                if let Some(ignored) = rules.decide(below, is_dir) {
-                    return ignored;
-                }
-            }
-        }
-        false
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::toolsets::workspace::testutil::TempTree;
 
     fn ignored(text: &str, path: &str, is_dir: bool) -> bool {
         Rules::parse(text).decide(path, is_dir) == Some(true)
@@ -225,34 +164,5 @@ mod tests {
     fn crlf_files_work() {
         assert!(ignored("target/\r\n*.o\r\n", "target", true));
         assert!(ignored("target/\r\n*.o\r\n", "x.o", false));
-    }
-
-    #[test]
-    fn deeper_files_override_shallower_ones() {
-        let tree = TempTree::new("gitignore-stack");
-        tree.file(".gitignore", "*.gen\n")
-            .file("keep/.gitignore", "!*.gen\n")
-            .file("keep/sub/x.gen", "");
-        let sandbox = Sandbox::new(&tree.path).expect("root");
-        let stack = IgnoreStack::for_dir(&sandbox, &RelPath::parse("keep/sub").expect("valid"));
-        let path = |p: &str| RelPath::parse(p).expect("valid");
-        assert!(!stack.is_ignored(&path("keep/sub/x.gen"), false));
-        assert!(stack.is_ignored(&path("other.gen"), false));
-        // Rules of a directory apply below it only.
-        let root_only = IgnoreStack::for_dir(&sandbox, &RelPath::root());
-        assert!(root_only.is_ignored(&path("keep/sub/x.gen"), false));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_gitignore_that_links_outside_is_not_read() {
-        let tree = TempTree::new("gitignore-escape");
-        tree.file("outside-rules", "*\n")
-            .dir("ws")
-            .file("ws/a.txt", "");
-        tree.symlink("../outside-rules", "ws/.gitignore");
-        let sandbox = Sandbox::new(&tree.path.join("ws")).expect("root");
-        let stack = IgnoreStack::for_dir(&sandbox, &RelPath::root());
-        assert!(!stack.is_ignored(&RelPath::parse("a.txt").expect("valid"), false));
     }
 }

@@ -48,6 +48,7 @@ pub(crate) mod info;
 mod lines;
 mod matcher;
 mod mime;
+pub(crate) mod output;
 pub(crate) mod paging;
 mod platform;
 mod prompts;
@@ -153,6 +154,10 @@ pub(crate) struct Workspace {
     deny: Rc<Rules>,
     pub(crate) bounds: Bounds,
     /// How long an analysis walk may take (the analysis toolset reads it).
+    #[cfg_attr(
+        not(feature = "analysis"),
+        allow(dead_code, reason = "only the analysis toolset reads it")
+    )]
     pub(crate) analysis_time: Duration,
 }
 

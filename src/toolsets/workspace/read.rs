@@ -11,11 +11,11 @@ use serde_json::{json, Value};
 use super::limits::*;
 use super::lines::{window, From, Window};
 use super::mime;
+use super::output::human_size;
 use super::paging::RESERVE_BYTES;
 use super::roots::uri_of;
 use super::sandbox::{read_capped, PathError, Resolved};
 use super::text::is_binary;
-use super::tools::human_size;
 use super::Workspace;
 use crate::{Arguments, Content, Context, HandlerError, ResourceContents, Tool, ToolOutput};
 

@@ -1,6 +1,6 @@
 //! The four tools: their definitions (schemas, annotations), `search_files` and
-//! `list_directory`, and the progress/cancellation plumbing every walking tool shares.
-//! `read_file` lives in `read.rs`, `search_text` in `grep.rs`.
+//! `list_directory`. `read_file` lives in `read.rs`, `search_text` in `grep.rs`; the
+//! result text, sizes and progress ticking every tool shares are in `output.rs`.
 
 use std::rc::Rc;
 
@@ -8,9 +8,10 @@ use serde_json::{json, Value};
 
 use super::glob::{Dialect, Glob};
 use super::limits::*;
+use super::output::{cancelled, human_size, text_block, Ticker};
 use super::paging::Page;
 use super::sandbox::{PathError, RelPath, Resolved};
-use super::walk::{plural, walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor, PARTIAL};
+use super::walk::{plural, walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor};
 use super::{grep, info, read, Workspace};
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
@@ -118,27 +119,6 @@ fn walk_output(mut properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required})
 }
 
-/// Progress notifications and cancellation checks for a running walk.
-pub(crate) struct Ticker<'a, 'c> {
-    pub(crate) ctx: &'a mut Context<'c>,
-}
-
-impl Ticker<'_, '_> {
-    /// Called on each walk tick: sends progress every [`PROGRESS_ENTRIES`] entries (when
-    /// the client asked for it) and returns true when the client cancelled the call.
-    pub(crate) fn tick(&mut self, visited: usize, message: impl FnOnce() -> String) -> bool {
-        if visited.is_multiple_of(PROGRESS_ENTRIES) {
-            self.ctx.progress(visited as f64, None, Some(&message()));
-        }
-        self.ctx.is_cancelled()
-    }
-}
-
-/// The answer when the client cancelled: the core sends no response for it at all.
-pub(crate) fn cancelled() -> ToolOutput {
-    ToolOutput::error("The call was cancelled.")
-}
-
 /// Resolves a directory argument to the directories to walk: with several roots, `.` is
 /// every root.
 pub(crate) fn directories(ws: &Workspace, input: &str) -> Result<Vec<Resolved>, HandlerError> {
@@ -147,20 +127,6 @@ pub(crate) fn directories(ws: &Workspace, input: &str) -> Result<Vec<Resolved>, 
         return Err(PathError::NotADirectory(file.rel.clone()).into());
     }
     Ok(dirs)
-}
-
-/// A text block: `lines`, then each note.
-pub(crate) fn text_block(lines: Vec<String>, notes: &[String]) -> String {
-    // That the result is partial, why, and how to continue: the first thing said.
-    let (partial, other): (Vec<&String>, Vec<&String>) =
-        notes.iter().partition(|n| n.starts_with(PARTIAL));
-    partial
-        .into_iter()
-        .cloned()
-        .chain(lines)
-        .chain(other.into_iter().cloned())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 // ---- search_files -------------------------------------------------------------------------
@@ -421,21 +387,6 @@ fn list_directory(
         structured["next_offset"] = json!(next);
     }
     Ok(ToolOutput::structured_with_text(structured, text))
-}
-
-/// `1234` → `1.2 KiB`.
-pub(crate) fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
 }
 
 #[cfg(test)]

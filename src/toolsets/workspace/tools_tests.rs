@@ -409,22 +409,3 @@ fn long_walks_report_progress_and_can_be_cancelled() {
         assert!(out.is_error && text(&out).contains("cancelled"), "{name}");
     }
 }
-
-#[test]
-fn a_partial_result_says_so_in_its_first_line() {
-    let notes = [
-        "Showing matches 1-2 of 9.".to_string(),
-        format!("{PARTIAL} the walk stopped at its time limit of 15 s."),
-    ];
-    let text = text_block(vec!["a.rs".into(), "b.rs".into()], &notes);
-    assert_eq!(
-        text.lines().collect::<Vec<_>>(),
-        [
-            notes[1].as_str(),
-            "a.rs",
-            "b.rs",
-            "Showing matches 1-2 of 9."
-        ]
-    );
-    assert_eq!(text_block(vec!["x".into()], &[]), "x");
-}

@@ -11,8 +11,10 @@ use std::fs::{self, FileType};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::gitignore::IgnoreStack;
-use super::limits::{MAX_WALK_DEPTH, MAX_WALK_ENTRIES, MAX_WALK_TIME, TICK_ENTRIES};
+use super::gitignore::Rules;
+use super::limits::{
+    MAX_GITIGNORE_BYTES, MAX_WALK_DEPTH, MAX_WALK_ENTRIES, MAX_WALK_TIME, TICK_ENTRIES,
+};
 use super::platform::{entry_ino, FileId};
 use super::sandbox::{RelPath, Resolved, Sandbox};
 
@@ -139,6 +141,63 @@ struct Frame {
     real_rel: RelPath,
     depth: usize,
     has_rules: bool,
+}
+
+/// The `.gitignore` rules in force at some point of a walk: one level per directory from
+/// the root down that has a `.gitignore`. Only `.gitignore` files inside the root are read
+/// (not `.git/info/exclude` or the global excludes file), each through the sandbox and
+/// capped at [`MAX_GITIGNORE_BYTES`].
+#[derive(Debug, Default)]
+pub(crate) struct IgnoreStack {
+    levels: Vec<(RelPath, Rules)>,
+}
+
+impl IgnoreStack {
+    /// The rules in force in the directory `dir_rel` (root-relative, canonical): those of
+    /// the root and of every directory down to and including `dir_rel`.
+    pub(crate) fn for_dir(sandbox: &Sandbox, dir_rel: &RelPath) -> IgnoreStack {
+        let mut stack = IgnoreStack::default();
+        let mut rel = RelPath::root();
+        let mut real = sandbox.root().to_path_buf();
+        stack.enter(sandbox, &real, &rel);
+        for name in dir_rel.components() {
+            rel = rel.join(name);
+            real.push(name);
+            stack.enter(sandbox, &real, &rel);
+        }
+        stack
+    }
+
+    /// Reads `dir/.gitignore` if there is one; true when it added a level (to be
+    /// [`leave`](Self::leave)n when the walk leaves `dir`).
+    pub(crate) fn enter(&mut self, sandbox: &Sandbox, dir: &Path, rel: &RelPath) -> bool {
+        let Some(bytes) = sandbox.read_entry(&dir.join(".gitignore"), MAX_GITIGNORE_BYTES) else {
+            return false;
+        };
+        let rules = Rules::parse(&String::from_utf8_lossy(&bytes));
+        if rules.is_empty() {
+            return false;
+        }
+        self.levels.push((rel.clone(), rules));
+        true
+    }
+
+    /// Drops the level the last successful [`enter`](Self::enter) added.
+    pub(crate) fn leave(&mut self) {
+        self.levels.pop();
+    }
+
+    /// True when `path` (root-relative, canonical) is ignored.
+    pub(crate) fn is_ignored(&self, path: &RelPath, is_dir: bool) -> bool {
+        for (base, rules) in self.levels.iter().rev() {
+            if let Some(below) = path.strip_prefix(base).filter(|b| !b.is_empty()) {
+                if let Some(ignored) = rules.decide(below, is_dir) {
+                    return ignored;
+                }
+            }
+        }
+        false
+    }
 }
 
 /// Walks the directory `start` (already resolved through the sandbox).
@@ -387,7 +446,7 @@ impl Summary {
     }
 }
 
-/// How a note saying that a result is partial starts: [`super::tools::text_block`] puts
+/// How a note saying that a result is partial starts: [`super::output::text_block`] puts
 /// such notes first, so a model reading only the start of a long result knows.
 pub(crate) const PARTIAL: &str = "Partial result:";
 

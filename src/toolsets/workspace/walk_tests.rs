@@ -236,3 +236,32 @@ fn link_cycles_do_not_loop() {
     assert_eq!(paths, ["d/", "d/up/", "d/x.txt"]);
     assert_eq!(summary.escaping_links, 2, "the two-link loop is skipped");
 }
+
+#[test]
+fn deeper_files_override_shallower_ones() {
+    let tree = TempTree::new("gitignore-stack");
+    tree.file(".gitignore", "*.gen\n")
+        .file("keep/.gitignore", "!*.gen\n")
+        .file("keep/sub/x.gen", "");
+    let sandbox = Sandbox::new(&tree.path).expect("root");
+    let stack = IgnoreStack::for_dir(&sandbox, &RelPath::parse("keep/sub").expect("valid"));
+    let path = |p: &str| RelPath::parse(p).expect("valid");
+    assert!(!stack.is_ignored(&path("keep/sub/x.gen"), false));
+    assert!(stack.is_ignored(&path("other.gen"), false));
+    // Rules of a directory apply below it only.
+    let root_only = IgnoreStack::for_dir(&sandbox, &RelPath::root());
+    assert!(root_only.is_ignored(&path("keep/sub/x.gen"), false));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_gitignore_that_links_outside_is_not_read() {
+    let tree = TempTree::new("gitignore-escape");
+    tree.file("outside-rules", "*\n")
+        .dir("ws")
+        .file("ws/a.txt", "");
+    tree.symlink("../outside-rules", "ws/.gitignore");
+    let sandbox = Sandbox::new(&tree.path.join("ws")).expect("root");
+    let stack = IgnoreStack::for_dir(&sandbox, &RelPath::root());
+    assert!(!stack.is_ignored(&RelPath::parse("a.txt").expect("valid"), false));
+}
