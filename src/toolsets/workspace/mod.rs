@@ -228,7 +228,7 @@ impl Workspace {
     }
 
     /// [`Workspace::enter`] for requests that cannot answer `input_required` (listings and
-    /// completions): in 2026-07-28 they use the roots as they are instead of asking.
+    /// completions): in 2026-07-28 they use the fallback instead of asking.
     pub(crate) fn enter_listing(&self, ctx: &mut Context<'_>) -> Result<(), HandlerError> {
         let may_ask = !ctx.protocol_version().is_stateless();
         self.refresh(ctx, may_ask)
