@@ -209,6 +209,81 @@ fn add_profile(builder: minimcp::Builder, options: &Options) -> Option<minimcp::
     }
 }
 
+/// Collects what the in-process server writes and, when `live`, shows each progress
+/// notification as it comes on one rewritten stderr line: its message (counts such as files
+/// done), the elapsed time, and the rate when the server reports a count.
+struct ProgressLine {
+    output: Vec<u8>,
+    /// Where the next unread line of `output` starts.
+    scanned: usize,
+    live: bool,
+    started: std::time::Instant,
+    shown: bool,
+}
+
+impl ProgressLine {
+    fn new(live: bool) -> Self {
+        ProgressLine {
+            output: Vec::new(),
+            scanned: 0,
+            live,
+            started: std::time::Instant::now(),
+            shown: false,
+        }
+    }
+
+    /// Everything the server wrote; the progress line, if any, is ended first.
+    fn finish(self) -> Vec<u8> {
+        if self.shown {
+            eprintln!();
+        }
+        self.output
+    }
+
+    fn show_new_lines(&mut self) {
+        while let Some(end) = self.output[self.scanned..].iter().position(|&b| b == b'\n') {
+            let line = &self.output[self.scanned..self.scanned + end];
+            self.scanned += end + 1;
+            if !self.live || !line.windows(22).any(|w| w == b"notifications/progress") {
+                continue;
+            }
+            let Ok(message) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            let params = &message["params"];
+            let seconds = self.started.elapsed().as_secs_f64();
+            let done = params["progress"].as_f64().unwrap_or(0.0);
+            let what = params["message"].as_str().map_or_else(
+                || match params["total"].as_f64() {
+                    Some(total) => format!("{done}/{total}"),
+                    None => format!("{done}"),
+                },
+                str::to_string,
+            );
+            let rate = if seconds > 0.0 && done > 0.0 {
+                format!(", {:.0}/s", done / seconds)
+            } else {
+                String::new()
+            };
+            // `\r` and clear-to-end: the same line, rewritten.
+            eprint!("\r\x1b[Kminimcp: {what} ({seconds:.1} s{rate})");
+            self.shown = true;
+        }
+    }
+}
+
+impl Write for ProgressLine {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.output.extend_from_slice(data);
+        self.show_new_lines();
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// A response as a person reads it: a tool result's content blocks as text (images and
 /// other binary content named, not dumped), an error as its message. `None` for other
 /// results, which have no text form and are printed as JSON.
@@ -282,16 +357,22 @@ fn call(
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
         ));
     }
+    // A person watching a terminal sees how a long call goes; a script's stderr stays quiet.
+    let live = std::io::stderr().is_terminal();
+    if live {
+        params["_meta"]["progressToken"] = json!("minimcp-call");
+    }
     input.push_str(&format!(
         "{}\n",
         json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params })
     ));
 
-    let mut output = Vec::new();
-    if let Err(e) = minimcp::serve(server, Cursor::new(input.into_bytes()), &mut output) {
+    let mut progress = ProgressLine::new(live);
+    if let Err(e) = minimcp::serve(server, Cursor::new(input.into_bytes()), &mut progress) {
         eprintln!("minimcp: {e}");
         return ExitCode::FAILURE;
     }
+    let output = progress.finish();
     let mut answer = None;
     for line in String::from_utf8_lossy(&output).lines() {
         let Ok(message) = serde_json::from_str::<Value>(line) else {
@@ -304,6 +385,8 @@ fn call(
                 return ExitCode::FAILURE;
             }
             Some(_) => {}
+            // Shown while the call ran (on a terminal), never afterwards.
+            None if message["method"] == "notifications/progress" => {}
             None => eprintln!(
                 "{}: {}",
                 message["method"].as_str().unwrap_or("message"),

@@ -513,3 +513,45 @@ fn the_text_alone_carries_what_a_model_needs() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_long_call_at_a_terminal_shows_progress_on_stderr_and_a_pipe_stays_quiet() {
+    // 1,200 files: the walk reports progress every 1,000 entries.
+    let root = scratch("progress");
+    for d in 0..12 {
+        let dir = root.join(format!("d{d}"));
+        std::fs::create_dir_all(&dir).expect("dir");
+        for f in 0..100 {
+            std::fs::write(dir.join(format!("f{f}.py")), "def f(x):\n    return x\n")
+                .expect("file");
+        }
+    }
+    let bin = env!("CARGO_BIN_EXE_minimcp");
+    let root_arg = root.to_str().expect("utf-8 path");
+    let piped = Command::new(bin)
+        .args(["call", "analyze_complexity", "{}", "--root", root_arg])
+        .output()
+        .expect("run");
+    assert!(piped.status.success());
+    assert!(
+        !String::from_utf8_lossy(&piped.stderr).contains("entries examined"),
+        "a pipe gets no progress line"
+    );
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: no `script` (util-linux) to give the binary a terminal");
+        return;
+    }
+    let command = format!("{bin} call analyze_complexity '{{}}' --root {root_arg} --json");
+    let shown = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script");
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("minimcp: 1000 entries examined"),
+        "a terminal gets the progress line: {text:?}"
+    );
+    assert!(text.contains("/s)"), "with its rate: {text:?}");
+    let _ = std::fs::remove_dir_all(&root);
+}
