@@ -27,30 +27,10 @@ use serde_json::{json, Value};
 
 mod common;
 
+use common::rng::Rng;
+
 const DEFAULT_CASES: usize = 5000;
 const DEFAULT_SEED: u64 = 0x5eed_17f4_a11e_d001;
-
-// ---- A small seeded PRNG (splitmix64) ---------------------------------------------------
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 // ---- The server ------------------------------------------------------------------------
 

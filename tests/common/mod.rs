@@ -9,6 +9,8 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub(crate) mod rng;
+
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
