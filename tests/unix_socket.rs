@@ -15,6 +15,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+mod common;
+
+use common::response::{read_response, Response};
+
 const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const ACCEPT: &str = "application/json, text/event-stream";
 const MODERN: &str = "2026-07-28";
@@ -173,60 +177,6 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-#[derive(Debug)]
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {self:?}"))
-    }
-}
-
-/// Reads one response with a sized body (what every answer here has).
-fn read_response(reader: &mut impl BufRead) -> Response {
-    let mut line = String::new();
-    reader.read_line(&mut line).expect("status line");
-    let status = line
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("bad status line {line:?}"));
-    let mut headers = Vec::new();
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).expect("header");
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let (name, value) = line.split_once(':').expect("header has a colon");
-        headers.push((name.to_string(), value.trim().to_string()));
-    }
-    let length = headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-        .map_or(0, |(_, v)| v.parse().expect("length"));
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).expect("body");
-    Response {
-        status,
-        headers,
-        body,
     }
 }
 

@@ -9,6 +9,7 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub(crate) mod response;
 pub(crate) mod rng;
 
 use std::io::{self, BufRead, BufReader, Read, Write};
