@@ -3,7 +3,7 @@
 
 Builds the library and binary once per combination (`cargo build --no-default-features
 --features X`), reads the dep-info files cargo writes beside them (the exact list of source
-files that build compiled; the binary's own are main.rs, cli.rs and keyfile.rs), and counts their lines without `#[cfg(test)]` items as .ci/lines.py does (the
+files that build compiled; the binary's own are main.rs and its modules under src/), and counts their lines without `#[cfg(test)]` items as .ci/lines.py does (the
 README's per-layer table); the `*_tests.rs` files a non-test build never reads are not in
 the list at all. Code under `#[cfg(feature = ...)]` inside a compiled file is counted.
 
