@@ -24,7 +24,7 @@ END = "<!-- lines: end -->"
 
 # (layer, what it is, path prefixes under src/), from the top of the import graph down.
 LAYERS = [
-    ("binary", "the `minimcp` command line", ["main.rs", "cli/", "serve.rs", "call.rs", "progress.rs"]),
+    ("binary", "the `minimcp` command line", ["main.rs", "cli/", "serve.rs", "call.rs", "progress.rs", "analyze/"]),
     ("toolsets: workspace", "files as tools, resources, prompts", ["toolsets/workspace/"]),
     ("toolsets: templates", "project templates", ["toolsets/templates/"]),
     ("toolsets: analysis", "complexity and churn", ["toolsets/analysis/"]),

@@ -117,7 +117,7 @@ pub(crate) fn call(
     version: Version,
     format: Output,
 ) -> ExitCode {
-    let (method, mut params) = if target.contains('/') {
+    let (method, params) = if target.contains('/') {
         (target.to_string(), params)
     } else {
         (
@@ -125,65 +125,11 @@ pub(crate) fn call(
             json!({ "name": target, "arguments": params }),
         )
     };
-    let client = json!({ "name": "minimcp-call", "version": env!("CARGO_PKG_VERSION") });
-    let mut input = String::new();
-    if version.is_stateless() {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": version.as_str(),
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": client,
-            "io.modelcontextprotocol/logLevel": "info",
-        });
-    } else {
-        let initialize = json!({
-            "jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": { "protocolVersion": version.as_str(), "capabilities": {}, "clientInfo": client },
-        });
-        input.push_str(&format!(
-            "{initialize}\n{}\n",
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        ));
-    }
     // A person watching a terminal sees how a long call goes; a script's stderr stays quiet.
     let live = std::io::stderr().is_terminal();
-    if live {
-        params["_meta"]["progressToken"] = json!("minimcp-call");
-    }
-    input.push_str(&format!(
-        "{}\n",
-        json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params })
-    ));
-
-    let mut progress = ProgressLine::new(live);
-    if let Err(e) = minimcp::serve(server, Cursor::new(input.into_bytes()), &mut progress) {
-        eprintln!("minimcp: {e}");
-        return ExitCode::FAILURE;
-    }
-    let output = progress.finish();
-    let mut answer = None;
-    for line in String::from_utf8_lossy(&output).lines() {
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        match message.get("id") {
-            Some(id) if *id == json!(1) => answer = Some(message),
-            Some(_) if message.get("error").is_some() => {
-                eprintln!("minimcp: initialize failed: {}", message["error"]);
-                return ExitCode::FAILURE;
-            }
-            Some(_) => {}
-            // Shown while the call ran (on a terminal), never afterwards.
-            None if message["method"] == "notifications/progress" => {}
-            None => eprintln!(
-                "{}: {}",
-                message["method"].as_str().unwrap_or("message"),
-                message["params"]
-            ),
-        }
-    }
-    let Some(answer) = answer else {
-        eprintln!("minimcp: the server sent no response");
-        return ExitCode::FAILURE;
+    let answer = match exchange(server, &method, params, version, live) {
+        Ok(answer) => answer,
+        Err(code) => return code,
     };
     let failed = answer.get("error").is_some() || answer["result"]["isError"] == json!(true);
     let shown = answer
@@ -203,4 +149,75 @@ pub(crate) fn call(
         (ExitCode::SUCCESS, false) => ExitCode::SUCCESS,
         _ => ExitCode::FAILURE,
     }
+}
+
+/// Sends `method` with `params` to `server` in-process, after the handshake (or, for
+/// 2026-07-28, with per-request `_meta`), and returns the response. Notifications the
+/// server sends go to stderr; progress is shown on one stderr line when `live`. `Err`:
+/// the exit status, the reason already on stderr.
+pub(crate) fn exchange(
+    server: &Server,
+    method: &str,
+    mut params: Value,
+    version: Version,
+    live: bool,
+) -> Result<Value, ExitCode> {
+    let client = json!({ "name": "minimcp-call", "version": env!("CARGO_PKG_VERSION") });
+    let mut input = String::new();
+    if version.is_stateless() {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": version.as_str(),
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": client,
+            "io.modelcontextprotocol/logLevel": "info",
+        });
+    } else {
+        let initialize = json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": { "protocolVersion": version.as_str(), "capabilities": {}, "clientInfo": client },
+        });
+        input.push_str(&format!(
+            "{initialize}\n{}\n",
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        ));
+    }
+    if live {
+        params["_meta"]["progressToken"] = json!("minimcp-call");
+    }
+    input.push_str(&format!(
+        "{}\n",
+        json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params })
+    ));
+
+    let mut progress = ProgressLine::new(live);
+    if let Err(e) = minimcp::serve(server, Cursor::new(input.into_bytes()), &mut progress) {
+        eprintln!("minimcp: {e}");
+        return Err(ExitCode::FAILURE);
+    }
+    let output = progress.finish();
+    let mut answer = None;
+    for line in String::from_utf8_lossy(&output).lines() {
+        let Ok(message) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        match message.get("id") {
+            Some(id) if *id == json!(1) => answer = Some(message),
+            Some(_) if message.get("error").is_some() => {
+                eprintln!("minimcp: initialize failed: {}", message["error"]);
+                return Err(ExitCode::FAILURE);
+            }
+            Some(_) => {}
+            // Shown while the call ran (on a terminal), never afterwards.
+            None if message["method"] == "notifications/progress" => {}
+            None => eprintln!(
+                "{}: {}",
+                message["method"].as_str().unwrap_or("message"),
+                message["params"]
+            ),
+        }
+    }
+    answer.ok_or_else(|| {
+        eprintln!("minimcp: the server sent no response");
+        ExitCode::FAILURE
+    })
 }

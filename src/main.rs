@@ -1,7 +1,10 @@
 //! The `minimcp` binary: `serve` (the default) runs one MCP session on stdin/stdout;
-//! `call` runs one in-process session and prints the result.
+//! `call` runs one in-process session and prints the result; `analyze` and `churn` write
+//! the analysis toolset's reports for CI.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "analysis")]
+mod analyze;
 mod call;
 mod cli;
 mod progress;
@@ -35,6 +38,16 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             call::call(&server, &target, params, version, output)
+        }
+        #[cfg(feature = "analysis")]
+        Command::Analyze(args) => analyze::analyze(&args),
+        #[cfg(feature = "analysis")]
+        Command::Churn(args) => analyze::churn(&args),
+        // The command line refuses both without the feature; kept for those builds.
+        #[allow(unreachable_patterns)]
+        Command::Analyze(_) | Command::Churn(_) => {
+            eprintln!("minimcp: {}", cli::missing_feature("analysis"));
+            ExitCode::from(2)
         }
     }
 }

@@ -44,11 +44,29 @@ USAGE:
     minimcp call <TOOL|METHOD> [JSON] [OPTIONS]
                                               run one session in-process: initialize, make
                                               one call, print the result as JSON
+    minimcp analyze [PATH...] [ANALYZE OPTIONS]
+                                              measure every function under PATH (default
+                                              .) and report; for CI (see below)
+    minimcp churn [PATH...] [--days N] [--format markdown|json|csv] [--exclude GLOB]
+                                              git change history of PATH, whole
     minimcp --help | --version
 
     call: a TOOL name calls tools/call with JSON as its arguments (default {});
           a METHOD (it contains '/', e.g. tools/list, resources/read) is sent with JSON
           as its params. Exit status 0 on success, 1 on an error or an isError result.
+
+ANALYZE OPTIONS (paths are relative to the working directory, the report's root):
+    --format F                markdown, json, sarif (SARIF 2.1.0, for code scanning) or
+                              csv (default: markdown at a terminal, json otherwise).
+    --max-cyclomatic N        Exit status 1 when a function's cyclomatic complexity is
+    --max-cognitive N         above N (or cognitive complexity above N).
+    --baseline FILE           Fail only for functions new or worse than in FILE; with it
+                              both limits apply (defaults 10 and 15).
+    --write-baseline FILE     Record the functions above the limits in FILE; exits 0.
+    --diff REV                Only functions whose lines differ from git revision REV.
+    --exclude GLOB            Leave out matching files or directories (repeatable).
+    Exit status: 0 passed, 1 a function failed a limit, 2 a usage or setup error.
+    A progress line (files done / total) goes to stderr when it is a terminal.
 
 OPTIONS:
     --root DIR                A workspace root the tools may read; repeat for several.

@@ -4,6 +4,7 @@
 //! arguments; `values.rs` reads each flag's value, `help.rs` is the help text, and
 //! `keyfile.rs` the format of `--state-key-file`.
 
+pub(crate) mod analyze;
 mod help;
 pub(crate) mod keyfile;
 mod values;
@@ -45,6 +46,10 @@ pub(crate) enum Command {
         /// How the result is printed.
         output: Output,
     },
+    /// `analyze [PATH...]`: the complexity report of the working directory, for CI.
+    Analyze(analyze::Analyze),
+    /// `churn [PATH...]`: the change history report.
+    Churn(analyze::Churn),
     Help,
     Version,
 }
@@ -84,6 +89,17 @@ pub(crate) struct Options {
     pub(crate) toolsets: Vec<&'static str>,
     pub(crate) log_level: Level,
     pub(crate) limits: Limits,
+}
+
+impl Options {
+    /// The defaults, with the working directory as the one root: what `churn` serves
+    /// itself.
+    #[cfg(feature = "analysis")]
+    pub(crate) fn for_working_directory() -> Options {
+        let mut options = Line::new().options;
+        options.roots = std::env::current_dir().into_iter().collect();
+        options
+    }
 }
 
 /// The HTTP transport's flags: the library's configuration, started from its defaults (so
@@ -126,6 +142,21 @@ impl Profile {
 
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let args: Vec<String> = args.into_iter().collect();
+    // `analyze` and `churn` run no server: their flags are their own.
+    if let Some(word @ ("analyze" | "churn")) = args.first().map(String::as_str) {
+        let rest = &args[1..];
+        if rest.iter().any(|a| a == "-h" || a == "--help") {
+            return Ok(Command::Help);
+        }
+        if !cfg!(feature = "analysis") {
+            return Err(missing_feature("analysis"));
+        }
+        return match word {
+            "analyze" => analyze::analyze(rest).map(Command::Analyze),
+            _ => analyze::churn(rest).map(Command::Churn),
+        };
+    }
     let mut args = args.into_iter();
     let mut line = Line::new();
     let mut positional = Vec::new();

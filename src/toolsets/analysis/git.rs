@@ -1,4 +1,5 @@
-//! Running `git log --numstat` (and `git rev-parse HEAD`, for the history cache's key): the
+//! Running `git log --numstat` (and `git rev-parse HEAD`, for the history cache's key; and
+//! `git diff --unified=0 REV` for `minimcp analyze --diff`): the
 //! only subprocesses in the codebase. No shell, fixed arguments (only the `--since` value
 //! varies, and it is a number the server formats; the paths after `--` are the targets the
 //! sandbox resolved, relative to the working directory, and `--literal-pathspecs` keeps
@@ -105,6 +106,40 @@ pub(crate) fn log_numstat(
     }
     out.truncate(MAX_GIT_OUTPUT_BYTES);
     Ok((String::from_utf8_lossy(&out).into_owned(), cut))
+}
+
+/// The output of `git diff --unified=0 REV` in `dir`: the working tree against `rev`,
+/// paths relative to `dir` and only below it. `rev` is one argument, before `--`, and the
+/// caller refuses one that starts with `-` (it would be read as an option).
+pub(crate) fn diff_zero_context(dir: &Path, rev: &str) -> Result<String, GitError> {
+    let mut command = git(dir);
+    command
+        .args([
+            "diff",
+            "--unified=0",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-renames",
+            "--no-textconv",
+            "--relative",
+        ])
+        .arg(rev)
+        .arg("--");
+    let (out, err, status) = run(command, MAX_GIT_OUTPUT_BYTES, &mut || false)?;
+    if out.len() > MAX_GIT_OUTPUT_BYTES {
+        return Err(GitError::Failed(format!(
+            "the diff is larger than {MAX_GIT_OUTPUT_BYTES} bytes"
+        )));
+    }
+    if !status.success() {
+        let err = String::from_utf8_lossy(&err);
+        if err.contains("not a git repository") {
+            return Err(GitError::NotARepository(dir.display().to_string()));
+        }
+        let first = err.lines().next().unwrap_or("no message").trim();
+        return Err(GitError::Failed(format!("git diff {rev}: {first}")));
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Runs `command`: its stdout (up to `cap` + 1 bytes), stderr (up to 64 KiB) and status.

@@ -15,6 +15,7 @@ mod lang;
 mod lexer;
 mod measure;
 
+pub mod batch;
 pub mod limits;
 
 mod cache;

@@ -1,0 +1,278 @@
+//! The analysis for a command line (`minimcp analyze`, run in CI): the same sandbox, walk,
+//! `.gitignore` and deny rules, `exclude` globs and metrics as `analyze_complexity`, but
+//! without a session or a result budget, every function at once, the files counted first
+//! so a progress line can show files done against the total; and the lines a git diff
+//! touched, for reporting only the functions a change touched.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::git;
+use super::lang::Lang;
+use super::limits::{DEFAULT_TOP_FILES, MAX_ANALYZE_FILE_BYTES};
+use super::measure;
+use super::report::{self, FileReport};
+use super::scope::Scope;
+use crate::toolsets::workspace::walk::{walk, Bounds, Entry, Flow, Kind, Summary, Visitor};
+use crate::toolsets::workspace::{Config, Workspace};
+use crate::{Arguments, HandlerError};
+
+/// How long one command-line analysis may walk: a CI run is bounded by its own timeout,
+/// and a report cut short would pass a gate it should fail.
+const WALK_TIME: Duration = Duration::from_secs(24 * 3600);
+
+/// What to analyze.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// The directory paths are relative to, and that reports name files from.
+    pub root: PathBuf,
+    /// Files and directories under `root` (relative to it, or absolute inside it); empty
+    /// means `root` itself.
+    pub paths: Vec<String>,
+    /// Globs to leave out, as the tools' `exclude` argument takes them.
+    pub exclude: Vec<String>,
+    /// The deny list (`.gitignore` syntax); `None`: the workspace toolset's defaults.
+    pub deny: Option<Vec<String>>,
+}
+
+/// One measured function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Function {
+    /// The file, relative to the request's root, with `/` separators.
+    pub file: String,
+    /// The function's name as the tools report it.
+    pub name: String,
+    /// The first and last line (1-based) of the function, head to end of body.
+    pub start_line: u32,
+    /// See `start_line`.
+    pub end_line: u32,
+    /// McCabe's cyclomatic complexity.
+    pub cyclomatic: u32,
+    /// SonarSource's cognitive complexity.
+    pub cognitive: u32,
+    /// The function as `analyze_complexity` lists it in `functions` (every metric).
+    pub row: Value,
+}
+
+/// Every function of a request, and what the run has to say about it.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Files measured.
+    pub files: usize,
+    /// Every function, file by file in walk order, in source order within a file.
+    pub functions: Vec<Function>,
+    /// Files, functions, languages and median/p90/max of each metric, as the tool's
+    /// `summary`.
+    pub summary: Value,
+    /// The top files by total score, as the tool's `top_files`.
+    pub top_files: Vec<Value>,
+    /// Files skipped, bounds reached.
+    pub notes: Vec<String>,
+}
+
+/// Collects the source files the walk meets.
+struct Files<'a> {
+    scope: &'a Scope,
+    target: usize,
+    found: Vec<(usize, String, PathBuf)>,
+}
+
+impl Files<'_> {
+    fn add(&mut self, rel: &str, real: &Path) {
+        if Lang::of_path(rel).is_some() && !self.scope.excluded(rel) {
+            self.found
+                .push((self.target, rel.to_string(), real.to_path_buf()));
+        }
+    }
+}
+
+impl Visitor for Files<'_> {
+    fn visit(&mut self, entry: &Entry) -> Flow {
+        match entry.kind {
+            Kind::Dir if self.scope.excluded(entry.rel.as_str()) => Flow::Skip,
+            Kind::File => {
+                self.add(entry.rel.as_str(), &entry.real);
+                Flow::Continue
+            }
+            _ => Flow::Continue,
+        }
+    }
+}
+
+fn message(error: HandlerError) -> String {
+    error.to_string()
+}
+
+/// Measures every function `request` covers; `progress` is told (files done, files in
+/// all) after each file. The error says what to change (a path outside the root, a bad
+/// glob).
+pub fn analyze(
+    request: &Request,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Report, String> {
+    let ws = Workspace::configure(&Config {
+        roots: vec![request.root.clone()],
+        deny: request.deny.clone(),
+        ..Config::default()
+    })?;
+    let mut args = Map::new();
+    if !request.paths.is_empty() {
+        args.insert("paths".into(), json!(request.paths));
+    }
+    args.insert("exclude".into(), json!(request.exclude));
+    let scope = Scope::from_args(&ws, &Arguments(args)).map_err(message)?;
+    let bounds = Bounds {
+        max_time: WALK_TIME,
+        max_entries: usize::MAX,
+        ..ws.bounds
+    };
+    let mut files = Files {
+        scope: &scope,
+        target: 0,
+        found: Vec::new(),
+    };
+    let mut summary = Summary::default();
+    let mut unsupported = Vec::new();
+    for (index, target) in scope.targets.iter().enumerate() {
+        files.target = index;
+        let rel = target.rel.as_str();
+        if target.meta.is_dir() {
+            summary.absorb(walk(&target.sandbox, target, &bounds, &mut files));
+        } else if Lang::of_path(rel).is_none() {
+            unsupported.push(rel.to_string());
+        } else {
+            files.add(rel, &target.real);
+        }
+    }
+    let mut seen = HashSet::new();
+    let found: Vec<_> = files
+        .found
+        .into_iter()
+        .filter(|(_, rel, _)| seen.insert(rel.clone()))
+        .collect();
+    let (mut measured, mut skipped, mut not_text) = (Vec::new(), 0, 0);
+    for (done, (target, rel, real)) in found.iter().enumerate() {
+        progress(done, found.len());
+        let Some(lang) = Lang::of_path(rel) else {
+            continue;
+        };
+        let sandbox = &scope.targets[*target].sandbox;
+        let Some(bytes) = sandbox.read_entry(real, MAX_ANALYZE_FILE_BYTES) else {
+            skipped += 1;
+            continue;
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
+            not_text += 1;
+            continue;
+        };
+        measured.push(FileReport {
+            path: rel.clone(),
+            lang,
+            functions: measure::file(&text, lang),
+        });
+    }
+    progress(found.len(), found.len());
+    let mut notes = summary.notes(&bounds);
+    if !unsupported.is_empty() {
+        notes.push(format!(
+            "Not a Rust, Python, JavaScript, TypeScript or Go file (by its extension), so not measured: {}.",
+            unsupported.join(", ")
+        ));
+    }
+    if skipped > 0 {
+        notes.push(format!("{skipped} source files larger than {MAX_ANALYZE_FILE_BYTES} bytes (or unreadable) were skipped."));
+    }
+    if not_text > 0 {
+        notes.push(format!(
+            "{not_text} source files that are not UTF-8 were skipped."
+        ));
+    }
+    let functions = measured
+        .iter()
+        .flat_map(|f| {
+            f.functions.iter().map(move |m| Function {
+                file: f.path.clone(),
+                name: m.name.clone(),
+                start_line: m.start_line,
+                end_line: m.end_line,
+                cyclomatic: m.cyclomatic,
+                cognitive: m.cognitive,
+                row: report::function_json(f, m),
+            })
+        })
+        .collect();
+    Ok(Report {
+        files: measured.len(),
+        functions,
+        summary: report::summary(&measured),
+        top_files: report::ranking(&measured, DEFAULT_TOP_FILES),
+        notes,
+    })
+}
+
+/// The markdown report `analyze_complexity` gives: the summary, the ranking and the
+/// `violations` (rows of `file`, `function`, `line`, `metric`, `value`, `threshold`).
+pub fn markdown(report: &Report, violations: &[Value]) -> String {
+    report::markdown(
+        &report.summary,
+        &report.top_files,
+        violations,
+        violations.len(),
+    )
+}
+
+/// The lines of each file under `root` that differ from git revision `rev` (added or
+/// changed lines of the working tree, and the line after each pure deletion), from
+/// `git diff --unified=0 REV`; files keyed by their path relative to `root`.
+pub fn changed_lines(root: &Path, rev: &str) -> Result<BTreeMap<String, Vec<(u32, u32)>>, String> {
+    if rev.is_empty() || rev.starts_with('-') || rev.contains(['\0', '\n']) {
+        return Err(format!(
+            "--diff wants a git revision such as origin/main or HEAD~3, not {rev:?}"
+        ));
+    }
+    let diff = git::diff_zero_context(root, rev).map_err(|e| e.to_string())?;
+    Ok(parse_diff(&diff))
+}
+
+/// The new-side line ranges of a `--unified=0` diff, by file (`+++ b/PATH`).
+fn parse_diff(diff: &str) -> BTreeMap<String, Vec<(u32, u32)>> {
+    let mut out: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
+    let mut file: Option<String> = None;
+    for line in diff.lines() {
+        if let Some(path) = line.strip_prefix("+++ ") {
+            file = path.strip_prefix("b/").map(str::to_string);
+        } else if let (Some(hunk), Some(file)) = (line.strip_prefix("@@ "), &file) {
+            // `@@ -a[,b] +c[,d] @@`: d new lines from c; d = 0 is a deletion after line c.
+            let Some(new) = hunk.split(' ').find_map(|w| w.strip_prefix('+')) else {
+                continue;
+            };
+            let (start, count) = match new.split_once(',') {
+                Some((s, c)) => (s.parse().unwrap_or(0), c.parse().unwrap_or(1)),
+                None => (new.parse().unwrap_or(0), 1),
+            };
+            let range = if count == 0 {
+                (start.max(1), start.max(1))
+            } else {
+                (start, start + count - 1)
+            };
+            out.entry(file.clone()).or_default().push(range);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diff_gives_the_new_side_of_each_hunk() {
+        let diff = "diff --git a/x.rs b/x.rs\n--- a/x.rs\n+++ b/x.rs\n@@ -3 +3 @@ fn a()\n-x\n+y\n@@ -10,2 +10,0 @@\n-a\n-b\n@@ -20,0 +19,3 @@\n+1\n+2\n+3\n--- a/gone.rs\n+++ /dev/null\n@@ -1,4 +0,0 @@\n";
+        let lines = parse_diff(diff);
+        assert_eq!(lines["x.rs"], [(3, 3), (10, 10), (19, 21)]);
+        assert_eq!(lines.len(), 1, "a deleted file has no new lines");
+    }
+}
