@@ -54,7 +54,7 @@ impl ProgressLine {
                 },
                 str::to_string,
             );
-            self.line.show(&what, done);
+            self.line.show(&what, done, false);
         }
     }
 }

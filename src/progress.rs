@@ -10,6 +10,7 @@ const REDRAW: Duration = Duration::from_millis(100);
 pub(crate) struct Progress {
     live: bool,
     started: Instant,
+    /// When the line was last drawn; `None` before the first time.
     drawn: Option<Instant>,
 }
 
@@ -29,9 +30,9 @@ impl Progress {
     }
 
     /// Draws `what`, the elapsed time and `done` per second (when `done` counts something),
-    /// at most every [`REDRAW`].
-    pub(crate) fn show(&mut self, what: &str, done: f64) {
-        if !self.live || self.drawn.is_some_and(|at| at.elapsed() < REDRAW) {
+    /// at most every [`REDRAW`] unless `last` (the final count is always shown).
+    pub(crate) fn show(&mut self, what: &str, done: f64, last: bool) {
+        if !self.live || (!last && self.drawn.is_some_and(|at| at.elapsed() < REDRAW)) {
             return;
         }
         let seconds = self.started.elapsed().as_secs_f64();

@@ -391,3 +391,36 @@ fn churn_reports_the_whole_history() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&plain);
 }
+
+#[test]
+fn a_terminal_gets_a_progress_line() {
+    let Some(dir) = repository("progress") else {
+        return;
+    };
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: no `script` (util-linux) to give the binary a terminal");
+        return;
+    }
+    // stdout to a file, stderr (and stdin) a terminal.
+    let report = dir.join("report.json");
+    let command = format!(
+        "{} analyze --format json > {}",
+        env!("CARGO_BIN_EXE_minimcp"),
+        report.display()
+    );
+    let shown = Command::new("script")
+        .current_dir(&dir)
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script");
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("minimcp: 2/2 files") && text.contains("/s)"),
+        "files done / total and the rate: {text:?}"
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
+    assert_eq!(written["functions"].as_array().map(Vec::len), Some(3));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -62,6 +62,8 @@ fn the_workspace_profile_is_refused_without_the_workspace_feature() {
 #[cfg(not(feature = "analysis"))]
 fn an_analysis_toolset_is_refused_without_the_analysis_feature() {
     assert_refused(&["--toolsets", "analysis"], "analysis");
+    assert_refused(&["analyze", "--max-cyclomatic", "3"], "analysis");
+    assert_refused(&["churn"], "analysis");
 }
 
 #[test]

@@ -129,10 +129,11 @@ fn run(args: &Analyze) -> Result<usize, String> {
         deny: None,
     };
     let report = batch::analyze(&request, &mut |done, total| {
-        progress.show(&format!("{done}/{total} files"), done as f64);
+        progress.show(&format!("{done}/{total} files"), done as f64, done == total);
     });
     progress.finish();
-    let report = report?;
+    let report =
+        report.map_err(|e| format!("{e} (the root is the working directory, {})", shown(&root)))?;
     let limits = Limits {
         cyclomatic: args.max_cyclomatic.unwrap_or(DEFAULT_MAX_CYCLOMATIC),
         cognitive: args.max_cognitive.unwrap_or(DEFAULT_MAX_COGNITIVE),

@@ -233,7 +233,10 @@ pub fn changed_lines(root: &Path, rev: &str) -> Result<BTreeMap<String, Vec<(u32
             "--diff wants a git revision such as origin/main or HEAD~3, not {rev:?}"
         ));
     }
-    let diff = git::diff_zero_context(root, rev).map_err(|e| e.to_string())?;
+    let diff = git::diff_zero_context(root, rev).map_err(|e| match e {
+        git::GitError::Failed(message) => message,
+        other => other.to_string(),
+    })?;
     Ok(parse_diff(&diff))
 }
 

@@ -1,7 +1,8 @@
 //! Running `git log --numstat` (and `git rev-parse HEAD`, for the history cache's key; and
 //! `git diff --unified=0 REV` for `minimcp analyze --diff`): the
 //! only subprocesses in the codebase. No shell, fixed arguments (only the `--since` value
-//! varies, and it is a number the server formats; the paths after `--` are the targets the
+//! varies, and it is a number the server formats; `diff` takes the user's revision as one
+//! argument, refused when it starts with `-`; the paths after `--` are the targets the
 //! sandbox resolved, relative to the working directory, and `--literal-pathspecs` keeps
 //! them plain paths), the working directory a canonical directory inside the workspace
 //! root, `--relative` so only changes below it are reported, a timeout after which the
@@ -133,7 +134,7 @@ pub(crate) fn diff_zero_context(dir: &Path, rev: &str) -> Result<String, GitErro
     }
     if !status.success() {
         let err = String::from_utf8_lossy(&err);
-        if err.contains("not a git repository") {
+        if err.to_ascii_lowercase().contains("not a git repository") {
             return Err(GitError::NotARepository(dir.display().to_string()));
         }
         let first = err.lines().next().unwrap_or("no message").trim();
