@@ -9,12 +9,13 @@ mod churn;
 mod sarif;
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::IsTerminal;
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 use minimcp::toolsets::analysis::batch::{self, Function, Report};
 use minimcp::toolsets::analysis::limits::{DEFAULT_MAX_COGNITIVE, DEFAULT_MAX_CYCLOMATIC};
+use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
 use crate::cli::analyze::{Analyze, Format};
@@ -170,15 +171,18 @@ fn run(args: &Analyze) -> Result<usize, String> {
     } else {
         Format::Json
     });
-    let text = match format {
-        Format::Json => json_report(&report, &shown, &findings, &limits, failed),
-        Format::Csv => csv(&shown),
+    let written = match format {
+        Format::Json => write_json(&report, &shown, &findings, &limits, failed),
+        Format::Csv => print(&csv(&shown)) == ExitCode::SUCCESS,
         Format::Sarif => {
-            serde_json::to_string_pretty(&sarif::log(&findings, &root)).unwrap_or_default() + "\n"
+            let log = serde_json::to_string_pretty(&sarif::log(&findings, &root));
+            print(&(log.unwrap_or_default() + "\n")) == ExitCode::SUCCESS
         }
-        Format::Markdown => markdown(&report, &shown, &findings, failed),
+        Format::Markdown => {
+            print(&markdown(&report, &shown, &findings, failed)) == ExitCode::SUCCESS
+        }
     };
-    if print(&text) != ExitCode::SUCCESS {
+    if !written {
         return Err("cannot write the report to stdout".into());
     }
     Ok(failed)
@@ -252,24 +256,47 @@ fn findings<'a>(
     out
 }
 
-fn json_report(
+/// The JSON report, written to stdout as it is made: each function's row is built,
+/// written and dropped in turn, so a large report holds no JSON for its functions.
+fn write_json(
     report: &Report,
     shown: &[(&Function, usize)],
     findings: &[Finding<'_>],
     limits: &Limits,
     failed: usize,
-) -> String {
-    let value = json!({
-        "summary": report.summary,
-        "thresholds": {"max_cyclomatic": limits.cyclomatic, "max_cognitive": limits.cognitive},
-        "failed": failed,
-        "violation_count": findings.len(),
-        "violations": findings.iter().map(Finding::row).collect::<Vec<_>>(),
-        "top_files": report.top_files,
-        "functions": shown.iter().map(|(f, _)| &f.row).collect::<Vec<_>>(),
-        "notes": report.notes,
-    });
-    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+) -> bool {
+    /// The functions as a JSON array, each row made only when written.
+    struct Rows<'a>(&'a [(&'a Function, usize)]);
+    impl Serialize for Rows<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().map(|(f, _)| f.row()))
+        }
+    }
+    #[derive(Serialize)]
+    struct JsonReport<'a> {
+        summary: &'a Value,
+        thresholds: Value,
+        failed: usize,
+        violation_count: usize,
+        violations: Vec<Value>,
+        top_files: &'a [Value],
+        functions: Rows<'a>,
+        notes: &'a [String],
+    }
+    let value = JsonReport {
+        summary: &report.summary,
+        thresholds: json!({"max_cyclomatic": limits.cyclomatic, "max_cognitive": limits.cognitive}),
+        failed,
+        violation_count: findings.len(),
+        violations: findings.iter().map(Finding::row).collect(),
+        top_files: &report.top_files,
+        functions: Rows(shown),
+        notes: &report.notes,
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, &value).is_ok()
+        && out.write_all(b"\n").is_ok()
+        && out.flush().is_ok()
 }
 
 fn markdown(
@@ -298,7 +325,7 @@ fn markdown(
 fn csv(shown: &[(&Function, usize)]) -> String {
     let mut out = String::from("file,function,language,start_line,end_line,lines,cyclomatic,cognitive,max_nesting,halstead_volume,halstead_difficulty,halstead_effort\n");
     for (f, _) in shown {
-        let r = &f.row;
+        let r = f.row();
         let h = &r["halstead"];
         let fields = [
             csv_field(&f.file),

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 use super::git;
 use super::lang::Lang;
 use super::limits::{DEFAULT_TOP_FILES, MAX_ANALYZE_FILE_BYTES};
-use super::measure;
+use super::measure::{self, Measured};
 use super::report::{self, FileReport};
 use super::scope::Scope;
 use crate::toolsets::workspace::walk::{walk, Bounds, Entry, Flow, Kind, Summary, Visitor};
@@ -53,8 +53,22 @@ pub struct Function {
     pub cyclomatic: u32,
     /// SonarSource's cognitive complexity.
     pub cognitive: u32,
-    /// The function as `analyze_complexity` lists it in `functions` (every metric).
-    pub row: Value,
+    /// Every metric, for [`Function::row`].
+    measured: Measured,
+    lang: Lang,
+}
+
+impl Function {
+    /// The function as `analyze_complexity` lists it in `functions` (every metric): made
+    /// on demand, so a report of many functions holds no JSON for them.
+    pub fn row(&self) -> Value {
+        let file = FileReport {
+            path: self.file.clone(),
+            lang: self.lang,
+            functions: Vec::new(),
+        };
+        report::function_json(&file, &self.measured)
+    }
 }
 
 /// Every function of a request, and what the run has to say about it.
@@ -200,7 +214,8 @@ pub fn analyze(
                 end_line: m.end_line,
                 cyclomatic: m.cyclomatic,
                 cognitive: m.cognitive,
-                row: report::function_json(f, m),
+                measured: m.clone(),
+                lang: f.lang,
             })
         })
         .collect();
