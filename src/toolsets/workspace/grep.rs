@@ -25,30 +25,24 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "search_text",
-        format!("Search the workspace's text files for a literal string, or with `regex: true` a regular expression, and return each matching line with its file and line number (optionally with context lines). Results come a page at a time: pass `next_offset` back as `offset` for more. Binary files, files over {}, .gitignore'd files and the .git directory are skipped. Regex subset (linear-time, no backtracking): literals, `.`, `[a-z]` `[^...]`, `\\d \\w \\s \\b` (ASCII) and their negations, `^ $` (line start/end), `(...)`, `(?:...)`, `|`, `? * +`, `{{m,n}}`; no lookaround or backreferences.", human_size(MAX_SEARCH_FILE_BYTES)),
+        format!("Search workspace text files for a literal string (or, with `regex: true`, a regular expression); returns each matching line with its file, line number and optional context lines. Paged: pass `next_offset` back as `offset`. Skips binary files, files over {}, .gitignore'd files and .git. Regex subset (linear time): literals, `.`, `[a-z]`, `[^...]`, `\\d \\w \\s \\b` (ASCII) and negations, `^ $` (line), `(...)`, `(?:...)`, `|`, `? * +`, `{{m,n}}`; no lookaround or backreferences.", human_size(MAX_SEARCH_FILE_BYTES)),
         json!({
             "type": "object",
             "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
-                    "description": "The text to find; a regular expression when `regex` is true."},
-                "regex": {"type": "boolean", "default": false,
-                    "description": "Treat `query` as a regular expression (see the tool description for the subset). Default: false (literal)."},
+                "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
+                "regex": {"type": "boolean", "default": false, "description": "`query` is a regular expression (subset above)."},
                 "path": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
-                    "description": format!("Directory (searched recursively) or single file. {path_hint}")},
+                    "description": format!("Directory (recursive) or file. {path_hint}")},
                 "glob": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_BYTES,
-                    "description": "Only search files matching this glob. Without a `/` it matches file names (\"*.rs\"); with one, paths relative to `path` (\"src/**/*.rs\")."},
-                "case_sensitive": {"type": "boolean", "default": false,
-                    "description": "Match case exactly. Default: false."},
+                    "description": "Only files matching: without `/` by name (\"*.rs\"), with `/` by path below `path` (\"src/**/*.rs\")."},
+                "case_sensitive": {"type": "boolean", "default": false},
                 "context": {"type": "integer", "default": 0, "minimum": 0, "maximum": MAX_CONTEXT_LINES,
-                    "description": "Lines of context before and after each match (like grep -C)."},
-                "before": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES,
-                    "description": "Lines of context before each match (like grep -B); overrides `context`."},
-                "after": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES,
-                    "description": "Lines of context after each match (like grep -A); overrides `context`."},
+                    "description": "Lines before and after each match (grep -C)."},
+                "before": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES, "description": "Lines before; overrides `context`."},
+                "after": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES, "description": "Lines after; overrides `context`."},
                 "max_results": {"type": "integer", "default": 100, "minimum": 1, "maximum": MAX_SEARCH_RESULTS,
-                    "description": "Most matching lines in one page (a page also stops at the result size budget)."},
-                "offset": {"type": "integer", "default": 0, "minimum": 0,
-                    "description": "Matching lines to skip: the `next_offset` of the previous page."},
+                    "description": "Matching lines per page (a page also ends at the result budget)."},
+                "offset": {"type": "integer", "default": 0, "minimum": 0, "description": "From `next_offset`."},
             },
             "required": ["query"],
             "additionalProperties": false
@@ -70,18 +64,18 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
                 "type": "object",
                 "properties": {
                     "path": {"type": "string"},
-                    "line": {"type": "integer", "minimum": 1},
+                    "line": {"type": "integer"},
                     "text": {"type": "string"},
-                    "before": {"type": "array", "items": {"type": "string"}, "description": "The lines just before, in order (present when context was asked for)."},
-                    "after": {"type": "array", "items": {"type": "string"}, "description": "The lines just after, in order (present when context was asked for)."}
+                    "before": {"type": "array", "items": {"type": "string"}},
+                    "after": {"type": "array", "items": {"type": "string"}}
                 },
                 "required": ["path", "line", "text"]
             }},
-            "files_searched": {"type": "integer", "minimum": 0},
-            "offset": {"type": "integer", "minimum": 0},
-            "next_offset": {"type": "integer", "minimum": 1, "description": "Present when more matches exist: pass it as `offset` for the next page."},
-            "truncated": {"type": "boolean", "description": "True when more matches exist than this page shows."},
-            "complete": {"type": "boolean", "description": "False when the walk stopped early at a limit; see notes."},
+            "files_searched": {"type": "integer"},
+            "offset": {"type": "integer"},
+            "next_offset": {"type": "integer"},
+            "truncated": {"type": "boolean"},
+            "complete": {"type": "boolean", "description": "false: a limit stopped the search (see notes)"},
             "notes": {"type": "array", "items": {"type": "string"}}
         },
         "required": ["query", "regex", "path", "case_sensitive", "matches", "files_searched", "offset", "truncated", "complete", "notes"]
