@@ -158,7 +158,7 @@ impl Profile {
 }
 
 const HELP: &str = "\
-minimcp — a small, read-only Model Context Protocol server over stdio
+minimcp — a small, read-only Model Context Protocol server over stdio or Streamable HTTP
 
 USAGE:
     minimcp [serve] [OPTIONS] [DIR...]        serve one MCP session on stdin/stdout; each
@@ -169,7 +169,7 @@ USAGE:
                                               with mode 0600 (no token needed)
     minimcp call <TOOL|METHOD> [JSON] [OPTIONS]
                                               run one session in-process: initialize, make
-                                              one call, print the result as JSON
+                                              one call, print the result (see --json)
     minimcp --help | --version
 
     call: a TOOL name calls tools/call with JSON as its arguments (default {});
