@@ -46,7 +46,7 @@ pub(crate) fn tools() -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "search_templates",
-            "Find templates by free text, e.g. \"docker go\" or \"typescript library makefile\", ranked by a 0-1 score: a word naming a category, toolchain or variant (or an alias: docker, typescript, uv, library) counts most, then a word of the title or description, then a word's start.",
+            "Find templates by free text, e.g. \"docker go\" or \"typescript library makefile\", ranked by a 0-1 score: a word naming a category, toolchain or variant (or an alias: docker, typescript, uv, library) counts most, then a word of the title or description, then the start of one.",
             json!({
                 "type": "object",
                 "properties": {
@@ -76,7 +76,7 @@ pub(crate) fn tools() -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "validate_template",
-            "Check parameters against a template without rendering it: unknown names, wrong types, values not matching the pattern, missing required parameters.",
+            "Check parameters against a template without rendering it: valid or not, with unknown names, wrong types, values not matching the pattern and missing required parameters.",
             json!({
                 "type": "object",
                 "properties": {"resource_uri": uri, "parameters": parameters},
@@ -123,7 +123,7 @@ pub(crate) fn tools() -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "scaffold_project",
-            "Render several templates of one toolchain with one set of parameters and return the files (path, content); nothing is written. Without `templates`, every category. A template that fails is reported in errors; the others still come.",
+            "Render several templates of one toolchain with one set of parameters and return the files (path, content); nothing is written. Without `templates`, every category is rendered. A template that fails is reported in errors; the others are still returned.",
             json!({
                 "type": "object",
                 "properties": {

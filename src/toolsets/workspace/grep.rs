@@ -30,7 +30,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
             "type": "object",
             "properties": {
                 "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
-                "regex": {"type": "boolean", "default": false, "description": "`query` is a regular expression (subset above)."},
+                "regex": {"type": "boolean", "default": false, "description": "`query` is a regular expression (the subset in the description)."},
                 "path": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
                     "description": format!("Directory (recursive) or file. {path_hint}")},
                 "glob": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_BYTES,
