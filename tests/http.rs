@@ -1272,3 +1272,44 @@ fn one_clients_roots_never_serve_another_clients_requests() {
     assert!(again.to_string().contains("only-for-a.txt"), "{again}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The server installs no signal handler (std only, no unsafe), so SIGTERM takes its default
+/// action and ends the process at once, even with a session's event stream open: nothing
+/// drains or waits first.
+#[cfg(unix)]
+#[test]
+fn sigterm_ends_the_server_at_once_with_a_stream_open() {
+    use std::os::unix::process::ExitStatusExt;
+    let mut server = Server::start(&[]);
+    let id = server.session(json!({}));
+    let mut stream = server.connect();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\n\r\n"
+    );
+    stream.write_all(get.as_bytes()).expect("send");
+    let mut reader = BufReader::new(stream);
+    let mut status = String::new();
+    reader.read_line(&mut status).expect("status line");
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+
+    let started = Instant::now();
+    let pid = server.child.id().to_string();
+    let kill = Command::new("kill").args(["-TERM", &pid]).status();
+    assert!(kill.expect("kill runs").success());
+    let exited = loop {
+        if let Some(exit) = server.child.try_wait().expect("try_wait") {
+            break exit;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "still running 2 s after SIGTERM"
+        );
+        thread::sleep(Duration::from_millis(5));
+    };
+    let took = started.elapsed();
+    assert_eq!(exited.signal(), Some(15), "ended by SIGTERM: {exited:?}");
+    assert!(took < Duration::from_millis(500), "SIGTERM took {took:?}");
+    // The open stream ends with the process.
+    let mut rest = Vec::new();
+    let _ = reader.read_to_end(&mut rest);
+}

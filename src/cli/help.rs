@@ -32,7 +32,7 @@ pub(super) const HTTP_FLAGS: &[&str] = &[
 ];
 
 const HELP: &str = "\
-minimcp — a small, read-only Model Context Protocol server over stdio
+minimcp — a small, read-only Model Context Protocol server over stdio or Streamable HTTP
 
 USAGE:
     minimcp [serve] [OPTIONS] [DIR...]        serve one MCP session on stdin/stdout; each
@@ -43,7 +43,7 @@ USAGE:
                                               with mode 0600 (no token needed)
     minimcp call <TOOL|METHOD> [JSON] [OPTIONS]
                                               run one session in-process: initialize, make
-                                              one call, print the result as JSON
+                                              one call, print the result (see --json)
     minimcp analyze [PATH...] [ANALYZE OPTIONS]
                                               measure every function under PATH (default
                                               .) and report; for CI (see below)

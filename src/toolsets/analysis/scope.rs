@@ -31,7 +31,7 @@ pub(crate) fn paths_schema(what: &str) -> Value {
     serde_json::json!({
         "type": "array", "minItems": 1, "maxItems": MAX_PATHS,
         "items": {"type": "string"},
-        "description": format!("Files or directories to analyze, relative to the workspace root: {what}. Use instead of project_path (which takes one path); giving both is refused."),
+        "description": format!("Instead of project_path: several files or directories ({what})."),
     })
 }
 
@@ -40,7 +40,7 @@ pub(crate) fn exclude_schema() -> Value {
     serde_json::json!({
         "type": "array", "maxItems": MAX_EXCLUDES,
         "items": {"type": "string", "minLength": 1},
-        "description": "Globs of files or directories to leave out. Without `/` a pattern matches any path component's name (\"tests\", \"*_test.go\", \"*.min.js\"); with `/` the whole path as results show it (\"vendor/**\", \"src/gen/*.rs\").",
+        "description": "Globs to leave out: without `/` any path component's name (\"tests\", \"*.min.js\"), with `/` the whole path as results show it (\"vendor/**\").",
     })
 }
 

@@ -15,26 +15,24 @@ const MAX_ARG_BYTES: usize = 512;
 /// Every tool of the toolset.
 pub(crate) fn tools() -> Vec<Tool> {
     let uri = json!({"type": "string", "minLength": 1, "maxLength": MAX_ARG_BYTES,
-        "description": "A template URI, template://<category>/<toolchain>/<variant>, e.g. template://makefile/rust/cli (see list_templates)."});
+        "description": "template://<category>/<toolchain>/<variant>, e.g. template://makefile/rust/cli (see list_templates)."});
     let parameters = json!({"type": "object",
-        "description": "Parameter values by name, e.g. {\"project_name\": \"my-tool\", \"has_tests\": true}; list_templates shows each template's parameters."});
-    let offset = |what: &str| {
-        json!({"type": "integer", "minimum": 0, "default": 0,
-            "description": format!("Where to continue: the next_offset of the previous call ({what}).")})
-    };
+        "description": "Values by name, e.g. {\"project_name\": \"my-tool\"}; list_templates gives each template's."});
+    let offset =
+        json!({"type": "integer", "minimum": 0, "default": 0, "description": "From next_offset."});
     let categories = catalog::distinct(Entry::category);
     let toolchains = catalog::distinct(Entry::toolchain);
     let error_props = json!({"type": "object"});
     vec![
         Tool::new(
             "list_templates",
-            "List the embedded project file templates with their URIs, the file each produces and their parameters (name, type, required, default, description, pattern). Filter by toolchain and/or category.",
+            "List the embedded project file templates: URI, the file each produces, and its parameters (type, required, default, pattern). Filter by toolchain and/or category.",
             json!({
                 "type": "object",
                 "properties": {
-                    "toolchain": {"enum": toolchains, "description": "Only this toolchain's templates."},
-                    "category": {"enum": categories, "description": "Only this category's templates."},
-                    "offset": offset("a template index"),
+                    "toolchain": {"enum": toolchains},
+                    "category": {"enum": categories},
+                    "offset": offset.clone(),
                 },
                 "additionalProperties": false
             }),
@@ -43,18 +41,18 @@ pub(crate) fn tools() -> Vec<Tool> {
         .title("List project templates")
         .output_schema(paged(json!({
             "templates": {"type": "array", "items": template_schema()},
-            "total": {"type": "integer", "minimum": 0},
+            "total": {"type": "integer"},
         }), &["templates", "total"]))
         .annotations(read_only()),
         Tool::new(
             "search_templates",
-            "Find templates by free text, e.g. \"docker go\" or \"typescript library makefile\". Each result has a relevance score from 0 to 1: per query word 3 points when it names the category, toolchain or variant (or an alias such as docker, typescript, uv, library), else 2 when it is a word of the title or description, else 1 when it begins one; the sum is divided by 3 x the number of words.",
+            "Find templates by free text, e.g. \"docker go\" or \"typescript library makefile\", ranked by a 0-1 score: a word naming a category, toolchain or variant (or an alias: docker, typescript, uv, library) counts most, then a word of the title or description, then the start of one.",
             json!({
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "minLength": 1, "maxLength": MAX_ARG_BYTES, "description": "Words describing the file wanted."},
-                    "toolchain": {"enum": toolchains, "description": "Only this toolchain's templates."},
-                    "offset": offset("a result index"),
+                    "query": {"type": "string", "minLength": 1, "maxLength": MAX_ARG_BYTES},
+                    "toolchain": {"enum": toolchains},
+                    "offset": offset.clone(),
                 },
                 "required": ["query"],
                 "additionalProperties": false
@@ -69,16 +67,16 @@ pub(crate) fn tools() -> Vec<Tool> {
                 "properties": {
                     "uri": {"type": "string"}, "title": {"type": "string"},
                     "description": {"type": "string"}, "filename": {"type": "string"},
-                    "score": {"type": "number", "minimum": 0, "maximum": 1},
+                    "score": {"type": "number"},
                 },
                 "required": ["uri", "title", "description", "filename", "score"]
             }},
-            "total": {"type": "integer", "minimum": 0},
+            "total": {"type": "integer"},
         }), &["query", "results", "total"]))
         .annotations(read_only()),
         Tool::new(
             "validate_template",
-            "Check parameters against a template's declarations without rendering it: valid, every problem (unknown names, wrong types, values not matching the pattern), and the required parameters missing.",
+            "Check parameters against a template without rendering it: valid or not, with unknown names, wrong types, values not matching the pattern and missing required parameters.",
             json!({
                 "type": "object",
                 "properties": {"resource_uri": uri, "parameters": parameters},
@@ -101,12 +99,12 @@ pub(crate) fn tools() -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "generate_template",
-            "Render one template with parameters and return the file's content, its file name and its SHA-256 checksum (of the whole file). Nothing is written to disk. A file larger than the result budget comes in pages: call again with offset = next_offset.",
+            "Render one template with parameters: the file's content, name and SHA-256. Nothing is written. A file over the result budget comes in pages: pass next_offset back as offset.",
             json!({
                 "type": "object",
                 "properties": {
                     "resource_uri": uri, "parameters": parameters,
-                    "offset": offset("a byte offset into the file"),
+                    "offset": offset.clone(),
                 },
                 "required": ["resource_uri"],
                 "additionalProperties": false
@@ -117,25 +115,25 @@ pub(crate) fn tools() -> Vec<Tool> {
         .output_schema(paged(json!({
             "uri": {"type": "string"},
             "filename": {"type": "string"},
-            "content": {"type": "string", "description": "The file, or the page of it from offset."},
-            "checksum": {"type": "string", "description": "sha256:<64 hex digits> of the whole file, as sha256sum prints it."},
-            "size": {"type": "integer", "minimum": 0, "description": "Bytes in the whole file."},
-            "offset": {"type": "integer", "minimum": 0},
+            "content": {"type": "string"},
+            "checksum": {"type": "string", "description": "sha256:<hex> of the whole file"},
+            "size": {"type": "integer", "description": "bytes in the whole file"},
+            "offset": {"type": "integer"},
         }), &["uri", "filename", "content", "checksum", "size", "offset"]))
         .annotations(read_only()),
         Tool::new(
             "scaffold_project",
-            "Render several templates of one toolchain with one set of parameters and return the files (path and content), never written to disk. Each failing template is reported in errors and the others are still returned. Without `templates`, every category of the toolchain is rendered.",
+            "Render several templates of one toolchain with one set of parameters and return the files (path, content); nothing is written. Without `templates`, every category is rendered. A template that fails is reported in errors; the others are still returned.",
             json!({
                 "type": "object",
                 "properties": {
-                    "toolchain": {"enum": toolchains, "description": "The project's toolchain."},
+                    "toolchain": {"enum": toolchains},
                     "templates": {"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": MAX_ARG_BYTES},
-                        "description": "Which files: a category (\"makefile\"), a category/variant (\"readme/lib\") or a template URI. Default: every category."},
+                        "description": "Categories (\"makefile\"), category/variants (\"readme/lib\") or template URIs."},
                     "variant": {"type": "string", "default": "cli", "maxLength": 32,
-                        "description": "The variant for categories given without one (cli, lib or service); a category with a single variant (gitignore, dockerfile, ci) uses it."},
+                        "description": "cli, lib or service: for categories given without one that have several."},
                     "parameters": parameters,
-                    "offset": offset("a file index"),
+                    "offset": offset.clone(),
                 },
                 "required": ["toolchain"],
                 "additionalProperties": false
@@ -158,7 +156,7 @@ pub(crate) fn tools() -> Vec<Tool> {
                 "properties": {"template": {"type": "string"}, "error": error_props},
                 "required": ["template", "error"]
             }},
-            "total": {"type": "integer", "minimum": 0},
+            "total": {"type": "integer"},
         }), &["toolchain", "files", "errors", "total"]))
         .annotations(read_only()),
     ]
@@ -170,8 +168,7 @@ fn read_only() -> Value {
 
 /// An output schema: `properties` plus `next_offset`, present when there is more.
 fn paged(mut properties: Value, required: &[&str]) -> Value {
-    properties["next_offset"] = json!({"type": "integer", "minimum": 0,
-        "description": "Present when there is more: pass it as offset."});
+    properties["next_offset"] = json!({"type": "integer"});
     json!({"type": "object", "properties": properties, "required": required})
 }
 
@@ -191,8 +188,7 @@ fn template_schema() -> Value {
                 "properties": {
                     "name": {"type": "string"}, "type": {"enum": ["string", "boolean", "number", "array"]},
                     "required": {"type": "boolean"}, "description": {"type": "string"},
-                    "default": {"type": ["string", "boolean", "number", "array"],
-                        "description": "The value used when the parameter is not given, of its type."},
+                    "default": {"type": ["string", "boolean", "number", "array"]},
                     "pattern": {"type": "string"},
                     "minimum": {"type": "number"}, "maximum": {"type": "number"},
                 },

@@ -1,19 +1,19 @@
 //! `search_text`: a literal or regular-expression search through text files, reporting
-//! file, line number, the line and optional context lines, a page at a time.
+//! file, line number, the line and optional context lines, a page at a time. This file holds
+//! the tool (definition, arguments, notes); the walk that fills a page is in `scan.rs`.
 
-use std::io::Read;
 use std::rc::Rc;
 
 use serde_json::{json, Value};
 
 use super::glob::{Dialect, Glob};
 use super::limits::*;
-use super::matcher::{Line, Matcher};
+use super::matcher::Matcher;
 use super::output::{cancelled, human_size, text_block, Ticker};
 use super::read::read_whole;
-use super::sandbox::{PathError, RelPath, Sandbox};
-use super::text::{clip, is_binary};
-use super::walk::{plural, walk, Entry, Flow, Kind, Stopped, Summary, Visitor, PARTIAL};
+use super::sandbox::PathError;
+use super::scan::{Filter, Page, Search};
+use super::walk::{plural, walk, Stopped, Summary, PARTIAL};
 use super::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
@@ -25,30 +25,24 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "search_text",
-        format!("Search the workspace's text files for a literal string, or with `regex: true` a regular expression, and return each matching line with its file and line number (optionally with context lines). Results come a page at a time: pass `next_offset` back as `offset` for more. Binary files, files over {}, .gitignore'd files and the .git directory are skipped. Regex subset (linear-time, no backtracking): literals, `.`, `[a-z]` `[^...]`, `\\d \\w \\s \\b` (ASCII) and their negations, `^ $` (line start/end), `(...)`, `(?:...)`, `|`, `? * +`, `{{m,n}}`; no lookaround or backreferences.", human_size(MAX_SEARCH_FILE_BYTES)),
+        format!("Search workspace text files for a literal string (or, with `regex: true`, a regular expression); returns each matching line with its file, line number and optional context lines. Paged: pass `next_offset` back as `offset`. Skips binary files, files over {}, .gitignore'd files and .git. Regex subset (linear time): literals, `.`, `[a-z]`, `[^...]`, `\\d \\w \\s \\b` (ASCII) and negations, `^ $` (line), `(...)`, `(?:...)`, `|`, `? * +`, `{{m,n}}`; no lookaround or backreferences.", human_size(MAX_SEARCH_FILE_BYTES)),
         json!({
             "type": "object",
             "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
-                    "description": "The text to find; a regular expression when `regex` is true."},
-                "regex": {"type": "boolean", "default": false,
-                    "description": "Treat `query` as a regular expression (see the tool description for the subset). Default: false (literal)."},
+                "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
+                "regex": {"type": "boolean", "default": false, "description": "`query` is a regular expression (the subset in the description)."},
                 "path": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
-                    "description": format!("Directory (searched recursively) or single file. {path_hint}")},
+                    "description": format!("Directory (recursive) or file. {path_hint}")},
                 "glob": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_BYTES,
-                    "description": "Only search files matching this glob. Without a `/` it matches file names (\"*.rs\"); with one, paths relative to `path` (\"src/**/*.rs\")."},
-                "case_sensitive": {"type": "boolean", "default": false,
-                    "description": "Match case exactly. Default: false."},
+                    "description": "Only files matching: without `/` by name (\"*.rs\"), with `/` by path below `path` (\"src/**/*.rs\")."},
+                "case_sensitive": {"type": "boolean", "default": false},
                 "context": {"type": "integer", "default": 0, "minimum": 0, "maximum": MAX_CONTEXT_LINES,
-                    "description": "Lines of context before and after each match (like grep -C)."},
-                "before": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES,
-                    "description": "Lines of context before each match (like grep -B); overrides `context`."},
-                "after": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES,
-                    "description": "Lines of context after each match (like grep -A); overrides `context`."},
+                    "description": "Lines before and after each match (grep -C)."},
+                "before": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES, "description": "Lines before; overrides `context`."},
+                "after": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES, "description": "Lines after; overrides `context`."},
                 "max_results": {"type": "integer", "default": 100, "minimum": 1, "maximum": MAX_SEARCH_RESULTS,
-                    "description": "Most matching lines in one page (a page also stops at the result size budget)."},
-                "offset": {"type": "integer", "default": 0, "minimum": 0,
-                    "description": "Matching lines to skip: the `next_offset` of the previous page."},
+                    "description": "Matching lines per page (a page also ends at the result budget)."},
+                "offset": {"type": "integer", "default": 0, "minimum": 0, "description": "From `next_offset`."},
             },
             "required": ["query"],
             "additionalProperties": false
@@ -70,270 +64,23 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
                 "type": "object",
                 "properties": {
                     "path": {"type": "string"},
-                    "line": {"type": "integer", "minimum": 1},
+                    "line": {"type": "integer"},
                     "text": {"type": "string"},
-                    "before": {"type": "array", "items": {"type": "string"}, "description": "The lines just before, in order (present when context was asked for)."},
-                    "after": {"type": "array", "items": {"type": "string"}, "description": "The lines just after, in order (present when context was asked for)."}
+                    "before": {"type": "array", "items": {"type": "string"}},
+                    "after": {"type": "array", "items": {"type": "string"}}
                 },
                 "required": ["path", "line", "text"]
             }},
-            "files_searched": {"type": "integer", "minimum": 0},
-            "offset": {"type": "integer", "minimum": 0},
-            "next_offset": {"type": "integer", "minimum": 1, "description": "Present when more matches exist: pass it as `offset` for the next page."},
-            "truncated": {"type": "boolean", "description": "True when more matches exist than this page shows."},
-            "complete": {"type": "boolean", "description": "False when the walk stopped early at a limit; see notes."},
+            "files_searched": {"type": "integer"},
+            "offset": {"type": "integer"},
+            "next_offset": {"type": "integer"},
+            "truncated": {"type": "boolean"},
+            "complete": {"type": "boolean", "description": "false: a limit stopped the search (see notes)"},
             "notes": {"type": "array", "items": {"type": "string"}}
         },
         "required": ["query", "regex", "path", "case_sensitive", "matches", "files_searched", "offset", "truncated", "complete", "notes"]
     }))
     .annotations(json!({"readOnlyHint": true, "openWorldHint": false}))
-}
-
-/// Which files to search: everything, file names, or paths below the searched directory.
-enum Filter {
-    All,
-    Name(Glob),
-    Path(Glob),
-}
-
-/// What one page holds and how it is sized.
-#[derive(Clone, Copy)]
-struct Page {
-    /// Matches to skip before the page starts.
-    skip: usize,
-    /// Most matches on the page.
-    max: usize,
-    /// Bytes the matches may take (structured JSON and text, each).
-    bytes: usize,
-    before: usize,
-    after: usize,
-}
-
-struct Search<'a, 'c> {
-    sandbox: &'a Sandbox,
-    matcher: Matcher,
-    filter: Filter,
-    base: RelPath,
-    page: Page,
-    /// Matches met so far, skipped ones included.
-    seen: usize,
-    matches: Vec<Value>,
-    lines: Vec<String>,
-    json_bytes: usize,
-    text_bytes: usize,
-    /// A match exists past the page.
-    more: bool,
-    /// The regular-expression work budget ran out.
-    exhausted: bool,
-    /// A match was shown without its context lines, which alone were over the budget.
-    context_dropped: bool,
-    steps: u64,
-    files: usize,
-    binary: usize,
-    large: usize,
-    /// The bytes of the file being searched (reused).
-    buf: Vec<u8>,
-    ticker: Ticker<'a, 'c>,
-}
-
-/// How much of a file the search reads first: enough for most source files in one `read`,
-/// and what a binary file costs before it is skipped.
-const FIRST_READ_BYTES: u64 = 64 * 1024;
-
-impl Search<'_, '_> {
-    /// Searches one file; false once the page is full (or the work budget is spent).
-    fn file(&mut self, rel: &RelPath, bytes: &[u8]) -> bool {
-        self.files += 1;
-        if is_binary(bytes) {
-            self.binary += 1;
-            return true;
-        }
-        let mut shown: Option<String> = None;
-        let Search {
-            matcher,
-            page,
-            seen,
-            matches,
-            lines,
-            json_bytes,
-            text_bytes,
-            more,
-            steps,
-            context_dropped,
-            ..
-        } = self;
-        let outcome = matcher.each_line(bytes, steps, |line| {
-            *seen += 1;
-            if *seen <= page.skip {
-                return true;
-            }
-            if matches.len() >= page.max {
-                *more = true;
-                return false;
-            }
-            let shown = shown.get_or_insert_with(|| rel.to_string());
-            let fits = |(item, lines): (Value, Vec<String>)| {
-                let item_bytes = crate::json_size(&item) + 1;
-                let lines_bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
-                let size = (*json_bytes + item_bytes).max(*text_bytes + lines_bytes);
-                (size <= page.bytes).then_some((item, lines, item_bytes, lines_bytes))
-            };
-            let described = fits(describe(bytes, line, shown, page)).or_else(|| {
-                if !matches.is_empty() {
-                    return None;
-                }
-                // The first match of a page always comes, without its context if that
-                // alone is over the budget, so paging always moves on.
-                *context_dropped = true;
-                let bare = Page {
-                    before: 0,
-                    after: 0,
-                    ..*page
-                };
-                let (item, lines) = describe(bytes, line, shown, &bare);
-                let item_bytes = crate::json_size(&item) + 1;
-                let lines_bytes = lines.iter().map(|l| l.len() + 1).sum();
-                Some((item, lines, item_bytes, lines_bytes))
-            });
-            let Some((item, text_lines, item_bytes, lines_bytes)) = described else {
-                *more = true;
-                return false;
-            };
-            *json_bytes += item_bytes;
-            *text_bytes += lines_bytes;
-            matches.push(item);
-            lines.extend(text_lines);
-            true
-        });
-        if outcome.is_err() {
-            self.exhausted = true;
-        }
-        !self.more && !self.exhausted
-    }
-}
-
-/// One match as structured JSON and as text lines (`path:12: text`, context lines as
-/// `path-11- text`).
-fn describe(bytes: &[u8], line: Line, shown: &str, page: &Page) -> (Value, Vec<String>) {
-    let show = |l: &[u8]| clip(&String::from_utf8_lossy(l), MAX_LINE_CHARS);
-    let matched = show(&bytes[line.start..line.end]);
-    let before: Vec<String> = lines_before(bytes, line.start, page.before)
-        .map(show)
-        .collect();
-    let after: Vec<String> = lines_after(bytes, line.end, page.after).map(show).collect();
-    let mut out = Vec::with_capacity(1 + before.len() + after.len());
-    let first = line.number - before.len();
-    for (i, l) in before.iter().enumerate() {
-        out.push(format!("{shown}-{}- {l}", first + i));
-    }
-    out.push(format!("{shown}:{}: {matched}", line.number));
-    for (i, l) in after.iter().enumerate() {
-        out.push(format!("{shown}-{}- {l}", line.number + 1 + i));
-    }
-    let mut item = json!({"path": shown, "line": line.number, "text": matched});
-    if page.before > 0 {
-        item["before"] = json!(before);
-    }
-    if page.after > 0 {
-        item["after"] = json!(after);
-    }
-    (item, out)
-}
-
-/// Up to `n` lines before the line starting at `start`, in order.
-fn lines_before(bytes: &[u8], start: usize, n: usize) -> impl Iterator<Item = &[u8]> {
-    let mut found = Vec::new();
-    let mut line_start = start;
-    while found.len() < n && line_start > 0 {
-        let end = line_start - 1;
-        let begin = bytes[..end]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        found.push(strip_cr(&bytes[begin..end]));
-        line_start = begin;
-    }
-    found.into_iter().rev()
-}
-
-/// Up to `n` lines after the line ending at `end` (before its terminator).
-fn lines_after(bytes: &[u8], end: usize, n: usize) -> impl Iterator<Item = &[u8]> {
-    let newline = |from: usize| {
-        bytes[from..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map(|i| from + i)
-    };
-    let mut next = newline(end).map(|i| i + 1);
-    std::iter::from_fn(move || {
-        let start = next.filter(|&s| s < bytes.len())?;
-        let stop = newline(start).unwrap_or(bytes.len());
-        next = (stop < bytes.len()).then_some(stop + 1);
-        Some(strip_cr(&bytes[start..stop]))
-    })
-    .take(n)
-}
-
-fn strip_cr(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-impl Visitor for Search<'_, '_> {
-    fn visit(&mut self, entry: &Entry) -> Flow {
-        let below = entry
-            .rel
-            .strip_prefix(&self.base)
-            .unwrap_or(entry.rel.as_str());
-        if entry.kind == Kind::Dir {
-            return match &self.filter {
-                Filter::Path(glob) if !glob.could_match_below(below) => Flow::Skip,
-                _ => Flow::Continue,
-            };
-        }
-        let wanted = match &self.filter {
-            Filter::All => true,
-            Filter::Name(glob) => glob.matches(entry.rel.name()),
-            Filter::Path(glob) => glob.matches(below),
-        };
-        if entry.kind != Kind::File || !wanted {
-            return Flow::Continue;
-        }
-        let Ok((handle, meta)) = self.sandbox.open_listed(&entry.real, &entry.rel, entry.id) else {
-            return Flow::Continue;
-        };
-        if meta.len() > MAX_SEARCH_FILE_BYTES {
-            self.large += 1;
-            return Flow::Continue;
-        }
-        // One buffer for every file: no allocation per file. The first read takes up to
-        // FIRST_READ_BYTES, all of most source files in one `read`; a binary file (a NUL in
-        // its first bytes) is counted and skipped without reading the rest. Reading exactly the
-        // size `fstat` gave means a file growing meanwhile is searched as it was.
-        let mut buf = std::mem::take(&mut self.buf);
-        buf.clear();
-        let mut handle = handle.take(meta.len());
-        let mut read = (&mut handle)
-            .take(FIRST_READ_BYTES)
-            .read_to_end(&mut buf)
-            .map(drop);
-        if read.is_ok() && !is_binary(&buf) {
-            read = handle.read_to_end(&mut buf).map(drop);
-        }
-        let more = read.is_err() || self.file(&entry.rel, &buf);
-        self.buf = buf;
-        if more {
-            Flow::Continue
-        } else {
-            Flow::Stop
-        }
-    }
-
-    fn tick(&mut self, visited: usize) -> bool {
-        let (files, found) = (self.files, self.seen);
-        self.ticker.tick(visited, || {
-            format!("{files} files searched, {found} matching lines")
-        })
-    }
 }
 
 /// Why a literal query looks like it was meant as a regular expression, if it does.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::toolsets::workspace::scan::{lines_after, lines_before};
 use crate::toolsets::workspace::testutil::{with_context, TempTree, TestLink};
 use crate::Content;
 

@@ -57,6 +57,7 @@ pub(crate) mod regex;
 mod resources;
 mod roots;
 pub(crate) mod sandbox;
+mod scan;
 #[cfg(test)]
 pub(crate) mod testutil;
 mod text;

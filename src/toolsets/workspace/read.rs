@@ -24,7 +24,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "read_file",
-        format!("Read a file from the workspace (or several with `paths`). Text comes back with line numbers, up to {DEFAULT_READ_LINES} lines and the result budget at a time; when more follows, the result gives `next_offset` (pass it as `offset`). `tail` returns the last lines; `byte_offset` starts at a byte (for very large files). Files of any size are read by range. Images (png, jpeg, gif, webp) up to {} come back as images; other binary files up to {} as a base64 resource.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES)),
+        format!("Read a workspace file as numbered lines (or up to {MAX_READ_PATHS} with `paths`), {DEFAULT_READ_LINES} lines or the result budget at a time: when more follows, pass `next_offset` back as `offset`. Any size is read by range; `tail` gives the last lines, `byte_offset` starts at a byte. Images (png, jpeg, gif, webp) up to {} come back as images, other binary files up to {} as base64.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES)),
         json!({
             "type": "object",
             "properties": {
@@ -32,15 +32,12 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
                     "description": format!("File to read. {path_hint}")},
                 "paths": {"type": "array", "minItems": 1, "maxItems": MAX_READ_PATHS,
                     "items": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_BYTES},
-                    "description": "Several files to read in one call, instead of `path`; each gets its share of the budget, and a file that cannot be read gets an error of its own."},
-                "offset": {"type": "integer", "minimum": 1,
-                    "description": "First line to return (1-based). Default: 1."},
+                    "description": "Instead of `path`: several files, each with a share of the budget and its own error."},
+                "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based (default 1)."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_READ_LINES,
-                    "description": format!("Most lines to return. Default: {DEFAULT_READ_LINES}.")},
-                "tail": {"type": "integer", "minimum": 1, "maximum": MAX_READ_LINES,
-                    "description": "Return the last N lines instead (like `tail -n N`)."},
-                "byte_offset": {"type": "integer", "minimum": 0,
-                    "description": "Start at this byte instead of a line (use the `next_byte_offset` of a previous result)."},
+                    "description": format!("Most lines (default {DEFAULT_READ_LINES}).")},
+                "tail": {"type": "integer", "minimum": 1, "maximum": MAX_READ_LINES, "description": "The last N lines instead."},
+                "byte_offset": {"type": "integer", "minimum": 0, "description": "Start at this byte (from `next_byte_offset`)."},
             },
             "additionalProperties": false
         }),
@@ -56,16 +53,16 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
             "path": {"type": "string"},
             "kind": {"enum": ["text", "image", "binary"]},
             "mime_type": {"type": "string"},
-            "size": {"type": "integer", "minimum": 0},
-            "content": {"type": "string", "description": "The lines returned, without line numbers."},
-            "start_line": {"type": "integer", "minimum": 1},
-            "end_line": {"type": "integer", "minimum": 0},
-            "total_lines": {"type": "integer", "minimum": 0},
-            "next_offset": {"type": "integer", "minimum": 1, "description": "Pass as `offset` to read on."},
-            "next_byte_offset": {"type": "integer", "minimum": 0, "description": "Pass as `byte_offset` to read on (always given when more follows)."},
-            "lossy": {"type": "boolean", "description": "True when bytes that are not UTF-8 were replaced by U+FFFD."},
-            "error": {"type": "string", "description": "Why this file (of several) could not be read."},
-            "files": {"type": "array", "items": {"type": "object"}, "description": "With `paths`: one result per file, as above."}
+            "size": {"type": "integer"},
+            "content": {"type": "string", "description": "the lines, without numbers"},
+            "start_line": {"type": "integer"},
+            "end_line": {"type": "integer"},
+            "total_lines": {"type": "integer"},
+            "next_offset": {"type": "integer"},
+            "next_byte_offset": {"type": "integer"},
+            "lossy": {"type": "boolean", "description": "non-UTF-8 bytes became U+FFFD"},
+            "error": {"type": "string"},
+            "files": {"type": "array", "items": {"type": "object"}, "description": "with `paths`: one result per file"}
         }
     }))
     .annotations(json!({"readOnlyHint": true, "openWorldHint": false}))

@@ -34,21 +34,19 @@ pub(crate) fn with_roots(
 
 /// Every tool of the toolset.
 pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
-    let path_hint =
-        "Relative to the workspace root (`.` is the root), or an absolute path inside it. No `..`.";
+    let path_hint = "Relative to the workspace root (`.`), or absolute inside it.";
     vec![
         Tool::new(
             "search_files",
-            "Find files and directories in the workspace whose paths match a glob pattern. `*` matches within one path component, `**` across directories, `?` one character, `[abc]` a class, `{a,b}` alternatives; `**/*.rs` finds every Rust file. Paths are relative to the workspace root and sorted; directories end with `/`. Many matches come in pages: pass `next_offset` back as `offset`. Files excluded by .gitignore and the .git directory are not searched.",
+            "Find workspace files and directories whose paths match a glob: `*` within one path component, `**` across directories, `?` one character, `[abc]`, `{a,b}`. Paths are relative to the workspace root, sorted; directories end with `/`. .gitignore'd files and .git are skipped. Paged: pass `next_offset` back as `offset`.",
             json!({
                 "type": "object",
                 "properties": {
                     "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_BYTES,
-                        "description": "Glob matched against paths relative to `directory`, e.g. \"**/*.rs\", \"src/*.{js,ts}\", \"**/README*\"."},
+                        "description": "Glob for paths below `directory`, e.g. \"**/*.rs\", \"src/*.{js,ts}\"."},
                     "directory": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
-                        "description": format!("Directory to search in. {path_hint}")},
-                    "offset": {"type": "integer", "default": 0, "minimum": 0,
-                        "description": "Matches to skip: pass the `next_offset` of the previous result to get the next page."},
+                        "description": format!("Directory to search. {path_hint}")},
+                    "offset": {"type": "integer", "default": 0, "minimum": 0, "description": "From `next_offset`."},
                 },
                 "required": ["pattern"],
                 "additionalProperties": false
@@ -60,21 +58,20 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
             "pattern": {"type": "string"},
             "directory": {"type": "string"},
             "matches": {"type": "array", "items": {"type": "string"}},
-            "total": {"type": "integer", "minimum": 0},
+            "total": {"type": "integer"},
         }), &["pattern", "directory", "matches", "total"]))
         .annotations(read_only()),
         Tool::new(
             "list_directory",
-            "List the entries of a workspace directory with their kind (file, directory, other), size in bytes, modification time and permissions, optionally several levels deep. Paths are relative to the listed directory. Large listings come in pages: pass `next_offset` back as `offset`. Entries excluded by .gitignore and the .git directory are left out.",
+            "List a workspace directory's entries with kind, size, modification time and permissions, down to `depth` levels. Paths are relative to the listed directory; .gitignore'd entries and .git are left out. Paged: pass `next_offset` back as `offset`.",
             json!({
                 "type": "object",
                 "properties": {
                     "path": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
                         "description": format!("Directory to list. {path_hint}")},
                     "depth": {"type": "integer", "default": 1, "minimum": 1, "maximum": MAX_LIST_DEPTH,
-                        "description": "How many levels to descend: 1 lists the directory itself only."},
-                    "offset": {"type": "integer", "default": 0, "minimum": 0,
-                        "description": "Entries to skip: pass the `next_offset` of the previous result to get the next page."},
+                        "description": "1: the directory's own entries only."},
+                    "offset": {"type": "integer", "default": 0, "minimum": 0, "description": "From `next_offset`."},
                 },
                 "additionalProperties": false
             }),
@@ -88,14 +85,14 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
                 "properties": {
                     "path": {"type": "string"},
                     "kind": {"enum": ["file", "directory", "other"]},
-                    "size": {"type": "integer", "minimum": 0},
-                    "modified": {"type": "string", "description": "Last modification, UTC (RFC 3339)."},
-                    "permissions": {"type": "string", "description": "Unix permission bits, such as rwxr-xr-x."},
+                    "size": {"type": "integer"},
+                    "modified": {"type": "string", "description": "RFC 3339, UTC"},
+                    "permissions": {"type": "string", "description": "e.g. rwxr-xr-x"},
                     "symlink": {"type": "boolean"}
                 },
                 "required": ["path", "kind"]
             }},
-            "total": {"type": "integer", "minimum": 0},
+            "total": {"type": "integer"},
         }), &["path", "entries", "total"]))
         .annotations(read_only()),
         read::tool(ws, path_hint),
@@ -109,11 +106,11 @@ fn read_only() -> Value {
 
 /// An output schema: `properties` plus the fields every walking tool reports.
 fn walk_output(mut properties: Value, required: &[&str]) -> Value {
-    properties["truncated"] =
-        json!({"type": "boolean", "description": "True when more results exist than are shown."});
-    properties["complete"] = json!({"type": "boolean", "description": "False when the walk stopped early at a limit; see notes."});
+    properties["truncated"] = json!({"type": "boolean"});
+    properties["complete"] =
+        json!({"type": "boolean", "description": "false: a limit stopped the walk (see notes)"});
     properties["notes"] = json!({"type": "array", "items": {"type": "string"}});
-    properties["next_offset"] = json!({"type": "integer", "minimum": 1, "description": "Present when more results exist: pass it as `offset` to get them."});
+    properties["next_offset"] = json!({"type": "integer"});
     let mut required: Vec<&str> = required.to_vec();
     required.extend(["truncated", "complete", "notes"]);
     json!({"type": "object", "properties": properties, "required": required})
