@@ -424,7 +424,7 @@ fn parse_id_value(rest: &[u8]) -> Option<RequestId> {
 /// Why one line is not a valid JSON-RPC message.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
-pub enum EnvelopeError {
+pub(crate) enum EnvelopeError {
     /// The line is not UTF-8.
     #[error("parse error: message is not valid UTF-8 (invalid byte at offset {0})")]
     InvalidUtf8(usize),

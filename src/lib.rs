@@ -87,24 +87,24 @@ mod schema;
 mod server;
 mod session;
 mod stdio;
+mod testing;
 pub mod toolsets;
 mod transport;
 mod uri_template;
 
-pub use context::Context;
+pub use context::{Context, Elicited, HandlerError, InputError};
 pub use encoding::{base64, sha256_hex};
-pub use error::{code, EnvelopeError, Error, McpError};
+pub use error::Error;
 pub use jsonrpc::ErrorObject;
-pub use model::json_size;
 pub use model::{
-    Arguments, CompleteFn, Content, Elicited, HandlerError, InputError, Page, Prompt,
-    PromptArgument, PromptFn, PromptMessage, ResourceBody, ResourceContents, ResourceInfo,
-    ResourceSource, Role, TemplateInfo, Tool, ToolFn, ToolOutput,
+    json_size, Arguments, Content, Page, Prompt, PromptArgument, PromptMessage, ResourceBody,
+    ResourceContents, ResourceInfo, ResourceSource, Role, TemplateInfo, Tool, ToolOutput,
 };
 pub use protocol::{LogLevel, Version};
-pub use resources::{ReadFn, TemplateReadFn, VariableCompleteFn};
+pub use resources::VariableCompleteFn;
 pub use server::{Builder, ConfigError, Limits, Server};
 pub use stdio::serve;
+pub use testing::TestClient;
 pub use uri_template::percent_decode;
 
 /// Serves one session over this process's stdin and stdout until stdin closes.

@@ -1,5 +1,4 @@
-//! What a handler can do while it runs: report progress, log to the client, notice
-//! cancellation, and ask the client for input (elicitation, sampling, roots).
+//! Asking the client for input: elicitation, sampling, roots.
 //!
 //! Asking works the same way in both eras. Before 2026-07-28 the server sends a request
 //! to the client; over stdio it waits for the answer on the same input (answering `ping`,
@@ -14,13 +13,13 @@
 
 use std::collections::BTreeSet;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-
-use crate::jsonrpc::{ErrorObject, RequestId};
-use crate::protocol::{LogLevel, Version};
 use thiserror::Error;
+
+use super::{Context, RootsCache};
+use crate::jsonrpc::ErrorObject;
+use crate::protocol::Version;
 
 /// Why asking the client for input did not produce an answer.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -84,83 +83,6 @@ pub enum Elicited {
     Cancel,
 }
 
-/// The client's roots as last listed, per handshake session: handlers ask for them freely
-/// (every tool call may need them) and the client is asked again only after
-/// `notifications/roots/list_changed` (MCP SR-1).
-#[derive(Default)]
-pub(crate) struct RootsCache {
-    pub(crate) roots: Option<Rc<[Value]>>,
-    /// Counts `list_changed` notifications, so an answer requested before one arrived is
-    /// not kept as current.
-    pub(crate) generation: u64,
-}
-
-/// The connection, as seen by a running handler.
-pub(crate) trait Link {
-    /// Writes a notification and flushes it, so the client sees it while the handler runs.
-    fn notify(&mut self, method: &str, params: Value);
-    /// Sends a request to the client and waits for its answer (before 2026-07-28 only).
-    fn request(
-        &mut self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-    ) -> Result<Value, InputError>;
-    /// Handles input that is already available, without blocking; true when the request
-    /// being handled has been cancelled.
-    fn poll_cancelled(&mut self) -> bool;
-    /// True once `notifications/initialized` has arrived.
-    fn client_ready(&self) -> bool;
-    /// The handshake session's cache of the client's roots; `None` without a session.
-    fn roots_cache(&mut self) -> Option<&mut RootsCache>;
-    /// Lets the transport end this request's delivery early (see
-    /// [`Context::release_stream`]).
-    fn release_stream(&mut self) {}
-}
-
-/// Everything about the request being handled.
-pub(crate) struct Scope {
-    pub(crate) id: RequestId,
-    pub(crate) version: Version,
-    pub(crate) progress_token: Option<Value>,
-    pub(crate) last_progress: Option<f64>,
-    /// The least severe level the client wants; `None` sends no log messages.
-    pub(crate) log_level: Option<LogLevel>,
-    pub(crate) client_capabilities: Rc<Value>,
-    pub(crate) client_info: Rc<Value>,
-    pub(crate) request_timeout: Duration,
-    /// [`crate::Limits::max_result_bytes`], for tools that page.
-    pub(crate) result_budget: usize,
-    pub(crate) inputs: Inputs,
-    pub(crate) notifications: NotificationBudget,
-}
-
-/// At most this many progress and log notifications per second per request (MCP PR-5 and
-/// LG-7: rate-limit them); more are dropped.
-pub(crate) const MAX_NOTIFICATIONS_PER_SECOND: u32 = 100;
-
-/// Counts a request's notifications in the current one-second window.
-#[derive(Default)]
-pub(crate) struct NotificationBudget {
-    window: Option<Instant>,
-    sent: u32,
-}
-
-impl NotificationBudget {
-    fn allow(&mut self) -> bool {
-        let now = Instant::now();
-        match self.window {
-            Some(start) if now.duration_since(start) < Duration::from_secs(1) => {}
-            _ => {
-                self.window = Some(now);
-                self.sent = 0;
-            }
-        }
-        self.sent += 1;
-        self.sent <= MAX_NOTIFICATIONS_PER_SECOND
-    }
-}
-
 /// 2026-07-28 multi round-trip state: answers so far, and what is still to ask.
 #[derive(Default)]
 pub(crate) struct Inputs {
@@ -185,105 +107,7 @@ impl Inputs {
     }
 }
 
-/// The handle a tool, prompt or resource handler gets for the request it serves.
-pub struct Context<'a> {
-    link: &'a mut dyn Link,
-    pub(crate) scope: Scope,
-}
-
-impl<'a> Context<'a> {
-    pub(crate) fn new(link: &'a mut dyn Link, scope: Scope) -> Self {
-        Context { link, scope }
-    }
-
-    /// The protocol version of this request.
-    pub fn protocol_version(&self) -> Version {
-        self.scope.version
-    }
-
-    /// The capabilities the client declared (`{}` when none).
-    pub fn client_capabilities(&self) -> &Value {
-        &self.scope.client_capabilities
-    }
-
-    /// The client's self-description (`{}` when it gave none). For display and logs only.
-    pub fn client_info(&self) -> &Value {
-        &self.scope.client_info
-    }
-
-    /// Reports progress when the client asked for it (`_meta.progressToken`); otherwise does
-    /// nothing. `progress` must increase with every call: a value that does not is dropped
-    /// (MCP: "The progress value MUST increase with each notification"), and so is one over
-    /// the budget of 100 notifications per second per request. Returns whether a
-    /// notification was sent.
-    pub fn progress(&mut self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        let Some(token) = &self.scope.progress_token else {
-            return false;
-        };
-        let increasing = self.scope.last_progress.is_none_or(|last| progress > last);
-        if !progress.is_finite() || !increasing {
-            crate::log::debug(format_args!(
-                "dropped progress {progress} for request {}: not above the last value",
-                self.scope.id
-            ));
-            return false;
-        }
-        if !self.scope.notifications.allow() {
-            return false;
-        }
-        self.scope.last_progress = Some(progress);
-        let mut params = json!({ "progressToken": token, "progress": progress });
-        if let Some(total) = total.filter(|t| t.is_finite()) {
-            params["total"] = json!(total);
-        }
-        // `message` exists from 2025-03-26.
-        if let Some(message) = message.filter(|_| self.scope.version.has_annotations()) {
-            params["message"] = json!(message);
-        }
-        self.link.notify("notifications/progress", params);
-        true
-    }
-
-    /// Sends a log message to the client (`notifications/message`) when `level` is at or above
-    /// what the client asked for (at most 100 progress and log notifications per second per
-    /// request). Never put secrets or internal paths in `data` (MCP LG-7).
-    pub fn log(&mut self, level: LogLevel, data: impl Into<Value>) {
-        if self.scope.log_level.is_some_and(|min| level >= min) && self.scope.notifications.allow()
-        {
-            let params = json!({ "level": level.as_str(), "data": data.into() });
-            self.link.notify("notifications/message", params);
-        }
-    }
-
-    /// The budget for this tool's result, in bytes ([`crate::Limits::max_result_bytes`]): the
-    /// larger of the text part (media payloads excluded) and the `structuredContent` JSON
-    /// must stay within it, or the result is replaced by a tool error. Tools that can produce
-    /// more should page: return what fits, and say in `structuredContent` how to get the rest.
-    pub fn result_budget(&self) -> usize {
-        self.scope.result_budget
-    }
-
-    /// How long later requests to the client (elicitation, sampling, roots) wait for their
-    /// answer, instead of the server's `request_timeout` (MCP L-10: per-request timeouts).
-    pub fn set_request_timeout(&mut self, timeout: Duration) {
-        self.scope.request_timeout = timeout;
-    }
-
-    /// Lets the transport end this request's event stream now, for the client to resume
-    /// later (Streamable HTTP in a 2025-11-25 session: SEP-1699 polling). Everything the
-    /// handler sends afterwards, the result included, is kept until the client resumes with
-    /// `Last-Event-ID` (up to 60 s). Elsewhere nothing happens. Useful for long calls behind
-    /// proxies that cut long-lived responses.
-    pub fn release_stream(&mut self) {
-        self.link.release_stream();
-    }
-
-    /// True when the client has cancelled this request. Long-running handlers should check
-    /// this between steps and return early; the server then sends no response (MCP C-2).
-    pub fn is_cancelled(&mut self) -> bool {
-        self.link.poll_cancelled()
-    }
-
+impl Context<'_> {
     /// Names the next question this handler asks (elicit, sample or roots): in 2026-07-28 it
     /// becomes that request's key in `inputRequests`, and the client answers under the same
     /// key in `inputResponses`. Without a name the key is `<kind>-<n>` (`elicitation-0`,
