@@ -132,3 +132,69 @@ impl Link for TestClient {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts to `to`, stopping with `ctx.cancelled()` when the client cancels.
+    fn counter() -> Tool {
+        let schema = json!({"type": "object", "properties": {"to": {"type": "integer", "maximum": 9, "default": 3}}});
+        Tool::new("count", "Counts", schema, |args, ctx| {
+            for i in 1..=args.u64("to")?.unwrap_or(0) {
+                if ctx.is_cancelled() {
+                    return Err(ctx.cancelled());
+                }
+                ctx.progress(i as f64, None, None);
+            }
+            Ok(ToolOutput::text("done"))
+        })
+    }
+
+    #[test]
+    fn calls_validate_fill_defaults_record_progress_and_cancel() {
+        let mut client = TestClient {
+            progress: true,
+            ..TestClient::default()
+        };
+        assert_eq!(
+            client.call(&counter(), json!({})).expect("answers"),
+            ToolOutput::text("done")
+        );
+        assert_eq!(
+            client.notifications.len(),
+            3,
+            "the default of 3 was filled in"
+        );
+        let refused = client
+            .call(&counter(), json!({"to": 10}))
+            .expect_err("invalid");
+        assert!(
+            refused.to_string().contains("`to` must be ≤ 9"),
+            "{refused}"
+        );
+        let mut client = TestClient {
+            cancel_at: Some(2),
+            ..TestClient::default()
+        };
+        let stopped = client.call(&counter(), json!({})).expect_err("cancelled");
+        assert!(matches!(
+            stopped,
+            HandlerError::Input(InputError::Cancelled)
+        ));
+        assert_eq!(client.polls, 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "over the 10-byte budget")]
+    fn a_result_over_the_budget_is_a_bug_in_the_tool() {
+        let mut client = TestClient {
+            result_budget: 10,
+            ..TestClient::default()
+        };
+        let big = Tool::new("big", "Big", json!({"type": "object"}), |_, _| {
+            Ok(ToolOutput::text("x".repeat(11)))
+        });
+        let _ = client.call(&big, json!({}));
+    }
+}
