@@ -137,7 +137,7 @@ pub(crate) enum McpError {
 
 impl McpError {
     /// The error object sent to the client. `modern` selects the 2026-07-28 code for a
-    /// missing resource (−32602 there, −32002 before: REQUIREMENTS.md ).
+    /// missing resource (−32602 there, −32002 before: conformance/REQUIREMENTS.md ).
     pub(crate) fn to_object(&self, modern: bool) -> ErrorObject {
         let (code, data) = match self {
             McpError::MethodNotFound(_) => (rpc::METHOD_NOT_FOUND, None),

@@ -49,6 +49,17 @@
 //! // On a real process: minimcp::run_stdio(&server)
 //! ```
 //!
+//! ## What a tool author uses
+//!
+//! [`Server::builder`] gives a [`Builder`]: add tools ([`Tool::new`]), then `build` and serve
+//! with [`run_stdio`] (or [`serve`] over any byte streams). A handler gets [`Arguments`] and a
+//! [`Context`], and returns a [`ToolOutput`] or a [`HandlerError`]; a handler that notices
+//! [`Context::is_cancelled`] returns [`Context::cancelled`]. [`TestClient`] runs a handler in
+//! a unit test. Beyond that: prompts ([`Prompt`]), resources ([`Builder::resource`],
+//! [`ResourceSource`]), [`Limits`], and helpers for results that page within
+//! [`Context::result_budget`] ([`json_size`]) or carry bytes ([`sha256_hex`], [`base64`],
+//! [`percent_decode`]).
+//!
 //! ## Cargo features
 //!
 //! The protocol core and the stdio transport ([`serve`], [`run_stdio`]) are always built.

@@ -1,7 +1,7 @@
 //! MCP protocol versions, negotiation, and the per-version differences the server acts on.
 //!
-//! Two eras share one process (conformance/REQUIREMENTS.md §18): the four handshake versions
-//! (`initialize` → `notifications/initialized` → operation) and the stateless 2026-07-28,
+//! Two eras share one process (conformance/REQUIREMENTS.md, section 18): the four handshake
+//! versions (`initialize` → `notifications/initialized` → operation) and the stateless 2026-07-28,
 //! where every request carries its version and client capabilities in `params._meta`.
 
 use serde_json::{Map, Value};
@@ -62,18 +62,20 @@ impl Version {
         self >= Version::V2026_07_28
     }
 
-    /// JSON-RPC batches exist only in 2025-03-26 (B-11; removed again in 2025-06-18).
+    /// JSON-RPC batches exist only in 2025-03-26 (REQUIREMENTS.md B-11; removed again in
+    /// 2025-06-18).
     pub fn accepts_batches(self) -> bool {
         self == Version::V2025_03_26
     }
 
-    /// From 2025-11-25 an error response may omit an unreadable `id` (B-9).
+    /// From 2025-11-25 an error response may omit an unreadable `id` (REQUIREMENTS.md B-9).
     pub fn omits_unreadable_id(self) -> bool {
         self >= Version::V2025_11_25
     }
 
-    /// From 2025-11-25, arguments that fail a tool's `inputSchema` are reported as a tool
-    /// result with `isError: true` (SEP-1303); before, as a −32602 protocol error (T-12/T-13).
+    /// From 2025-11-25, arguments that fail a tool's `inputSchema` are reported as a tool result
+    /// with `isError: true` (SEP-1303); before, as a −32602 protocol error (REQUIREMENTS.md
+    /// T-12/T-13).
     pub fn input_errors_are_tool_errors(self) -> bool {
         self >= Version::V2025_11_25
     }
@@ -100,10 +102,10 @@ impl Version {
 }
 
 /// The version to answer an `initialize` with: the client's when we speak it, else the newest
-/// handshake version (L-3: a counter-offer is a successful result, not an error).
+/// handshake version (REQUIREMENTS.md L-3: a counter-offer is a successful result, not an error).
 ///
-/// 2026-07-28 is never negotiated through `initialize`: it has no handshake, and every peer
-/// SDK answers a request for it with 2025-11-25 (bench/REPORT.md).
+/// 2026-07-28 is never negotiated through `initialize`: it has no handshake, so a client
+/// that asks for it there gets the newest version that has one.
 pub(crate) fn negotiate(requested: &str) -> Version {
     match Version::parse(requested) {
         Some(v) if !v.is_stateless() => v,

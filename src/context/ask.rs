@@ -60,7 +60,7 @@ pub enum InputError {
     /// The request being handled was cancelled, or the input closed, while waiting.
     #[error("the request was cancelled")]
     Cancelled,
-    /// Asked before the client sent `notifications/initialized` (MCP L-5).
+    /// Asked before the client sent `notifications/initialized` (conformance/REQUIREMENTS.md L-5).
     #[error("the client has not finished initializing")]
     NotReady,
     /// Too many server-to-client requests are already waiting for an answer.
@@ -119,8 +119,8 @@ impl Context<'_> {
         self
     }
 
-    /// Asks the user to fill in a form (`elicitation/create`, form mode). `schema` is a flat
-    /// object schema of primitive properties. Never ask for secrets this way (MCP SE-3).
+    /// Asks the user to fill in a form (`elicitation/create`, form mode). `schema` is a flat object
+    /// schema of primitive properties. Never ask for secrets this way (REQUIREMENTS.md SE-3).
     pub fn elicit(&mut self, message: &str, schema: Value) -> Result<Elicited, InputError> {
         let key = self.scope.inputs.next_key.take();
         crate::schema::check_elicitation_schema(&schema).map_err(InputError::Invalid)?;
@@ -154,7 +154,7 @@ impl Context<'_> {
         match answer.get("action").and_then(Value::as_str) {
             Some("accept") => {
                 let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
-                // MCP SE-4: what comes back is client input like any other; check it.
+                // REQUIREMENTS.md SE-4: what comes back is client input like any other; check it.
                 crate::schema::validate_ref(&schema, &content).map_err(|problems| {
                     InputError::Malformed(format!(
                         "the answer does not fit the form: {}",
@@ -178,7 +178,7 @@ impl Context<'_> {
     ///
     /// Tool use in sampling (`tools`, `toolChoice`) needs the client's `sampling.tools`
     /// (2025-11-25 and later), and `includeContext` other than `"none"` its `sampling.context`
-    /// (MCP SC-2, SC-3); without them the request is not sent.
+    /// (REQUIREMENTS.md SC-2, SC-3); without them the request is not sent.
     pub fn sample(&mut self, params: Value) -> Result<Value, InputError> {
         let key = self.scope.inputs.next_key.take();
         let sampling = self.scope.client_capabilities.get("sampling");

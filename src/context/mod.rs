@@ -43,7 +43,7 @@ pub enum HandlerError {
 
 /// The client's roots as last listed, per handshake session: handlers ask for them freely
 /// (every tool call may need them) and the client is asked again only after
-/// `notifications/roots/list_changed` (MCP SR-1).
+/// `notifications/roots/list_changed` (REQUIREMENTS.md SR-1).
 #[derive(Default)]
 pub(crate) struct RootsCache {
     pub(crate) roots: Option<Rc<[Value]>>,
@@ -92,8 +92,8 @@ pub(crate) struct Scope {
     pub(crate) notifications: NotificationBudget,
 }
 
-/// At most this many progress and log notifications per second per request (MCP PR-5 and
-/// LG-7: rate-limit them); more are dropped.
+/// At most this many progress and log notifications per second per request (REQUIREMENTS.md PR-5
+/// and LG-7: rate-limit them); more are dropped.
 pub(crate) const MAX_NOTIFICATIONS_PER_SECOND: u32 = 100;
 
 /// Counts a request's notifications in the current one-second window.
@@ -179,7 +179,7 @@ impl<'a> Context<'a> {
 
     /// Sends a log message to the client (`notifications/message`) when `level` is at or above
     /// what the client asked for (at most 100 progress and log notifications per second per
-    /// request). Never put secrets or internal paths in `data` (MCP LG-7).
+    /// request). Never put secrets or internal paths in `data` (REQUIREMENTS.md LG-7).
     pub fn log(&mut self, level: LogLevel, data: impl Into<Value>) {
         if self.scope.log_level.is_some_and(|min| level >= min) && self.scope.notifications.allow()
         {
@@ -196,8 +196,8 @@ impl<'a> Context<'a> {
         self.scope.result_budget
     }
 
-    /// How long later requests to the client (elicitation, sampling, roots) wait for their
-    /// answer, instead of the server's `request_timeout` (MCP L-10: per-request timeouts).
+    /// How long later requests to the client (elicitation, sampling, roots) wait for their answer,
+    /// instead of the server's `request_timeout` (REQUIREMENTS.md L-10: per-request timeouts).
     pub fn set_request_timeout(&mut self, timeout: Duration) {
         self.scope.request_timeout = timeout;
     }

@@ -82,8 +82,9 @@ impl ToolOutput {
         }
     }
 
-    /// Structured output, with its JSON as a text block for clients without structured
-    /// output support (MCP T-10: "SHOULD also return the serialized JSON in a TextContent").
+    /// Structured output, with its JSON as a text block for clients without structured output
+    /// support (conformance/REQUIREMENTS.md T-10: "SHOULD also return the serialized JSON in a
+    /// TextContent").
     pub fn structured(value: Value) -> ToolOutput {
         ToolOutput {
             content: vec![Content::text(value.to_string())],

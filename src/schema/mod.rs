@@ -20,7 +20,8 @@ mod validator;
 pub(crate) use closest::closest;
 use validator::{follow, resolve, Path, Validator, MAX_DEPTH, MAX_ERRORS};
 
-/// The dialects `$schema` may name; a schema without `$schema` is 2020-12 (MCP T-17).
+/// The dialects `$schema` may name; a schema without `$schema` is 2020-12
+/// (conformance/REQUIREMENTS.md T-17).
 const DIALECTS: [&str; 4] = [
     "https://json-schema.org/draft/2020-12/schema",
     "http://json-schema.org/draft-07/schema#",
@@ -71,7 +72,7 @@ fn check_refs(root: &Value, node: &Value, depth: usize) -> Result<(), String> {
     }
 }
 
-/// Checks an elicitation form (MCP SE-2): an object whose properties are primitives —
+/// Checks an elicitation form (REQUIREMENTS.md SE-2): an object whose properties are primitives —
 /// string, number, integer, boolean, or an array of enumerated strings (multi-select).
 pub(crate) fn check_elicitation_schema(schema: &Value) -> Result<(), String> {
     if schema.get("type") != Some(&Value::from("object")) {

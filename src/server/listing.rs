@@ -16,7 +16,8 @@ impl Server {
             || self.sources.iter().any(|s| !s.templates().is_empty())
     }
 
-    /// The `capabilities` object for `version`: only what is really served (MCP L-7).
+    /// The `capabilities` object for `version`: only what is really served
+    /// (conformance/REQUIREMENTS.md L-7).
     pub(crate) fn capabilities(&self, version: Version) -> Value {
         let mut caps = Map::new();
         if !self.tools.is_empty() {
@@ -54,26 +55,13 @@ impl Server {
                 info.insert("title".into(), text(title));
             }
         }
-        if version.has_icons() {
-            if let Some(description) = &id.description {
-                info.insert("description".into(), text(description));
-            }
-            if let Some(url) = &id.website_url {
-                info.insert("websiteUrl".into(), text(url));
-            }
-            if let Some(icons) = &id.icons {
-                info.insert("icons".into(), icons.clone());
-            }
-        }
         Value::Object(info)
     }
 
     /// [`Server::implementation`], shared rather than built.
     pub(crate) fn shared_implementation(&self, version: Version) -> Arc<Value> {
-        match Version::ALL.iter().position(|&v| v == version) {
-            Some(i) => Arc::clone(&self.implementations[i]),
-            None => Arc::new(self.implementation(version)),
-        }
+        // Built in `Version::ALL` order, which is the declaration order.
+        Arc::clone(&self.implementations[version as usize])
     }
 
     /// A tool as `tools/list` shows it to a client of `version`.

@@ -84,9 +84,6 @@ pub(crate) struct Identity {
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) website_url: Option<String>,
-    pub(crate) icons: Option<Value>,
     pub(crate) instructions: Option<String>,
 }
 
@@ -142,11 +139,6 @@ impl Server {
         }
     }
 
-    /// The limits this server enforces.
-    pub fn limits(&self) -> &Limits {
-        &self.limits
-    }
-
     /// Names of the tools, in listing order.
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(|t| t.name.as_str())
@@ -166,18 +158,6 @@ impl Builder {
     /// A display name (2025-06-18 and later).
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.identity.title = Some(title.into());
-        self
-    }
-
-    /// A description of the server (2025-11-25 and later).
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.identity.description = Some(description.into());
-        self
-    }
-
-    /// The server's website (2025-11-25 and later).
-    pub fn website_url(mut self, url: impl Into<String>) -> Self {
-        self.identity.website_url = Some(url.into());
         self
     }
 
