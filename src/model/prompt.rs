@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::content::Content;
 use crate::context::{Context, HandlerError};
@@ -11,8 +10,7 @@ use crate::context::{Context, HandlerError};
 /// A prompt argument.
 pub struct PromptArgument {
     pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
+    pub(crate) description: String,
     pub(crate) required: bool,
     pub(crate) completer: Option<Box<CompleteFn>>,
 }
@@ -27,17 +25,10 @@ impl PromptArgument {
     pub fn new(name: impl Into<String>, description: impl Into<String>, required: bool) -> Self {
         PromptArgument {
             name: name.into(),
-            title: None,
-            description: Some(description.into()),
+            description: description.into(),
             required,
             completer: None,
         }
-    }
-
-    /// A display name (2025-06-18 and later).
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
     }
 
     /// Suggestions for `completion/complete`.
@@ -97,7 +88,6 @@ pub struct Prompt {
     pub(crate) title: Option<String>,
     pub(crate) description: String,
     pub(crate) arguments: Vec<PromptArgument>,
-    pub(crate) icons: Option<Value>,
     pub(crate) handler: Box<PromptFn>,
 }
 
@@ -118,7 +108,6 @@ impl Prompt {
             title: None,
             description: description.into(),
             arguments,
-            icons: None,
             handler: Box::new(handler),
         }
     }
@@ -126,12 +115,6 @@ impl Prompt {
     /// A display name (2025-06-18 and later).
     pub fn title(mut self, title: impl Into<String>) -> Prompt {
         self.title = Some(title.into());
-        self
-    }
-
-    /// Icons (2025-11-25 and later).
-    pub fn icons(mut self, icons: Value) -> Prompt {
-        self.icons = Some(icons);
         self
     }
 }

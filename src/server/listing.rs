@@ -97,16 +97,9 @@ impl Server {
         let arguments: Vec<Value> = prompt
             .arguments
             .iter()
-            .map(|a| {
-                let mut arg = json!({ "name": a.name, "required": a.required });
-                if let Some(d) = &a.description {
-                    arg["description"] = json!(d);
-                }
-                if let (Some(t), true) = (&a.title, version.has_structured_output()) {
-                    arg["title"] = json!(t);
-                }
-                arg
-            })
+            .map(
+                |a| json!({ "name": a.name, "description": a.description, "required": a.required }),
+            )
             .collect();
         let mut out = json!({ "name": prompt.name, "description": prompt.description });
         if !arguments.is_empty() {
@@ -114,9 +107,6 @@ impl Server {
         }
         if let (Some(t), true) = (&prompt.title, version.has_structured_output()) {
             out["title"] = json!(t);
-        }
-        if let (Some(icons), true) = (&prompt.icons, version.has_icons()) {
-            out["icons"] = icons.clone();
         }
         out
     }
