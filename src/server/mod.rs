@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 use thiserror::Error;
 
 use crate::context::{Context, HandlerError};
@@ -20,6 +20,7 @@ use crate::uri_template::UriTemplate;
 mod listing;
 
 pub(crate) use listing::trim_listing;
+use listing::Identity;
 
 /// Every limit the server enforces. All are configurable; the defaults are in the README.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,15 +78,6 @@ impl Default for Limits {
 #[derive(Debug, Clone, PartialEq, Error)]
 #[error("{0}")]
 pub struct ConfigError(pub String);
-
-/// The server's self-description (MCP `Implementation`).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Identity {
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) title: Option<String>,
-    pub(crate) instructions: Option<String>,
-}
 
 /// An MCP server definition. Immutable once built; serve it with [`crate::serve`].
 pub struct Server {
@@ -151,6 +143,58 @@ impl Server {
     /// True when some source reports additions and removals.
     pub(crate) fn resources_list_changes(&self) -> bool {
         self.list_changes
+    }
+
+    /// Completions are offered for prompt arguments and template variables.
+    pub(crate) fn has_completions(&self) -> bool {
+        self.prompts.iter().any(|p| !p.arguments.is_empty())
+            || self.sources.iter().any(|s| !s.templates().is_empty())
+    }
+
+    /// The `capabilities` object for `version`: only what is really served
+    /// (conformance/REQUIREMENTS.md L-7).
+    pub(crate) fn capabilities(&self, version: Version) -> Value {
+        let mut caps = Map::new();
+        if !self.tools.is_empty() {
+            caps.insert("tools".into(), json!({}));
+        }
+        if !self.prompts.is_empty() {
+            caps.insert("prompts".into(), json!({}));
+        }
+        if self.has_resources() {
+            let mut resources = json!({ "subscribe": true });
+            if self.resources_list_changes() {
+                resources["listChanged"] = json!(true);
+            }
+            caps.insert("resources".into(), resources);
+        }
+        caps.insert("logging".into(), json!({}));
+        // The `completions` capability exists from 2025-03-26 (2024-11-05 has the method only).
+        if self.has_completions() && version.has_annotations() {
+            caps.insert("completions".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+
+    /// The `Implementation` object for `version`.
+    pub(crate) fn implementation(&self, version: Version) -> Value {
+        self.identity.implementation(version)
+    }
+
+    /// [`Server::implementation`], shared rather than built.
+    pub(crate) fn shared_implementation(&self, version: Version) -> Arc<Value> {
+        // Built in `Version::ALL` order, which is the declaration order.
+        Arc::clone(&self.implementations[version as usize])
+    }
+
+    /// A tool as `tools/list` shows it to a client of `version`.
+    pub(crate) fn tool_json(&self, tool: &Tool, version: Version) -> Value {
+        listing::tool_json(tool, version)
+    }
+
+    /// A prompt as `prompts/list` shows it to a client of `version`.
+    pub(crate) fn prompt_json(&self, prompt: &Prompt, version: Version) -> Value {
+        listing::prompt_json(prompt, version)
     }
 }
 
