@@ -225,27 +225,15 @@ impl<'s> Validator<'s> {
         path: &Path<'_>,
         errors: &mut Vec<String>,
     ) {
-        fn bound(keyword: Option<&Value>) -> Option<(f64, &Value)> {
-            keyword.and_then(|b| Some((b.as_f64()?, b)))
-        }
-        if let Some((min, shown)) = bound(k.minimum) {
-            if n < min {
-                errors.push(format!("{} must be ≥ {shown}, got {value}", path.name()));
-            }
-        }
-        if let Some((max, shown)) = bound(k.maximum) {
-            if n > max {
-                errors.push(format!("{} must be ≤ {shown}, got {value}", path.name()));
-            }
-        }
-        if let Some((min, shown)) = bound(k.exclusive_minimum) {
-            if n <= min {
-                errors.push(format!("{} must be > {shown}, got {value}", path.name()));
-            }
-        }
-        if let Some((max, shown)) = bound(k.exclusive_maximum) {
-            if n >= max {
-                errors.push(format!("{} must be < {shown}, got {value}", path.name()));
+        let bounds = [
+            (k.minimum, "≥", (|n, b| n >= b) as fn(f64, f64) -> bool),
+            (k.maximum, "≤", |n, b| n <= b),
+            (k.exclusive_minimum, ">", |n, b| n > b),
+            (k.exclusive_maximum, "<", |n, b| n < b),
+        ];
+        for (bound, sign, holds) in bounds {
+            if let Some(b) = bound.filter(|b| b.as_f64().is_some_and(|b| !holds(n, b))) {
+                errors.push(format!("{} must be {sign} {b}, got {value}", path.name()));
             }
         }
     }
