@@ -76,8 +76,10 @@ def layer_of(rel):
         for p in prefixes:
             if p and (rel == p or (p.endswith("/") and rel.startswith(p))):
                 return layer
-    # The rest of the top level and session/ are the core: `cargo build --no-default-features`.
-    return "core" if "/" not in rel or rel.startswith("session/") else None
+    # The rest of the top level and its folder modules are the core: `cargo build
+    # --no-default-features`.
+    core_dirs = ("session/", "context/", "model/", "schema/", "server/")
+    return "core" if "/" not in rel or rel.startswith(core_dirs) else None
 
 
 def table():

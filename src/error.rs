@@ -17,26 +17,27 @@ use serde_json::{json, Value};
 use thiserror::Error;
 
 /// Defined with the envelope it describes (`jsonrpc`); its codes are mapped here.
-pub use crate::jsonrpc::EnvelopeError;
+pub(crate) use crate::jsonrpc::EnvelopeError;
 use crate::jsonrpc::{code as rpc, ErrorObject};
 
 /// MCP-specific and minimcp-specific error codes.
-pub mod code {
+pub(crate) mod code {
     /// MCP (2024-11-05 … 2025-11-25): the resource does not exist.
-    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
     /// MCP 2026-07-28 over HTTP: a routing header (`MCP-Protocol-Version`, `Mcp-Method`,
     /// `Mcp-Name`, `Mcp-Param-*`) disagrees with the body.
-    pub const HEADER_MISMATCH: i64 = -32020;
+    #[cfg(feature = "http")]
+    pub(crate) const HEADER_MISMATCH: i64 = -32020;
     /// MCP 2026-07-28: the request needs a client capability it did not declare.
-    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    pub(crate) const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
     /// MCP 2026-07-28: the request's protocol version is not supported.
-    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
     /// minimcp: the `--rate-limit` token bucket is empty; `data.retryAfterMs` says when to retry.
-    pub const RATE_LIMITED: i64 = -32000;
+    pub(crate) const RATE_LIMITED: i64 = -32000;
     /// minimcp: the response would exceed `--max-response-bytes`.
-    pub const RESPONSE_TOO_LARGE: i64 = -32001;
+    pub(crate) const RESPONSE_TOO_LARGE: i64 = -32001;
     /// minimcp: too many requests are queued behind a handler that waits for the client.
-    pub const OVERLOADED: i64 = -32003;
+    pub(crate) const OVERLOADED: i64 = -32003;
 }
 
 /// A failure of the transport itself: the session cannot go on.
@@ -53,7 +54,7 @@ pub enum Error {
 
 impl EnvelopeError {
     /// The JSON-RPC error code for this error.
-    pub fn code(&self) -> i64 {
+    pub(crate) fn code(&self) -> i64 {
         match self {
             EnvelopeError::InvalidUtf8(_) | EnvelopeError::Syntax(_) => rpc::PARSE_ERROR,
             EnvelopeError::PositionalParams => rpc::INVALID_PARAMS,
@@ -62,7 +63,7 @@ impl EnvelopeError {
     }
 
     /// The error object sent to the client.
-    pub fn to_object(&self) -> ErrorObject {
+    pub(crate) fn to_object(&self) -> ErrorObject {
         ErrorObject {
             code: self.code(),
             message: self.to_string(),
@@ -74,7 +75,7 @@ impl EnvelopeError {
 /// Why a valid request cannot be served.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
-pub enum McpError {
+pub(crate) enum McpError {
     /// No such method (or not in this protocol version).
     #[error("method not found: {0}")]
     MethodNotFound(String),
@@ -136,8 +137,8 @@ pub enum McpError {
 
 impl McpError {
     /// The error object sent to the client. `modern` selects the 2026-07-28 code for a
-    /// missing resource (−32602 there, −32002 before: REQUIREMENTS.md ).
-    pub fn to_object(&self, modern: bool) -> ErrorObject {
+    /// missing resource (−32602 there, −32002 before: conformance/REQUIREMENTS.md ).
+    pub(crate) fn to_object(&self, modern: bool) -> ErrorObject {
         let (code, data) = match self {
             McpError::MethodNotFound(_) => (rpc::METHOD_NOT_FOUND, None),
             McpError::InvalidParams(_) | McpError::UnknownTool(..) | McpError::UnknownPrompt(_) => {

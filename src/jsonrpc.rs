@@ -1,20 +1,21 @@
 //! JSON-RPC 2.0 envelopes, written by hand on top of `serde_json::Value`.
 //!
 //! This layer knows nothing about MCP. It classifies one parsed JSON value as a request, a
-//! notification or a response (to a request *we* sent), or rejects it with the reason and,
-//! whenever it can be read, the request id, so the error can still be correlated
-//! (REQUIREMENTS.md A-3: recover the id whenever the input is an object with a valid `id`).
+//! notification or a response (to a request *we* sent), or rejects it with the reason and, whenever
+//! it can be read, the request id, so the error can still be correlated
+//! (conformance/REQUIREMENTS.md A-3: recover the id whenever the input is an object with a valid
+//! `id`).
 //!
 //! Classification rules, in order:
 //! 1. The value must be an object.
 //! 2. A `method` member makes it a request (`id` present) or a notification (`id` absent).
 //!    Anything carrying a string `method` and no `id` is *notification-shaped* and is never
-//!    answered, even when it is otherwise invalid (JSON-RPC 2.0 §4.1, MCP B-10).
+//!    answered, even when it is otherwise invalid (JSON-RPC 2.0 §4.1, REQUIREMENTS.md B-10).
 //! 3. Without `method`, a `result` or `error` member makes it a response; responses are never
 //!    answered either.
 //! 4. `jsonrpc` must be exactly `"2.0"`; `id` must be a string or an integer (never `null`,
-//!    never fractional: MCP B-3); `params`, when present, must be an object (MCP uses named
-//!    parameters only).
+//!    never fractional: REQUIREMENTS.md B-3); `params`, when present, must be an object (MCP
+//!    uses named parameters only).
 
 use std::fmt;
 
@@ -39,8 +40,8 @@ pub(crate) mod code {
 
 /// A request id exactly as the peer sent it: a string or a 64-bit integer.
 ///
-/// The JSON type is preserved (`"7"` and `7` are different ids) and integers keep their full
-/// range, so the id is echoed back unchanged (MCP B-5; python-sdk#961 is what goes wrong
+/// The JSON type is preserved (`"7"` and `7` are different ids) and integers keep their full range,
+/// so the id is echoed back unchanged (REQUIREMENTS.md B-5; python-sdk#961 is what goes wrong
 /// otherwise).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(crate) struct RequestId(IdRepr);
@@ -424,7 +425,7 @@ fn parse_id_value(rest: &[u8]) -> Option<RequestId> {
 /// Why one line is not a valid JSON-RPC message.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
-pub enum EnvelopeError {
+pub(crate) enum EnvelopeError {
     /// The line is not UTF-8.
     #[error("parse error: message is not valid UTF-8 (invalid byte at offset {0})")]
     InvalidUtf8(usize),

@@ -49,6 +49,17 @@
 //! // On a real process: minimcp::run_stdio(&server)
 //! ```
 //!
+//! ## What a tool author uses
+//!
+//! [`Server::builder`] gives a [`Builder`]: add tools ([`Tool::new`]), then `build` and serve
+//! with [`run_stdio`] (or [`serve`] over any byte streams). A handler gets [`Arguments`] and a
+//! [`Context`], and returns a [`ToolOutput`] or a [`HandlerError`]; a handler that notices
+//! [`Context::is_cancelled`] returns [`Context::cancelled`]. [`TestClient`] runs a handler in
+//! a unit test. Beyond that: prompts ([`Prompt`]), resources ([`Builder::resource`],
+//! [`ResourceSource`]), [`Limits`], and helpers for results that page within
+//! [`Context::result_budget`] ([`json_size`]) or carry bytes ([`sha256_hex`], [`base64`],
+//! [`percent_decode`]).
+//!
 //! ## Cargo features
 //!
 //! The protocol core and the stdio transport ([`serve`], [`run_stdio`]) are always built.
@@ -87,24 +98,24 @@ mod schema;
 mod server;
 mod session;
 mod stdio;
+mod testing;
 pub mod toolsets;
 mod transport;
 mod uri_template;
 
-pub use context::Context;
+pub use context::{Context, Elicited, HandlerError, InputError};
 pub use encoding::{base64, sha256_hex};
-pub use error::{code, EnvelopeError, Error, McpError};
+pub use error::Error;
 pub use jsonrpc::ErrorObject;
-pub use model::json_size;
 pub use model::{
-    Arguments, CompleteFn, Content, Elicited, HandlerError, InputError, Page, Prompt,
-    PromptArgument, PromptFn, PromptMessage, ResourceBody, ResourceContents, ResourceInfo,
-    ResourceSource, Role, TemplateInfo, Tool, ToolFn, ToolOutput,
+    json_size, Arguments, Content, Page, Prompt, PromptArgument, PromptMessage, ResourceBody,
+    ResourceContents, ResourceInfo, ResourceSource, Role, TemplateInfo, Tool, ToolOutput,
 };
 pub use protocol::{LogLevel, Version};
-pub use resources::{ReadFn, TemplateReadFn, VariableCompleteFn};
+pub use resources::VariableCompleteFn;
 pub use server::{Builder, ConfigError, Limits, Server};
 pub use stdio::serve;
+pub use testing::TestClient;
 pub use uri_template::percent_decode;
 
 /// Serves one session over this process's stdin and stdout until stdin closes.

@@ -1,4 +1,5 @@
-//! Diagnostics on stderr, never stdout (stdout carries protocol messages only: MCP S-3).
+//! Diagnostics on stderr, never stdout (stdout carries protocol messages only:
+//! conformance/REQUIREMENTS.md S-3).
 //!
 //! One global level, set once from `--log-level`. Lines look like
 //! `minimcp: warn: <message>`. Nothing logged here is sent to the client.
@@ -24,26 +25,24 @@ pub enum Level {
 }
 
 impl Level {
+    const ALL: [(Level, &'static str); 5] = [
+        (Level::Off, "off"),
+        (Level::Error, "error"),
+        (Level::Warn, "warn"),
+        (Level::Info, "info"),
+        (Level::Debug, "debug"),
+    ];
+
     /// Parses `off`, `error`, `warn`, `info` or `debug`.
     pub fn parse(s: &str) -> Option<Level> {
-        Some(match s {
-            "off" => Level::Off,
-            "error" => Level::Error,
-            "warn" => Level::Warn,
-            "info" => Level::Info,
-            "debug" => Level::Debug,
-            _ => return None,
-        })
+        Level::ALL
+            .iter()
+            .find(|(_, name)| *name == s)
+            .map(|(level, _)| *level)
     }
 
     fn name(self) -> &'static str {
-        match self {
-            Level::Off => "off",
-            Level::Error => "error",
-            Level::Warn => "warn",
-            Level::Info => "info",
-            Level::Debug => "debug",
-        }
+        Level::ALL[self as usize].1
     }
 }
 

@@ -1,7 +1,7 @@
 //! MCP protocol versions, negotiation, and the per-version differences the server acts on.
 //!
-//! Two eras share one process (conformance/REQUIREMENTS.md §18): the four handshake versions
-//! (`initialize` → `notifications/initialized` → operation) and the stateless 2026-07-28,
+//! Two eras share one process (conformance/REQUIREMENTS.md, section 18): the four handshake
+//! versions (`initialize` → `notifications/initialized` → operation) and the stateless 2026-07-28,
 //! where every request carries its version and client capabilities in `params._meta`.
 
 use serde_json::{Map, Value};
@@ -34,7 +34,7 @@ impl Version {
     /// Every version's wire string, newest first: what `server/discover` and the -32022 error
     /// name, so that a client that only speaks a handshake version learns it can fall back to
     /// `initialize` (as the 2026-07-28 specification's own example lists them).
-    pub fn supported_newest_first() -> Vec<&'static str> {
+    pub(crate) fn supported_newest_first() -> Vec<&'static str> {
         Version::ALL.iter().rev().map(|v| v.as_str()).collect()
     }
 
@@ -62,48 +62,44 @@ impl Version {
         self >= Version::V2026_07_28
     }
 
-    /// JSON-RPC batches exist only in 2025-03-26 (B-11; removed again in 2025-06-18).
-    pub fn accepts_batches(self) -> bool {
-        self == Version::V2025_03_26
-    }
-
-    /// From 2025-11-25 an error response may omit an unreadable `id` (B-9).
-    pub fn omits_unreadable_id(self) -> bool {
+    /// From 2025-11-25 an error response may omit an unreadable `id` (REQUIREMENTS.md B-9).
+    pub(crate) fn omits_unreadable_id(self) -> bool {
         self >= Version::V2025_11_25
     }
 
-    /// From 2025-11-25, arguments that fail a tool's `inputSchema` are reported as a tool
-    /// result with `isError: true` (SEP-1303); before, as a −32602 protocol error (T-12/T-13).
-    pub fn input_errors_are_tool_errors(self) -> bool {
+    /// From 2025-11-25, arguments that fail a tool's `inputSchema` are reported as a tool result
+    /// with `isError: true` (SEP-1303); before, as a −32602 protocol error (REQUIREMENTS.md
+    /// T-12/T-13).
+    pub(crate) fn input_errors_are_tool_errors(self) -> bool {
         self >= Version::V2025_11_25
     }
 
     /// `structuredContent`/`outputSchema`, `title` and `resource_link` exist from 2025-06-18.
-    pub fn has_structured_output(self) -> bool {
+    pub(crate) fn has_structured_output(self) -> bool {
         self >= Version::V2025_06_18
     }
 
     /// Tool `annotations`, audio content and the `completions` capability exist from 2025-03-26.
-    pub fn has_annotations(self) -> bool {
+    pub(crate) fn has_annotations(self) -> bool {
         self >= Version::V2025_03_26
     }
 
     /// `icons` on tools, prompts, resources and `Implementation` exist from 2025-11-25.
-    pub fn has_icons(self) -> bool {
+    pub(crate) fn has_icons(self) -> bool {
         self >= Version::V2025_11_25
     }
 
     /// Elicitation exists from 2025-06-18.
-    pub fn has_elicitation(self) -> bool {
+    pub(crate) fn has_elicitation(self) -> bool {
         self >= Version::V2025_06_18
     }
 }
 
 /// The version to answer an `initialize` with: the client's when we speak it, else the newest
-/// handshake version (L-3: a counter-offer is a successful result, not an error).
+/// handshake version (REQUIREMENTS.md L-3: a counter-offer is a successful result, not an error).
 ///
-/// 2026-07-28 is never negotiated through `initialize`: it has no handshake, and every peer
-/// SDK answers a request for it with 2025-11-25 (bench/REPORT.md).
+/// 2026-07-28 is never negotiated through `initialize`: it has no handshake, so a client
+/// that asks for it there gets the newest version that has one.
 pub(crate) fn negotiate(requested: &str) -> Version {
     match Version::parse(requested) {
         Some(v) if !v.is_stateless() => v,
@@ -172,7 +168,7 @@ impl LogLevel {
     ];
 
     /// Parses a level name.
-    pub fn parse(s: &str) -> Option<LogLevel> {
+    pub(crate) fn parse(s: &str) -> Option<LogLevel> {
         LogLevel::NAMES
             .iter()
             .find(|(name, _)| *name == s)
@@ -185,7 +181,7 @@ impl LogLevel {
     }
 
     /// All names, for error messages.
-    pub fn names() -> impl Iterator<Item = &'static str> {
+    pub(crate) fn names() -> impl Iterator<Item = &'static str> {
         LogLevel::NAMES.iter().map(|(name, _)| *name)
     }
 }
@@ -220,11 +216,6 @@ mod tests {
 
     #[test]
     fn version_features() {
-        let batches: Vec<_> = Version::ALL
-            .into_iter()
-            .filter(|v| v.accepts_batches())
-            .collect();
-        assert_eq!(batches, [Version::V2025_03_26]);
         assert!(!Version::V2025_06_18.input_errors_are_tool_errors());
         assert!(Version::V2025_11_25.input_errors_are_tool_errors());
         assert!(!Version::V2025_06_18.omits_unreadable_id());

@@ -10,9 +10,10 @@ use crate::model::{
 use crate::uri_template::UriTemplate;
 
 /// Reads a fixed resource: `(uri, ctx) -> contents`.
-pub type ReadFn = dyn Fn(&str, &mut Context<'_>) -> Result<Vec<ResourceContents>, HandlerError>;
+pub(crate) type ReadFn =
+    dyn Fn(&str, &mut Context<'_>) -> Result<Vec<ResourceContents>, HandlerError>;
 /// Reads a templated resource: `(uri, variables, ctx) -> contents`.
-pub type TemplateReadFn = dyn Fn(
+pub(crate) type TemplateReadFn = dyn Fn(
     &str,
     &BTreeMap<String, String>,
     &mut Context<'_>,

@@ -154,7 +154,7 @@ fn test_server(limits: Limits) -> Server {
         .tool(Tool::new("slow", "Waits until cancelled", no_args.clone(), |_, ctx| {
             for _ in 0..200 {
                 if ctx.is_cancelled() {
-                    return Err(HandlerError::Invalid("cancelled".into()));
+                    return Err(ctx.cancelled());
                 }
                 thread::sleep(Duration::from_millis(5));
             }

@@ -64,7 +64,7 @@ pub const TOOLSETS: &[Toolset] = &[
     Toolset {
         name: "workspace",
         summary: "files as tools, resources and prompts",
-        add: workspace::add_toolset,
+        add: workspace::add,
     },
     #[cfg(feature = "templates")]
     Toolset {
@@ -76,7 +76,7 @@ pub const TOOLSETS: &[Toolset] = &[
     Toolset {
         name: "analysis",
         summary: "code complexity and git churn",
-        add: analysis::add_toolset,
+        add: analysis::add,
     },
 ];
 

@@ -29,7 +29,7 @@ use crate::Builder;
 
 /// Adds the analysis tools to the default profile, over the workspace the other toolsets
 /// share (one set of roots, one deny list, one sandbox).
-pub fn add_toolset(builder: Builder, options: &super::Options) -> Builder {
+pub fn add(builder: Builder, options: &super::Options) -> Builder {
     let ws = &options.workspace;
     // One cache of analyses for both tools: churn's hotspots reuse them.
     let analyses = std::rc::Rc::new(complexity::Analyses::default());

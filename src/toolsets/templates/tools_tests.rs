@@ -1,75 +1,19 @@
 use super::*;
-use crate::{Arguments, Content, ToolOutput};
+use crate::{Content, ToolOutput};
 use serde_json::json;
-
-/// A client that never answers and never cancels: these tools ask nothing of it.
-struct Silent;
-
-impl crate::context::Link for Silent {
-    fn notify(&mut self, _method: &str, _params: Value) {}
-
-    fn request(
-        &mut self,
-        _method: &str,
-        _params: Value,
-        _timeout: std::time::Duration,
-    ) -> Result<Value, crate::InputError> {
-        Err(crate::InputError::Cancelled)
-    }
-
-    fn poll_cancelled(&mut self) -> bool {
-        false
-    }
-
-    fn client_ready(&self) -> bool {
-        true
-    }
-
-    fn roots_cache(&mut self) -> Option<&mut crate::session::RootsCache> {
-        None
-    }
-}
 
 /// Calls a tool as the core would: defaults filled in by the schema validator, structured
 /// output checked against the tool's outputSchema, the result within `budget`.
 fn call_with_budget(name: &str, args: Value, budget: usize) -> ToolOutput {
     let all = tools();
     let tool = all.iter().find(|t| t.name == name).expect("tool exists");
-    let mut args = args;
-    crate::schema::validate(&tool.input_schema, &mut args, true)
-        .expect("arguments match the schema");
-    let Value::Object(map) = args else {
-        panic!("object")
-    };
-    let args = Arguments(map);
-    let mut link = Silent;
-    let scope = crate::context::Scope {
-        id: crate::jsonrpc::RequestId::number(1),
-        version: crate::Version::V2025_11_25,
-        progress_token: None,
-        last_progress: None,
-        log_level: None,
-        client_capabilities: std::rc::Rc::new(json!({})),
-        client_info: std::rc::Rc::new(json!({})),
-        request_timeout: std::time::Duration::from_secs(1),
+    let client = &mut crate::TestClient {
         result_budget: budget,
-        inputs: crate::context::Inputs::default(),
-        notifications: crate::context::NotificationBudget::default(),
+        ..crate::TestClient::default()
     };
-    let mut ctx = crate::Context::new(&mut link, scope);
-    let output =
-        (tool.handler)(&args, &mut ctx).unwrap_or_else(|e| ToolOutput::error(e.to_string()));
-    if let (false, Some(schema)) = (output.is_error, &tool.output_schema) {
-        let structured = output.structured.as_ref().expect("structured output");
-        crate::schema::validate_ref(schema, structured)
-            .unwrap_or_else(|e| panic!("{name}: {e:?}\n{structured:#}"));
-    }
-    assert!(
-        output.budget_size() <= budget,
-        "{name}: {} bytes over the {budget}-byte budget",
-        output.budget_size()
-    );
-    output
+    client
+        .call(tool, args)
+        .unwrap_or_else(|e| ToolOutput::error(e.to_string()))
 }
 
 fn call(name: &str, args: Value) -> ToolOutput {

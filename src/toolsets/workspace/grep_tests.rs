@@ -1,39 +1,17 @@
 use super::*;
 use crate::toolsets::workspace::scan::{lines_after, lines_before};
-use crate::toolsets::workspace::testutil::{with_context, TempTree, TestLink};
+use crate::toolsets::workspace::testutil::{TempTree, TestLink};
 use crate::Content;
 
 /// Calls `search_text` as the core would: defaults filled in by the schema validator,
 /// structured output checked against the output schema, the given result budget.
 fn search_with_budget(tree: &TempTree, args: Value, budget: usize) -> Result<ToolOutput, String> {
     let ws = Rc::new(Workspace::open(&tree.path).expect("root"));
-    let tool = tool(&ws, "");
-    let mut args = args;
-    crate::schema::validate(&tool.input_schema, &mut args, true)
-        .expect("arguments match the schema");
-    let Value::Object(map) = args else {
-        panic!("object")
+    let client = &mut TestLink {
+        result_budget: budget,
+        ..TestLink::default()
     };
-    let args = crate::Arguments(map);
-    let mut link = TestLink::default();
-    let output = with_context(&mut link, false, |ctx| {
-        ctx.scope.result_budget = budget;
-        (tool.handler)(&args, ctx)
-    })
-    .map_err(|e| e.to_string());
-    if let (Ok(out), Some(schema)) = (&output, &tool.output_schema) {
-        if !out.is_error {
-            let structured = out.structured.as_ref().expect("structured output");
-            crate::schema::validate_ref(schema, structured)
-                .unwrap_or_else(|e| panic!("{e:?}\n{structured:#}"));
-            assert!(
-                out.budget_size() <= budget,
-                "{} bytes over the {budget}-byte budget",
-                out.budget_size()
-            );
-        }
-    }
-    output
+    client.call(&tool(&ws, ""), args).map_err(|e| e.to_string())
 }
 
 fn search(tree: &TempTree, args: Value) -> ToolOutput {

@@ -26,14 +26,12 @@
 //! every bound.
 //!
 //! ```no_run
-//! use minimcp::Server;
+//! use minimcp::toolsets::{workspace, Options};
 //!
-//! let builder = Server::builder("my-server", "1.0.0")
-//!     .instructions(minimcp::toolsets::workspace::INSTRUCTIONS);
-//! let server = minimcp::toolsets::workspace::add(builder, std::path::Path::new("."))
-//!     .expect("the root is a readable directory")
-//!     .build()
-//!     .expect("the definitions are valid");
+//! let config = workspace::Config { roots: vec![".".into()], ..Default::default() };
+//! let options = Options::new(&config).expect("the root is a readable directory");
+//! let builder = minimcp::Server::builder("my-server", "1.0.0");
+//! let server = workspace::add(builder, &options).build().expect("the definitions are valid");
 //! minimcp::run_stdio(&server).expect("stdio works");
 //! ```
 
@@ -71,7 +69,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::{log, Builder, ConfigError, Context, HandlerError, InputError};
+use crate::{log, Builder, Context, HandlerError, InputError};
 use gitignore::Rules;
 use sandbox::{PathError, RelPath, Resolved, Sandbox};
 use walk::Bounds;
@@ -106,28 +104,10 @@ pub struct Config {
     pub analysis_time: Option<Duration>,
 }
 
-/// Adds the workspace toolset for `root` to `builder`: the four tools, the prompts, and the
-/// files as resources. `root` must be an existing, readable directory; it is canonicalized
-/// once, here. The default deny list applies.
-pub fn add(builder: Builder, root: &Path) -> Result<Builder, ConfigError> {
-    add_with(
-        builder,
-        &Config {
-            roots: vec![root.to_path_buf()],
-            ..Config::default()
-        },
-    )
-}
-
-/// Adds the workspace toolset as `config` describes.
-pub fn add_with(builder: Builder, config: &Config) -> Result<Builder, ConfigError> {
-    let ws = Rc::new(Workspace::configure(config).map_err(ConfigError)?);
-    Ok(add_to(builder, &ws))
-}
-
 /// Adds the workspace toolset for the workspace `options` opened, with its instructions:
-/// the entry of [`super::TOOLSETS`].
-pub fn add_toolset(builder: Builder, options: &super::Options) -> Builder {
+/// the four tools, the prompts, and the files as resources (the entry of
+/// [`super::TOOLSETS`]).
+pub fn add(builder: Builder, options: &super::Options) -> Builder {
     add_to(builder.add_instructions(INSTRUCTIONS), &options.workspace)
 }
 

@@ -54,62 +54,15 @@ impl Drop for TempTree {
     }
 }
 
-/// A connection for handlers run directly in unit tests: records notifications and
-/// reports cancellation from the `cancel_at`-th poll on.
-#[derive(Default)]
-pub(crate) struct TestLink {
-    pub(crate) notifications: Vec<(String, serde_json::Value)>,
-    pub(crate) polls: usize,
-    pub(crate) cancel_at: Option<usize>,
-}
+/// The client handlers run against in unit tests: the library's public [`crate::TestClient`].
+pub(crate) type TestLink = crate::TestClient;
 
-impl crate::context::Link for TestLink {
-    fn notify(&mut self, method: &str, params: serde_json::Value) {
-        self.notifications.push((method.to_string(), params));
-    }
-
-    fn request(
-        &mut self,
-        _method: &str,
-        _params: serde_json::Value,
-        _timeout: std::time::Duration,
-    ) -> Result<serde_json::Value, crate::InputError> {
-        Err(crate::InputError::Cancelled)
-    }
-
-    fn poll_cancelled(&mut self) -> bool {
-        self.polls += 1;
-        self.cancel_at.is_some_and(|at| self.polls >= at)
-    }
-
-    fn client_ready(&self) -> bool {
-        true
-    }
-
-    fn roots_cache(&mut self) -> Option<&mut crate::session::RootsCache> {
-        None
-    }
-}
-
-/// Runs `f` with a context on `link`; `progress` sets a progress token.
+/// Runs `f` with a context from `client`; `progress` makes the request ask for progress.
 pub(crate) fn with_context<T>(
-    link: &mut TestLink,
+    client: &mut TestLink,
     progress: bool,
     f: impl FnOnce(&mut crate::Context<'_>) -> T,
 ) -> T {
-    let scope = crate::context::Scope {
-        id: crate::jsonrpc::RequestId::number(1),
-        version: crate::Version::V2025_11_25,
-        progress_token: progress.then(|| serde_json::json!("p")),
-        last_progress: None,
-        log_level: None,
-        client_capabilities: std::rc::Rc::new(serde_json::json!({})),
-        client_info: std::rc::Rc::new(serde_json::json!({})),
-        request_timeout: std::time::Duration::from_secs(1),
-        result_budget: crate::Limits::default().max_result_bytes,
-        inputs: crate::context::Inputs::default(),
-        notifications: crate::context::NotificationBudget::default(),
-    };
-    let mut ctx = crate::Context::new(link, scope);
-    f(&mut ctx)
+    client.progress = progress;
+    f(&mut client.context())
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::toolsets::workspace::testutil::{with_context, TempTree, TestLink};
+use crate::toolsets::workspace::testutil::{TempTree, TestLink};
 use crate::Content;
 
 struct Called {
@@ -18,22 +18,8 @@ fn call_with(
 ) -> Called {
     let all = tools(ws);
     let tool = all.iter().find(|t| t.name == name).expect("tool exists");
-    let mut args = args;
-    crate::schema::validate(&tool.input_schema, &mut args, true)
-        .expect("arguments match the schema");
-    let Value::Object(map) = args else {
-        panic!("object")
-    };
-    let args = Arguments(map);
-    let output = with_context(&mut link, progress, |ctx| (tool.handler)(&args, ctx))
-        .map_err(|e| e.to_string());
-    if let (Ok(out), Some(schema)) = (&output, &tool.output_schema) {
-        if !out.is_error {
-            let structured = out.structured.as_ref().expect("structured output");
-            crate::schema::validate_ref(schema, structured)
-                .unwrap_or_else(|e| panic!("{name}: {e:?}\n{structured:#}"));
-        }
-    }
+    link.progress = progress;
+    let output = link.call(tool, args).map_err(|e| e.to_string());
     Called { output, link }
 }
 

@@ -1,5 +1,5 @@
 //! What a handler can do while it runs: report progress, log to the client, notice
-//! cancellation, and ask the client for input (elicitation, sampling, roots).
+//! cancellation, ask the client for input (elicitation, sampling, roots), and fail.
 //!
 //! Asking works the same way in both eras. Before 2026-07-28 the server sends a request
 //! to the client; over stdio it waits for the answer on the same input (answering `ping`,
@@ -12,81 +12,49 @@
 //! client waits for another's answer (`session::parked`). Handlers should therefore ask
 //! before they do anything they would not want to do twice.
 
-use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Map, Value};
-
-use crate::jsonrpc::{ErrorObject, RequestId};
-use crate::protocol::{LogLevel, Version};
+use serde_json::{json, Value};
 use thiserror::Error;
 
-/// Why asking the client for input did not produce an answer.
-#[derive(Debug, Clone, PartialEq, Error)]
-#[non_exhaustive]
-pub enum InputError {
-    /// The client did not declare the capability this needs (the value names it, e.g.
-    /// `{"elicitation":{"form":{}}}`). On 2026-07-28 this becomes error −32021.
-    #[error("the client does not support this: it did not declare the capability {0}")]
-    Unsupported(Value),
-    /// The negotiated protocol version has no such request at all (elicitation arrived in
-    /// 2025-06-18), whatever the client declared.
-    #[error(
-        "the negotiated protocol version {version} has no {feature}; it exists from {since} on"
-    )]
-    NotInVersion {
-        /// What was asked for, e.g. "elicitation".
-        feature: &'static str,
-        /// The session's protocol version.
-        version: &'static str,
-        /// The first version that has it.
-        since: &'static str,
-    },
-    /// The answer is not here yet. Return this error (with `?`): in 2026-07-28 the server
-    /// answers `input_required` and the client retries the request with the answer; in an
-    /// earlier version over HTTP the server runs the handler again when the client's answer
-    /// arrives. Either way the handler runs again from the start.
-    #[error("waiting for the client's input")]
-    Pending,
-    /// The client did not answer in time (the request was cancelled on our side).
-    #[error("the client did not answer within {0} ms")]
-    TimedOut(u64),
-    /// The client answered with an error (for sampling, −1 means the user refused).
-    #[error("the client refused: {} ({})", .0.message, .0.code)]
-    Refused(ErrorObject),
-    /// The client's answer does not have the expected shape.
-    #[error("the client's answer is malformed: {0}")]
-    Malformed(String),
-    /// The request being handled was cancelled, or the input closed, while waiting.
-    #[error("the request was cancelled")]
-    Cancelled,
-    /// Asked before the client sent `notifications/initialized` (MCP L-5).
-    #[error("the client has not finished initializing")]
-    NotReady,
-    /// Too many server-to-client requests are already waiting for an answer.
-    #[error("too many requests to the client are outstanding")]
-    TooMany,
-    /// The handler's request breaks a rule of the protocol (such as a nested elicitation
-    /// form); it was not sent.
-    #[error("the request to the client is invalid: {0}")]
-    Invalid(String),
-}
+use crate::jsonrpc::RequestId;
+use crate::protocol::{LogLevel, Version};
 
-/// The answer to an elicitation.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Elicited {
-    /// The user submitted the form; the values by field name.
-    Accept(Map<String, Value>),
-    /// The user explicitly declined.
-    Decline,
-    /// The user dismissed the request without choosing.
-    Cancel,
+mod input;
+
+pub(crate) use input::Inputs;
+pub use input::{Elicited, InputError};
+
+/// Why a handler could not produce its result.
+///
+/// How each variant reaches the client depends on the handler: for tools, `Invalid`,
+/// `NotFound` and `Internal` become a result with `isError: true` (so the model can correct
+/// itself: conformance/REQUIREMENTS.md T-11); for prompts and completions they are −32602;
+/// for resources, `NotFound` is the resource-not-found error. `Internal` details go to
+/// stderr only. A cancelled request is `Input(InputError::Cancelled)`:
+/// [`Context::cancelled`].
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum HandlerError {
+    /// The request cannot be served as asked; the message says what to change.
+    #[error("{0}")]
+    Invalid(String),
+    /// The thing asked for does not exist; the message names it.
+    #[error("{0}")]
+    NotFound(String),
+    /// An interaction with the client (elicitation, sampling, roots) gave no usable answer,
+    /// or the request was cancelled.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// Something failed inside the handler. The text is logged, never sent.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 /// The client's roots as last listed, per handshake session: handlers ask for them freely
 /// (every tool call may need them) and the client is asked again only after
-/// `notifications/roots/list_changed` (MCP SR-1).
+/// `notifications/roots/list_changed` (REQUIREMENTS.md SR-1).
 #[derive(Default)]
 pub(crate) struct RootsCache {
     pub(crate) roots: Option<Rc<[Value]>>,
@@ -135,8 +103,8 @@ pub(crate) struct Scope {
     pub(crate) notifications: NotificationBudget,
 }
 
-/// At most this many progress and log notifications per second per request (MCP PR-5 and
-/// LG-7: rate-limit them); more are dropped.
+/// At most this many progress and log notifications per second per request (REQUIREMENTS.md PR-5
+/// and LG-7: rate-limit them); more are dropped.
 pub(crate) const MAX_NOTIFICATIONS_PER_SECOND: u32 = 100;
 
 /// Counts a request's notifications in the current one-second window.
@@ -158,30 +126,6 @@ impl NotificationBudget {
         }
         self.sent += 1;
         self.sent <= MAX_NOTIFICATIONS_PER_SECOND
-    }
-}
-
-/// 2026-07-28 multi round-trip state: answers so far, and what is still to ask.
-#[derive(Default)]
-pub(crate) struct Inputs {
-    pub(crate) answers: Map<String, Value>,
-    pub(crate) asked: usize,
-    pub(crate) pending: Map<String, Value>,
-    /// The keys of `answers` the handler asked for in this run: only those are sealed into
-    /// the next `requestState` (answers to questions never asked are ignored, not carried).
-    pub(crate) used: BTreeSet<String>,
-    /// The key the handler chose for its next question ([`Context::input_key`]).
-    pub(crate) next_key: Option<String>,
-}
-
-impl Inputs {
-    /// The answers to questions this run asked: what the next `requestState` carries.
-    pub(crate) fn answered(&self) -> Map<String, Value> {
-        self.answers
-            .iter()
-            .filter(|(key, _)| self.used.contains(*key))
-            .map(|(key, answer)| (key.clone(), answer.clone()))
-            .collect()
     }
 }
 
@@ -246,7 +190,7 @@ impl<'a> Context<'a> {
 
     /// Sends a log message to the client (`notifications/message`) when `level` is at or above
     /// what the client asked for (at most 100 progress and log notifications per second per
-    /// request). Never put secrets or internal paths in `data` (MCP LG-7).
+    /// request). Never put secrets or internal paths in `data` (REQUIREMENTS.md LG-7).
     pub fn log(&mut self, level: LogLevel, data: impl Into<Value>) {
         if self.scope.log_level.is_some_and(|min| level >= min) && self.scope.notifications.allow()
         {
@@ -263,8 +207,8 @@ impl<'a> Context<'a> {
         self.scope.result_budget
     }
 
-    /// How long later requests to the client (elicitation, sampling, roots) wait for their
-    /// answer, instead of the server's `request_timeout` (MCP L-10: per-request timeouts).
+    /// How long later requests to the client (elicitation, sampling, roots) wait for their answer,
+    /// instead of the server's `request_timeout` (REQUIREMENTS.md L-10: per-request timeouts).
     pub fn set_request_timeout(&mut self, timeout: Duration) {
         self.scope.request_timeout = timeout;
     }
@@ -279,9 +223,16 @@ impl<'a> Context<'a> {
     }
 
     /// True when the client has cancelled this request. Long-running handlers should check
-    /// this between steps and return early; the server then sends no response (MCP C-2).
+    /// this between steps and stop with `return Err(ctx.cancelled())`; the server then sends
+    /// no response (conformance/REQUIREMENTS.md C-2).
     pub fn is_cancelled(&mut self) -> bool {
         self.link.poll_cancelled()
+    }
+
+    /// The error a handler returns when it stops because [`Context::is_cancelled`] said so:
+    /// `if ctx.is_cancelled() { return Err(ctx.cancelled()); }`.
+    pub fn cancelled(&self) -> HandlerError {
+        HandlerError::Input(InputError::Cancelled)
     }
 
     /// Names the next question this handler asks (elicit, sample or roots): in 2026-07-28 it
@@ -295,8 +246,8 @@ impl<'a> Context<'a> {
         self
     }
 
-    /// Asks the user to fill in a form (`elicitation/create`, form mode). `schema` is a flat
-    /// object schema of primitive properties. Never ask for secrets this way (MCP SE-3).
+    /// Asks the user to fill in a form (`elicitation/create`, form mode). `schema` is a flat object
+    /// schema of primitive properties. Never ask for secrets this way (REQUIREMENTS.md SE-3).
     pub fn elicit(&mut self, message: &str, schema: Value) -> Result<Elicited, InputError> {
         let key = self.scope.inputs.next_key.take();
         crate::schema::check_elicitation_schema(&schema).map_err(InputError::Invalid)?;
@@ -330,7 +281,7 @@ impl<'a> Context<'a> {
         match answer.get("action").and_then(Value::as_str) {
             Some("accept") => {
                 let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
-                // MCP SE-4: what comes back is client input like any other; check it.
+                // REQUIREMENTS.md SE-4: what comes back is client input like any other; check it.
                 crate::schema::validate_ref(&schema, &content).map_err(|problems| {
                     InputError::Malformed(format!(
                         "the answer does not fit the form: {}",
@@ -354,7 +305,7 @@ impl<'a> Context<'a> {
     ///
     /// Tool use in sampling (`tools`, `toolChoice`) needs the client's `sampling.tools`
     /// (2025-11-25 and later), and `includeContext` other than `"none"` its `sampling.context`
-    /// (MCP SC-2, SC-3); without them the request is not sent.
+    /// (REQUIREMENTS.md SC-2, SC-3); without them the request is not sent.
     pub fn sample(&mut self, params: Value) -> Result<Value, InputError> {
         let key = self.scope.inputs.next_key.take();
         let sampling = self.scope.client_capabilities.get("sampling");

@@ -10,13 +10,17 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Map, Value};
 use thiserror::Error;
 
-use crate::context::Context;
-use crate::model::HandlerError;
+use crate::context::{Context, HandlerError};
 use crate::model::{Prompt, ResourceContents, ResourceInfo, ResourceSource, TemplateInfo, Tool};
 use crate::protocol::Version;
 use crate::resources::{StaticResources, Template};
 use crate::schema::check_schema;
 use crate::uri_template::UriTemplate;
+
+mod listing;
+
+pub(crate) use listing::trim_listing;
+use listing::Identity;
 
 /// Every limit the server enforces. All are configurable; the defaults are in the README.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,18 +79,6 @@ impl Default for Limits {
 #[error("{0}")]
 pub struct ConfigError(pub String);
 
-/// The server's self-description (MCP `Implementation`).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Identity {
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) website_url: Option<String>,
-    pub(crate) icons: Option<Value>,
-    pub(crate) instructions: Option<String>,
-}
-
 /// An MCP server definition. Immutable once built; serve it with [`crate::serve`].
 pub struct Server {
     pub(crate) identity: Identity,
@@ -139,11 +131,6 @@ impl Server {
         }
     }
 
-    /// The limits this server enforces.
-    pub fn limits(&self) -> &Limits {
-        &self.limits
-    }
-
     /// Names of the tools, in listing order.
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(|t| t.name.as_str())
@@ -164,7 +151,8 @@ impl Server {
             || self.sources.iter().any(|s| !s.templates().is_empty())
     }
 
-    /// The `capabilities` object for `version`: only what is really served (MCP L-7).
+    /// The `capabilities` object for `version`: only what is really served
+    /// (conformance/REQUIREMENTS.md L-7).
     pub(crate) fn capabilities(&self, version: Version) -> Value {
         let mut caps = Map::new();
         if !self.tools.is_empty() {
@@ -190,127 +178,30 @@ impl Server {
 
     /// The `Implementation` object for `version`.
     pub(crate) fn implementation(&self, version: Version) -> Value {
-        // Built from clones, not `json!`: every 2026-07-28 result carries this object, and
-        // `json!` serializes each field into a `Value` through serde on every call.
-        let id = &self.identity;
-        let text = |s: &String| Value::String(s.clone());
-        let mut info = Map::new();
-        info.insert("name".into(), text(&id.name));
-        info.insert("version".into(), text(&id.version));
-        if version.has_structured_output() {
-            if let Some(title) = &id.title {
-                info.insert("title".into(), text(title));
-            }
-        }
-        if version.has_icons() {
-            if let Some(description) = &id.description {
-                info.insert("description".into(), text(description));
-            }
-            if let Some(url) = &id.website_url {
-                info.insert("websiteUrl".into(), text(url));
-            }
-            if let Some(icons) = &id.icons {
-                info.insert("icons".into(), icons.clone());
-            }
-        }
-        Value::Object(info)
+        self.identity.implementation(version)
     }
 
     /// [`Server::implementation`], shared rather than built.
     pub(crate) fn shared_implementation(&self, version: Version) -> Arc<Value> {
-        match Version::ALL.iter().position(|&v| v == version) {
-            Some(i) => Arc::clone(&self.implementations[i]),
-            None => Arc::new(self.implementation(version)),
-        }
+        // Built in `Version::ALL` order, which is the declaration order.
+        Arc::clone(&self.implementations[version as usize])
     }
 
     /// A tool as `tools/list` shows it to a client of `version`.
     pub(crate) fn tool_json(&self, tool: &Tool, version: Version) -> Value {
-        let mut out = json!({
-            "name": tool.name,
-            "description": tool.description,
-            "inputSchema": tool.input_schema,
-        });
-        if version.has_structured_output() {
-            if let Some(title) = &tool.title {
-                out["title"] = json!(title);
-            }
-            if let Some(schema) = &tool.output_schema {
-                out["outputSchema"] = schema.clone();
-            }
-        }
-        if version.has_annotations() {
-            if let Some(annotations) = &tool.annotations {
-                out["annotations"] = annotations.clone();
-            }
-        }
-        if version.has_icons() {
-            if let Some(icons) = &tool.icons {
-                out["icons"] = icons.clone();
-            }
-        }
-        out
+        listing::tool_json(tool, version)
     }
 
     /// A prompt as `prompts/list` shows it to a client of `version`.
     pub(crate) fn prompt_json(&self, prompt: &Prompt, version: Version) -> Value {
-        let arguments: Vec<Value> = prompt
-            .arguments
-            .iter()
-            .map(|a| {
-                let mut arg = json!({ "name": a.name, "required": a.required });
-                if let Some(d) = &a.description {
-                    arg["description"] = json!(d);
-                }
-                if let (Some(t), true) = (&a.title, version.has_structured_output()) {
-                    arg["title"] = json!(t);
-                }
-                arg
-            })
-            .collect();
-        let mut out = json!({ "name": prompt.name, "description": prompt.description });
-        if !arguments.is_empty() {
-            out["arguments"] = json!(arguments);
-        }
-        if let (Some(t), true) = (&prompt.title, version.has_structured_output()) {
-            out["title"] = json!(t);
-        }
-        if let (Some(icons), true) = (&prompt.icons, version.has_icons()) {
-            out["icons"] = icons.clone();
-        }
-        out
+        listing::prompt_json(prompt, version)
     }
-}
-
-/// Removes the fields a `version` client does not know from a resource or template listing.
-pub(crate) fn trim_listing(mut value: Value, version: Version) -> Value {
-    if let Some(obj) = value.as_object_mut() {
-        if !version.has_structured_output() {
-            obj.remove("title");
-        }
-        if !version.has_icons() {
-            obj.remove("icons");
-        }
-    }
-    value
 }
 
 impl Builder {
     /// A display name (2025-06-18 and later).
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.identity.title = Some(title.into());
-        self
-    }
-
-    /// A description of the server (2025-11-25 and later).
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.identity.description = Some(description.into());
-        self
-    }
-
-    /// The server's website (2025-11-25 and later).
-    pub fn website_url(mut self, url: impl Into<String>) -> Self {
-        self.identity.website_url = Some(url.into());
         self
     }
 
@@ -531,6 +422,7 @@ pub(crate) fn random_key() -> [u8; 32] {
 mod tests {
     use super::*;
     use crate::model::ToolOutput;
+    use serde_json::json;
 
     fn echo(name: &str, schema: Value) -> Tool {
         Tool::new(name, "echo", schema, |_, _| Ok(ToolOutput::text("x")))

@@ -1,0 +1,92 @@
+//! How the server describes itself and what it offers to a client of each version: its
+//! `Implementation` object and the tool, prompt, resource and template listings.
+
+use serde_json::{json, Map, Value};
+
+use crate::model::{Prompt, Tool};
+use crate::protocol::Version;
+
+/// The server's self-description (MCP `Implementation`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Identity {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) title: Option<String>,
+    pub(crate) instructions: Option<String>,
+}
+
+impl Identity {
+    /// The `Implementation` object for `version`.
+    pub(super) fn implementation(&self, version: Version) -> Value {
+        // Built from clones, not `json!`: every 2026-07-28 result carries this object, and
+        // `json!` serializes each field into a `Value` through serde on every call.
+        let text = |s: &String| Value::String(s.clone());
+        let mut info = Map::new();
+        info.insert("name".into(), text(&self.name));
+        info.insert("version".into(), text(&self.version));
+        if version.has_structured_output() {
+            if let Some(title) = &self.title {
+                info.insert("title".into(), text(title));
+            }
+        }
+        Value::Object(info)
+    }
+}
+
+/// A tool as `tools/list` shows it to a client of `version`.
+pub(super) fn tool_json(tool: &Tool, version: Version) -> Value {
+    let mut out = json!({
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": tool.input_schema,
+    });
+    if version.has_structured_output() {
+        if let Some(title) = &tool.title {
+            out["title"] = json!(title);
+        }
+        if let Some(schema) = &tool.output_schema {
+            out["outputSchema"] = schema.clone();
+        }
+    }
+    if version.has_annotations() {
+        if let Some(annotations) = &tool.annotations {
+            out["annotations"] = annotations.clone();
+        }
+    }
+    if version.has_icons() {
+        if let Some(icons) = &tool.icons {
+            out["icons"] = icons.clone();
+        }
+    }
+    out
+}
+
+/// A prompt as `prompts/list` shows it to a client of `version`.
+pub(super) fn prompt_json(prompt: &Prompt, version: Version) -> Value {
+    let arguments: Vec<Value> = prompt
+        .arguments
+        .iter()
+        .map(|a| json!({ "name": a.name, "description": a.description, "required": a.required }))
+        .collect();
+    let mut out = json!({ "name": prompt.name, "description": prompt.description });
+    if !arguments.is_empty() {
+        out["arguments"] = json!(arguments);
+    }
+    if let (Some(t), true) = (&prompt.title, version.has_structured_output()) {
+        out["title"] = json!(t);
+    }
+    out
+}
+
+/// Removes the fields a `version` client does not know from a resource or template listing.
+pub(crate) fn trim_listing(mut value: Value, version: Version) -> Value {
+    if let Some(obj) = value.as_object_mut() {
+        if !version.has_structured_output() {
+            obj.remove("title");
+        }
+        if !version.has_icons() {
+            obj.remove("icons");
+        }
+    }
+    value
+}
