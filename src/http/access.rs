@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::wire::Request;
+use super::parse::Request;
 use super::HttpConfig;
 use crate::log;
 

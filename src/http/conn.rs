@@ -3,7 +3,7 @@
 //! what it sends back. Nothing here runs a handler.
 
 use std::collections::HashMap;
-use std::io::{self, Write};
+use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
@@ -11,12 +11,14 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::access;
+use super::grammar;
 use super::link::Link;
+use super::parse::{Bounds, Request};
 use super::socket::{Listener, Stream};
-use super::wire::{self, Bounds, ReadError, Request};
+use super::wire::{self, error_body, refuse, response, ReadError};
 use super::HttpConfig;
 use crate::encoding::constant_time_eq;
 use crate::error::code;
@@ -134,23 +136,6 @@ impl Drop for Reply {
 /// answer was complete (even when an event stream's `200` head had gone out): nginx's 499,
 /// which log readers know, rather than a status no response had.
 pub(crate) const CLIENT_LEFT: u16 = 499;
-
-/// A complete response as bytes: JSON when there is a body, else empty.
-pub(crate) fn response(status: u16, body: Option<&[u8]>, session: Option<&str>) -> Vec<u8> {
-    let headers: Vec<(&str, &str)> = session.map(|s| ("Mcp-Session-Id", s)).into_iter().collect();
-    let content_type = body.map(|_| "application/json");
-    let mut bytes = Vec::new();
-    // Writing to memory cannot fail.
-    let _ = wire::write_response(
-        &mut bytes,
-        status,
-        &headers,
-        content_type,
-        body.unwrap_or_default(),
-        false,
-    );
-    bytes
-}
 
 /// What arrived.
 pub(crate) enum Kind {
@@ -756,13 +741,13 @@ fn split_origin(origin: &str) -> Option<(&str, &str)> {
     let mut bytes = scheme.bytes();
     let scheme_ok = bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
-    (scheme_ok && wire::split_host(host).is_some()).then_some((scheme, host))
+    (scheme_ok && grammar::split_host(host).is_some()).then_some((scheme, host))
 }
 
 /// `localhost`, `127.0.0.0/8` or `[::1]`, with or without a port; `host` is a valid RFC
 /// 3986 `host [ ":" port ]` or not loopback.
 fn is_loopback_host(host: &str) -> bool {
-    let Some((name, _)) = wire::split_host(host) else {
+    let Some((name, _)) = grammar::split_host(host) else {
         return false;
     };
     // No lowercase copy: this runs on every request.
@@ -777,40 +762,10 @@ fn is_loopback_host(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// A JSON-RPC error response without an id (or with the one recovered), as an HTTP body.
-pub(crate) fn error_body(code: i64, message: &str, id: Option<Value>) -> Vec<u8> {
-    let mut body = json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}});
-    body["id"] = id.unwrap_or(Value::Null);
-    body.to_string().into_bytes()
-}
-
-/// Writes an error status with a JSON-RPC error body.
-fn refuse(
-    stream: &mut impl Write,
-    status: u16,
-    code: i64,
-    why: &str,
-    close: bool,
-) -> io::Result<()> {
-    let body = error_body(code, why, None);
-    let headers: &[(&str, &str)] = if status == 401 {
-        &[("WWW-Authenticate", "Bearer")]
-    } else {
-        &[]
-    };
-    wire::write_response(
-        stream,
-        status,
-        headers,
-        Some("application/json"),
-        &body,
-        close,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::io::Read;
 
     #[test]

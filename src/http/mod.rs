@@ -23,8 +23,10 @@
 
 mod access;
 mod conn;
+mod grammar;
 mod hub;
 mod link;
+mod parse;
 mod socket;
 #[cfg(unix)]
 mod unix;
