@@ -23,10 +23,15 @@
 
 mod access;
 mod conn;
+mod exchange;
 mod grammar;
+mod guard;
 mod hub;
 mod link;
 mod parse;
+mod reply;
+mod route;
+mod sessions;
 mod socket;
 #[cfg(unix)]
 mod unix;
@@ -251,6 +256,6 @@ fn run(
         .stack_size(conn::STACK)
         .spawn(move || conn::accept(listener, first))
         .map_err(|e| HttpError::Bind(listen, e))?;
-    hub::run(server, &shared.config, rx);
+    sessions::run(server, &shared.config, rx);
     Ok(())
 }

@@ -129,15 +129,17 @@ pub(crate) fn error_body(code: i64, message: &str, id: Option<Value>) -> Vec<u8>
     body.to_string().into_bytes()
 }
 
-/// Writes an error status with a JSON-RPC error body (and the challenge a 401 needs).
+/// Writes an error status with a JSON-RPC error body (with the request's id, when it had
+/// one), and the challenge a 401 needs.
 pub(crate) fn refuse(
     stream: &mut impl Write,
     status: u16,
     code: i64,
     why: &str,
+    id: Option<Value>,
     close: bool,
 ) -> io::Result<()> {
-    let body = error_body(code, why, None);
+    let body = error_body(code, why, id);
     let headers: &[(&str, &str)] = if status == 401 {
         &[("WWW-Authenticate", "Bearer")]
     } else {
