@@ -158,32 +158,11 @@ fn serve_connection(stream: Stream, shared: &Shared) {
                 return;
             }
             Err(ReadError::TimedOut) => {
-                if access::enabled(config) {
-                    access::write(config, None, "", 408, config.read_timeout);
-                }
-                let _ = refuse(
-                    &mut link.own(),
-                    408,
-                    rpc::INVALID_REQUEST,
-                    "request not received in time",
-                    None,
-                    true,
-                );
-                return;
+                let why = "request not received in time";
+                return refuse_unread(&link, config, 408, why, config.read_timeout);
             }
             Err(ReadError::Bad(status, why)) => {
-                if access::enabled(config) {
-                    access::write(config, None, "", status, Duration::ZERO);
-                }
-                let _ = refuse(
-                    &mut link.own(),
-                    status,
-                    rpc::INVALID_REQUEST,
-                    why,
-                    None,
-                    true,
-                );
-                return;
+                return refuse_unread(&link, config, status, why, Duration::ZERO)
             }
         };
         if closing {
@@ -199,16 +178,11 @@ fn serve_connection(stream: Stream, shared: &Shared) {
         match exchange(&link, shared, &request, &mut method, started) {
             Ok(Answer::Handed(origin)) => handed = Some(origin),
             Ok(Answer::Written(status)) => {
-                if access::enabled(config) {
-                    access::write(config, Some(&request), &method, status, started.elapsed());
-                }
+                access::write(config, Some(&request), &method, status, started.elapsed());
             }
             Err(_) => {
-                if access::enabled(config) {
-                    let took = started.elapsed();
-                    access::write(config, Some(&request), &method, CLIENT_LEFT, took);
-                }
-                return;
+                let took = started.elapsed();
+                return access::write(config, Some(&request), &method, CLIENT_LEFT, took);
             }
         }
         if request.close {
@@ -220,6 +194,20 @@ fn serve_connection(stream: Stream, shared: &Shared) {
             }
         }
     }
+}
+
+/// Refuses what could not be read as a request, and closes the connection: where a next
+/// request would start is unknown.
+fn refuse_unread(link: &Link, config: &HttpConfig, status: u16, why: &str, took: Duration) {
+    access::write(config, None, "", status, took);
+    let _ = refuse(
+        &mut link.own(),
+        status,
+        rpc::INVALID_REQUEST,
+        why,
+        None,
+        true,
+    );
 }
 
 /// What became of one request.

@@ -81,12 +81,15 @@ impl Hub {
         reply: Reply,
         key: Option<&str>,
         stateless: bool,
-    ) {
+    ) -> &mut Exchange {
         let resume = key
             .filter(|k| self.resumable.contains(*k))
             .map(|k| Resume::new(k.to_string(), self.max_held));
         let exchange = Exchange::new(origin, reply, stateless, resume);
-        self.exchanges.insert(origin, exchange);
+        self.exchanges
+            .entry(origin)
+            .insert_entry(exchange)
+            .into_mut()
     }
 
     /// Holds `item` for later, or refuses it when the backlog is full.

@@ -131,13 +131,9 @@ impl<'s> Dispatch<'s> {
             return reply.refuse(503, code::OVERLOADED, "too many sessions; retry later");
         }
         let id = session_id(prefix);
-        {
-            let mut hub = self.hub.borrow_mut();
-            hub.open(origin, reply, None, false);
-            if let Some(exchange) = hub.exchanges.get_mut(&origin) {
-                exchange.session = Some(id.clone());
-            }
-        }
+        let mut hub = self.hub.borrow_mut();
+        hub.open(origin, reply, None, false).session = Some(id.clone());
+        drop(hub);
         let mut conn = Connection::new(self.server, port(&self.hub, Some(id.clone())));
         serve(&mut conn, unit, origin);
         // A failed initialize leaves no session behind.
@@ -171,10 +167,7 @@ impl<'s> Dispatch<'s> {
                 old.finish();
             }
         }
-        hub.open(origin, reply, None, false);
-        if let Some(exchange) = hub.exchanges.get_mut(&origin) {
-            exchange.start_stream();
-        }
+        hub.open(origin, reply, None, false).start_stream();
     }
 
     /// A GET with `Last-Event-ID`: the client resumes a POST's stream that lost its
