@@ -13,8 +13,8 @@
 
 use std::time::{Duration, Instant};
 
+use super::config::HttpConfig;
 use super::parse::Request;
-use super::HttpConfig;
 use crate::log;
 
 /// Longest path or MCP method written; longer ones end in `…`.

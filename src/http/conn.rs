@@ -11,6 +11,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::access;
+use super::config::HttpConfig;
 use super::guard::{accepts, check_access};
 use super::link::Link;
 use super::parse::{Bounds, Request};
@@ -18,7 +19,6 @@ use super::reply::{Inbound, Kind, Reply, CLIENT_LEFT};
 use super::route::{self, ParamHeaders, Refusal};
 use super::socket::{Listener, Stream};
 use super::wire::{self, refuse, ReadError};
-use super::HttpConfig;
 use crate::jsonrpc::code as rpc;
 use crate::log;
 use crate::protocol::Version;

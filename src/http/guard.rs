@@ -3,9 +3,9 @@
 
 use std::net::SocketAddr;
 
+use super::config::HttpConfig;
 use super::grammar;
 use super::parse::Request;
-use super::HttpConfig;
 use crate::encoding::constant_time_eq;
 
 /// True when the `Accept` header admits `media` (a missing header admits nothing).

@@ -6,13 +6,14 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::config::HttpConfig;
 use super::guard::accepts;
 use super::parse::Request;
 use super::reply::{Kind, Route};
-use super::HttpConfig;
 use crate::error::code;
 use crate::jsonrpc::code as rpc;
 use crate::protocol::{self, Version};
+use crate::server::Server;
 use crate::session::port;
 
 /// Why a POST is refused: the HTTP status, the JSON-RPC error code and message, and the
@@ -22,6 +23,31 @@ pub(crate) type Refusal = (u16, i64, String, Option<Value>);
 /// Per tool, the string arguments its input schema marks with `x-mcp-header`, and the
 /// `Mcp-Param-<suffix>` header each is mirrored in.
 pub(crate) type ParamHeaders = HashMap<String, Vec<(String, String)>>;
+
+/// Per tool, the string arguments its input schema marks with `x-mcp-header`.
+pub(crate) fn param_headers(server: &Server) -> ParamHeaders {
+    let mut map = HashMap::new();
+    for tool in &server.tools {
+        let Some(properties) = tool
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+        else {
+            continue;
+        };
+        let marked: Vec<(String, String)> = properties
+            .iter()
+            .filter_map(|(name, schema)| {
+                let suffix = schema.get("x-mcp-header")?.as_str()?;
+                Some((name.clone(), suffix.to_ascii_lowercase()))
+            })
+            .collect();
+        if !marked.is_empty() {
+            map.insert(tool.name.clone(), marked);
+        }
+    }
+    map
+}
 
 /// Checks a POST and works out where it goes.
 pub(crate) fn post(

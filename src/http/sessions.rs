@@ -8,9 +8,9 @@ use std::rc::Rc;
 use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
+use super::config::HttpConfig;
 use super::hub::{HttpPort, Hub, SWEEP};
 use super::reply::{Inbound, Kind, Reply, Route};
-use super::HttpConfig;
 use crate::error::code;
 use crate::jsonrpc::code as rpc;
 use crate::log;
