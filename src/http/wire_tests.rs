@@ -460,3 +460,101 @@ fn refuses_oversized_requests() {
     assert_eq!(status(long.as_bytes()), 431);
     assert_eq!(status(b"GARBAGE\r\n\r\n"), 400);
 }
+
+/// A client that sends its bytes `step` at a time, and what the reader wrote back to it.
+struct Trickle {
+    input: Vec<u8>,
+    at: usize,
+    step: usize,
+    written: Vec<u8>,
+}
+
+impl std::io::Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.step.min(buf.len()).min(self.input.len() - self.at);
+        buf[..n].copy_from_slice(&self.input[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+impl std::io::Write for Trickle {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.written.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Like [`read_all`], for bytes arriving `step` at a time: the bodies, the error's status
+/// (0 at a clean end) and what the reader wrote (`100 Continue`).
+fn read_trickled(bytes: &[u8], step: usize) -> (Vec<Vec<u8>>, u16, Vec<u8>) {
+    let mut reader = Reader::new(BOUNDS);
+    let mut input = Trickle {
+        input: bytes.to_vec(),
+        at: 0,
+        step,
+        written: Vec::new(),
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut bodies = Vec::new();
+    loop {
+        match reader.read(&mut input, deadline) {
+            Ok(request) => bodies.push(request.body),
+            Err(ReadError::Bad(status, _)) => return (bodies, status, input.written),
+            Err(ReadError::Closed) => return (bodies, 0, input.written),
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_parser_frames_the_same_however_the_bytes_are_split() {
+    let te = "Transfer-Encoding: chunked\r\n";
+    let chunked = post(
+        te,
+        "1;a=b ; c = \"q\\\"s;\"\r\n{\r\n1;n\r\n}\r\n000\r\nX-T: v\r\n\r\n",
+    );
+    let cases: Vec<Vec<u8>> = vec![
+        [post("Content-Length: 2\r\n", "{}"), post("", "")].concat(),
+        [chunked.clone(), post("Content-Length: 1\r\n", "x")].concat(),
+        post(te, "A\r\n0123456789\r\n0\r\n\r\n"),
+        post("X: a\rb\r\n", ""),
+        post("X: a\nb\r\n", ""),
+        post(te, "2\r\n{}\r\n0\r\nX-T: v\n\r\n"),
+        post(te, "2\r\n{}x\r\n0\r\n\r\n"),
+        post(te, &format!("1;a={}\r\nx\r\n0\r\n\r\n", "b".repeat(2000))),
+        post(te, &format!("0\r\n{}\r\n", "X-T: v\r\n".repeat(9))),
+        post("Content-Length: 65\r\n", ""),
+        post("Content-Length: 5\r\n", "{}"),
+        format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(2000)).into_bytes(),
+    ];
+    for bytes in &cases {
+        let (bodies, status) = read_all(bytes);
+        for step in [1, 2, 3, 7] {
+            let (trickled, end, written) = read_trickled(bytes, step);
+            let text = String::from_utf8_lossy(bytes);
+            assert_eq!(
+                (&trickled, end),
+                (&bodies, status),
+                "{step} at a time: {text:?}"
+            );
+            assert!(written.is_empty(), "{text:?}");
+        }
+    }
+    // `100 Continue` goes out once, when the head came without its body.
+    for (fields, rest) in [
+        ("Content-Length: 2\r\n", "{}"),
+        (te, "2\r\n{}\r\n0\r\n\r\n"),
+    ] {
+        let bytes = post(&format!("Expect: 100-continue\r\n{fields}"), rest);
+        let head = bytes.len() - rest.len();
+        let (bodies, _, written) = read_trickled(&bytes, head);
+        assert_eq!(bodies, [b"{}".to_vec()]);
+        assert_eq!(written, b"HTTP/1.1 100 Continue\r\n\r\n", "{fields}");
+        let (_, _, written) = read_trickled(&bytes, bytes.len());
+        assert!(written.is_empty(), "the body came with the head: {fields}");
+    }
+}
