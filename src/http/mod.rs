@@ -3,17 +3,19 @@
 //!
 //! Two kinds of threads, so the session core stays single-threaded:
 //!
-//! - **I/O threads** (one per open connection, at most [`HttpConfig::max_connections`],
-//!   plus one waiting in `accept`; each accepts the connection it then serves): they read
-//!   and check HTTP (sizes, timeouts, `Host`, `Origin`, the token, headers), parse the JSON
-//!   body and hand it to the dispatch thread with the connection's `link`, then read on.
+//! - **I/O threads** (`conn`; one per open connection, at most
+//!   [`HttpConfig::max_connections`], plus one waiting in `accept`; each accepts the
+//!   connection it then serves): they read requests (`wire`, framed by `parse`), check
+//!   what needs no session (`guard`: `Host`, `Origin`, the token; `route`: headers and the
+//!   JSON body) and hand each to the dispatch thread (`reply`), then read on.
 //!   A connection whose client reads slowly also gets a writer thread for as long as its
 //!   answer waits for the client (see `link`). None of them runs a handler: a slow or
 //!   hostile client can only ever tie up its own threads.
 //! - **The dispatch thread** (the caller of [`serve`]) owns every session and runs
-//!   dispatch and every handler, one at a time, exactly as over stdio: each session is a
-//!   `Connection` over a `Port` that reads from the shared inbound channel (see `hub`). It
-//!   writes answers itself, never waiting for a client, and a handler that asks its client
+//!   dispatch and every handler, one at a time, exactly as over stdio (`sessions`): each
+//!   session is a `Connection` over a `Port` that reads from the shared inbound channel
+//!   (`hub`), and each request's answer is an `exchange`. It writes answers itself
+//!   (`link`), never waiting for a client, and a handler that asks its client
 //!   for input (sampling, elicitation, roots) is parked until the answer arrives instead of
 //!   blocking, so one client that never answers holds up no other (`session::parked`).
 //!
