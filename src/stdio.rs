@@ -73,7 +73,7 @@ impl Port for Lines<'_> {
         Ok(Received::Unit(unit, 0))
     }
 
-    fn send(&mut self, _: Origin, message: &[u8]) {
+    fn send(&mut self, _: Origin, message: &[u8], _: Option<i64>) {
         self.output.send_line(message);
     }
 

@@ -13,8 +13,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::wire::Request;
-use super::HttpConfig;
+use super::config::HttpConfig;
+use super::parse::Request;
 use crate::log;
 
 /// Longest path or MCP method written; longer ones end in `…`.
@@ -25,8 +25,9 @@ pub(crate) fn enabled(config: &HttpConfig) -> bool {
     config.access_log || log::enabled(log::Level::Info)
 }
 
-/// Writes the line for one request. `mcp_method` is the body's method if it was read;
-/// else the `Mcp-Method` header's; else `-`.
+/// Writes the line for one request answered on its I/O thread, when lines are written.
+/// `mcp_method` is the body's method if it was read; else the `Mcp-Method` header's; else
+/// `-`.
 pub(crate) fn write(
     config: &HttpConfig,
     request: Option<&Request>,
@@ -34,10 +35,23 @@ pub(crate) fn write(
     status: u16,
     took: Duration,
 ) {
-    log::access(format_args!(
-        "{}",
-        line(config, request, mcp_method, status, took)
-    ));
+    if enabled(config) {
+        log::access(format_args!(
+            "{}",
+            line(config, request, mcp_method, status, took)
+        ));
+    }
+}
+
+fn line(
+    config: &HttpConfig,
+    request: Option<&Request>,
+    mcp_method: &str,
+    status: u16,
+    took: Duration,
+) -> String {
+    let fields = fields(config, request, mcp_method);
+    format!("{fields}{status} {}us", took.as_micros())
 }
 
 /// The line of a request handed to the dispatch thread, which completes it with the
@@ -66,18 +80,6 @@ impl Entry {
         let took = self.started.elapsed().as_micros();
         log::access(format_args!("{}{status} {took}us", self.fields));
     }
-}
-
-fn line(
-    config: &HttpConfig,
-    request: Option<&Request>,
-    mcp_method: &str,
-    status: u16,
-    took: Duration,
-) -> String {
-    let mut line = fields(config, request, mcp_method);
-    line.push_str(&format!("{status} {}us", took.as_micros()));
-    line
 }
 
 /// Everything before the status, ending in a space.

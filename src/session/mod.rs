@@ -490,8 +490,12 @@ impl<'s> Connection<'s> {
     fn send_reply(&mut self, id: &RequestId, reply: Reply) {
         let limit = self.server.limits.max_response_bytes;
         let sent = match &reply.outcome {
-            Ok(result) => self.emit(&Outgoing::Result(ResponseId::Id(id), result), limit),
-            Err(error) => self.emit(&Outgoing::<Value>::Error(ResponseId::Id(id), error), limit),
+            Ok(result) => self.emit(&Outgoing::Result(ResponseId::Id(id), result), limit, None),
+            Err(e) => self.emit(
+                &Outgoing::<Value>::Error(ResponseId::Id(id), e),
+                limit,
+                Some(e.code),
+            ),
         };
         if let Err(TooLarge(size)) = sent {
             let replacement = self.too_large(reply.kind, size);
@@ -504,21 +508,29 @@ impl<'s> Connection<'s> {
 
     fn send_error(&mut self, id: ResponseId<'_>, error: &ErrorObject) {
         log::debug(format_args!("error {}: {}", error.code, error.message));
-        self.write(&Outgoing::<Value>::Error(id, error));
+        // Without a limit this cannot fail.
+        let error_code = Some(error.code);
+        let _ = self.emit(&Outgoing::<Value>::Error(id, error), usize::MAX, error_code);
     }
 
     /// Writes a small message of the server's own; these never exceed the limit.
     pub(crate) fn write(&mut self, message: &impl serde::Serialize) {
-        if self.emit(message, usize::MAX).is_err() {
+        if self.emit(message, usize::MAX, None).is_err() {
             log::error(format_args!("a message could not be serialized"));
         }
     }
 
-    /// Serializes `message` and sends it to the current origin, unless it exceeds `limit`.
-    fn emit(&mut self, message: &impl serde::Serialize, limit: usize) -> Result<(), TooLarge> {
+    /// Serializes `message` and sends it to the current origin, unless it exceeds `limit`;
+    /// `error`: its code, when it is an error response.
+    fn emit(
+        &mut self,
+        message: &impl serde::Serialize,
+        limit: usize,
+        error: Option<i64>,
+    ) -> Result<(), TooLarge> {
         self.scratch.clear();
         to_json_limited(message, limit, &mut self.scratch)?;
-        self.port.send(self.origin, &self.scratch);
+        self.port.send(self.origin, &self.scratch, error);
         Ok(())
     }
 

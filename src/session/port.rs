@@ -59,8 +59,10 @@ pub(crate) trait Port {
         deadline: Option<Instant>,
         take: Option<Take<'_>>,
     ) -> Result<Received, Error>;
-    /// Sends one complete, serialized message (compact JSON, no line ending) to `to`.
-    fn send(&mut self, to: Origin, message: &[u8]);
+    /// Sends one complete, serialized message (compact JSON, no line ending) to `to`;
+    /// `error` is its code when it is an error response (HTTP answers some codes of a
+    /// 2026-07-28 request with their own status, and need not read the message again).
+    fn send(&mut self, to: Origin, message: &[u8], error: Option<i64>);
     /// Nothing more will be sent to `to`: its exchange is complete.
     fn finish(&mut self, to: Origin);
     /// The handler lets the transport end `to`'s delivery early: the client resumes it and

@@ -1,0 +1,367 @@
+//! Where a POST goes, checked on its I/O thread before any session sees it: its headers
+//! and body (`Accept`, `Content-Type`, JSON), its era (a 2026-07-28 request and its routing
+//! headers, or a legacy session), and the session it names or starts.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::config::HttpConfig;
+use super::guard::accepts;
+use super::parse::Request;
+use super::reply::{Kind, Route};
+use crate::error::code;
+use crate::jsonrpc::code as rpc;
+use crate::protocol::{self, Version};
+use crate::server::Server;
+use crate::session::port;
+
+/// Why a POST is refused: the HTTP status, the JSON-RPC error code and message, and the
+/// request's id when it had one.
+pub(crate) type Refusal = (u16, i64, String, Option<Value>);
+
+/// Per tool, the string arguments its input schema marks with `x-mcp-header`, and the
+/// `Mcp-Param-<suffix>` header each is mirrored in.
+pub(crate) type ParamHeaders = HashMap<String, Vec<(String, String)>>;
+
+/// Per tool, the string arguments its input schema marks with `x-mcp-header`.
+pub(crate) fn param_headers(server: &Server) -> ParamHeaders {
+    let mut map = HashMap::new();
+    for tool in &server.tools {
+        let Some(properties) = tool
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+        else {
+            continue;
+        };
+        let marked: Vec<(String, String)> = properties
+            .iter()
+            .filter_map(|(name, schema)| {
+                let suffix = schema.get("x-mcp-header")?.as_str()?;
+                Some((name.clone(), suffix.to_ascii_lowercase()))
+            })
+            .collect();
+        if !marked.is_empty() {
+            map.insert(tool.name.clone(), marked);
+        }
+    }
+    map
+}
+
+/// Checks a POST and works out where it goes.
+pub(crate) fn post(
+    request: &Request,
+    session: Option<String>,
+    mcp_method: &mut String,
+    config: &HttpConfig,
+    param_headers: &ParamHeaders,
+) -> Result<Kind, Refusal> {
+    let refuse = |status, why: &str| Err((status, rpc::INVALID_REQUEST, why.to_string(), None));
+    if !(accepts(request, "application/json") && accepts(request, "text/event-stream")) {
+        return refuse(
+            406,
+            "Accept must include both application/json and text/event-stream",
+        );
+    }
+    let content_type = request.header("content-type").unwrap_or_default();
+    let json = "application/json";
+    if !content_type
+        .get(..json.len())
+        .is_some_and(|t| t.eq_ignore_ascii_case(json))
+    {
+        return refuse(415, "Content-Type must be application/json");
+    }
+    let header_version = request.header("mcp-protocol-version");
+    let unit = port::parse(&request.body);
+    let value = match &unit {
+        Ok(value) => value,
+        Err((error, _)) => return Err((400, rpc::PARSE_ERROR, error.to_string(), None)),
+    };
+    let method = value.get("method").and_then(Value::as_str);
+    mcp_method.push_str(method.unwrap_or_default());
+    let params = value.get("params").and_then(Value::as_object);
+    let body_version = protocol::request_meta(params)
+        .and_then(|m| m.get(protocol::meta::PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    // The session core's rule (`protocol::is_stateless_request`, and the two methods only
+    // 2026-07-28 has, as `dispatch` routes them), plus HTTP's own: the version header.
+    let stateless = protocol::is_stateless_request(params)
+        || matches!(method, Some("server/discover" | "subscriptions/listen"))
+        || header_version
+            .and_then(Version::parse)
+            .is_some_and(Version::is_stateless);
+    let id = || value.get("id").cloned();
+    if stateless {
+        if let Err(why) =
+            check_stateless(request, value, header_version, body_version, param_headers)
+        {
+            return Err((400, code::HEADER_MISMATCH, why, id()));
+        }
+        let meta = protocol::request_meta(params);
+        let complete = meta.is_some_and(|m| {
+            m.contains_key(protocol::meta::PROTOCOL_VERSION)
+                && m.contains_key(protocol::meta::CLIENT_CAPABILITIES)
+        });
+        if method.is_some()
+            && value.get("id").is_some()
+            && !complete
+            && method != Some("initialize")
+        {
+            return Err((
+                400,
+                rpc::INVALID_PARAMS,
+                "invalid params: a 2026-07-28 request needs params._meta with \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"".into(),
+                id(),
+            ));
+        }
+        if method == Some("initialize") {
+            return Err((
+                404,
+                rpc::METHOD_NOT_FOUND,
+                "method not found: 2026-07-28 has no initialize; call server/discover".into(),
+                id(),
+            ));
+        }
+        return Ok(Kind::Post {
+            route: Route::Stateless,
+            unit,
+        });
+    }
+    if let Some(version) = header_version {
+        if Version::parse(version).is_none() {
+            return Err((
+                400,
+                rpc::INVALID_REQUEST,
+                "unsupported MCP-Protocol-Version header".into(),
+                id(),
+            ));
+        }
+    }
+    let route = if let Some(session) = session {
+        Route::Session(session)
+    } else if method == Some("initialize") {
+        let header = config.session_route_header.as_deref();
+        Route::Initialize(
+            session_route(request, header).map_err(|why| (400, rpc::INVALID_REQUEST, why, id()))?,
+        )
+    } else if method.is_some() && value.get("id").is_some() {
+        return Err((
+            400,
+            rpc::INVALID_REQUEST,
+            "Mcp-Session-Id header is required: send initialize first".into(),
+            id(),
+        ));
+    } else {
+        Route::Stateless
+    };
+    Ok(Kind::Post { route, unit })
+}
+
+/// The balancer's routing key for a new session: 1–64 lowercase hex digits (what nginx's
+/// `$request_id` is), so the session id stays visible ASCII and the balancer's `map` can
+/// find it again. Absent (no balancer in front): a plain id.
+fn session_route(request: &Request, header: Option<&str>) -> Result<Option<String>, String> {
+    let Some(value) = header.and_then(|h| request.header(h)) else {
+        return Ok(None);
+    };
+    let valid = (1..=64).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if !valid {
+        return Err(format!(
+            "the session routing header {} must be 1-64 lowercase hex digits",
+            header.unwrap_or_default()
+        ));
+    }
+    Ok(Some(value.to_string()))
+}
+
+/// The 2026-07-28 routing headers: `MCP-Protocol-Version` equals the body's version,
+/// `Mcp-Method` the method, `Mcp-Name` the tool, prompt or resource, and every
+/// `Mcp-Param-*` the argument it mirrors (`x-mcp-header`). Values may be sent as
+/// `=?base64?…?=`.
+fn check_stateless(
+    request: &Request,
+    value: &Value,
+    header_version: Option<&str>,
+    body_version: Option<&str>,
+    param_headers: &ParamHeaders,
+) -> Result<(), String> {
+    if let Some(body) = body_version {
+        if header_version.map(str::trim) != Some(body) {
+            return Err(format!(
+                "header mismatch: MCP-Protocol-Version must equal params._meta protocolVersion ({body})"
+            ));
+        }
+    }
+    let Some(method) = value.get("method").and_then(Value::as_str) else {
+        return Ok(()); // a response
+    };
+    let given = header(request, "mcp-method")?;
+    if given.as_deref() != Some(method) {
+        return Err(format!("header mismatch: Mcp-Method must be {method:?}"));
+    }
+    let params = value.get("params");
+    let name = match method {
+        "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
+        "resources/read" => params.and_then(|p| p.get("uri")),
+        _ => return Ok(()),
+    };
+    if let Some(name) = name.and_then(Value::as_str) {
+        if header(request, "mcp-name")?.as_deref().map(str::trim) != Some(name) {
+            return Err(format!("header mismatch: Mcp-Name must be {name:?}"));
+        }
+    }
+    if method != "tools/call" {
+        return Ok(());
+    }
+    let tool = name.and_then(Value::as_str).unwrap_or_default();
+    let arguments = params.and_then(|p| p.get("arguments"));
+    for (property, suffix) in param_headers.get(tool).into_iter().flatten() {
+        let expected = match arguments.and_then(|a| a.get(property)) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => Some(other.to_string()),
+        };
+        let given = header(request, &format!("mcp-param-{suffix}"))?;
+        if given != expected {
+            return Err(format!(
+                "header mismatch: Mcp-Param-{suffix} must mirror the argument {property:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A routing header's value: `=?base64?…?=` decoded (strictly), else the literal text.
+fn header(request: &Request, name: &str) -> Result<Option<String>, String> {
+    let Some(raw) = request.header(name) else {
+        return Ok(None);
+    };
+    match raw
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => crate::encoding::base64_decode(encoded)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(Some)
+            .ok_or_else(|| format!("header mismatch: {name} is not valid =?base64?…?=")),
+        None => Ok(Some(raw.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn stateless_call(headers: &[(&str, &str)], region: Option<&str>) -> Result<(), String> {
+        let request = Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            authority: None,
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: Vec::new(),
+            close: false,
+        };
+        let mut arguments = json!({});
+        if let Some(region) = region {
+            arguments["region"] = json!(region);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "weather", "arguments": arguments,
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+        let params = HashMap::from([(
+            "weather".to_string(),
+            vec![("region".to_string(), "region".to_string())],
+        )]);
+        check_stateless(
+            &request,
+            &body,
+            Some("2026-07-28"),
+            Some("2026-07-28"),
+            &params,
+        )
+    }
+
+    #[test]
+    fn routing_headers_must_mirror_the_body() {
+        let base = [("Mcp-Method", "tools/call"), ("Mcp-Name", " weather ")];
+        let with = |extra: &[(&'static str, &'static str)], region| {
+            let mut headers = base.to_vec();
+            headers.extend_from_slice(extra);
+            stateless_call(&headers, region)
+        };
+        assert_eq!(with(&[], None), Ok(()));
+        assert_eq!(
+            with(
+                &[("Mcp-Param-Region", "=?base64?SGVsbG8=?=")],
+                Some("Hello")
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            with(&[("mcp-param-region", "SGVsbG8=")], Some("SGVsbG8=")),
+            Ok(())
+        );
+        assert_eq!(
+            with(
+                &[("Mcp-Param-Region", "=?base64?SGVsbG8=")],
+                Some("=?base64?SGVsbG8=")
+            ),
+            Ok(())
+        );
+        assert!(with(&[("Mcp-Param-Region", "=?base64?SGVsbG8?=")], Some("Hello")).is_err());
+        assert!(with(
+            &[("Mcp-Param-Region", "=?base64?SGVs!!!bG8=?=")],
+            Some("Hello")
+        )
+        .is_err());
+        assert!(with(&[], Some("test-value")).is_err(), "header missing");
+        assert!(
+            stateless_call(&[("Mcp-Method", "tools/call")], None).is_err(),
+            "no Mcp-Name"
+        );
+        assert!(stateless_call(
+            &[("Mcp-Method", "TOOLS/CALL"), ("Mcp-Name", "weather")],
+            None
+        )
+        .is_err());
+        assert!(
+            stateless_call(&[("Mcp-Name", "weather")], None).is_err(),
+            "no Mcp-Method"
+        );
+        assert!(
+            stateless_call(&[("Mcp-Method", "tools/call"), ("Mcp-Name", "other")], None).is_err()
+        );
+    }
+
+    #[test]
+    fn a_session_route_is_hex_from_the_configured_header_only() {
+        let with = |value: &str| Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            authority: None,
+            headers: vec![("X-Mcp-Route".into(), value.into())],
+            body: Vec::new(),
+            close: false,
+        };
+        let key = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            session_route(&with(key), Some("x-mcp-route")),
+            Ok(Some(key.into()))
+        );
+        assert_eq!(session_route(&with(key), None), Ok(None));
+        for bad in ["", "ABC", "12.34", "xyz", &"a".repeat(65)] {
+            assert!(
+                session_route(&with(bad), Some("X-Mcp-Route")).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
+}
