@@ -40,7 +40,7 @@ pub(crate) fn missing_feature(feature: &str) -> String {
 
 /// The toolsets of the workspace profile that a build may leave out: each is the Cargo
 /// feature of the same name.
-const OPTIONAL_TOOLSETS: &[&str] = &["workspace", "templates", "analysis"];
+const OPTIONAL_TOOLSETS: &[&str] = &["workspace", "templates", "analysis", "edit"];
 
 /// Every HTTP flag, `--http` first: in a build without the `http` feature each of them
 /// names that feature instead of being an unknown option (with it, a test checks the list
@@ -106,6 +106,8 @@ pub(crate) struct Options {
     pub(crate) walk_time: Option<Duration>,
     pub(crate) walk_entries: Option<usize>,
     pub(crate) analysis_time: Option<Duration>,
+    /// `--max-write-bytes`: the largest file the edit toolset writes.
+    pub(crate) max_write_bytes: Option<u64>,
     /// `--http`: serve Streamable HTTP instead of stdio.
     #[cfg(feature = "http")]
     pub(crate) http: Option<Http>,
@@ -199,9 +201,12 @@ OPTIONS:
                               transcripts: conformance plus the fixtures of the
                               transcript corpus in conformance/.
     --toolsets LIST           Comma-separated toolsets of the workspace profile
-                              (default: all). A model works better with only the
-                              tools it needs:
+                              (default: all but edit). A model works better with only
+                              the tools it needs:
 {toolsets}
+                              `--toolsets workspace,edit` lets the server MODIFY FILES
+                              in the roots (write, edit, create directories, move).
+    --max-write-bytes N       Largest file the edit toolset writes (default 4194304).
     --log-level LEVEL         What to write to stderr: off, error, warn (default), info,
                               debug. stdout carries protocol messages only.
     --max-message-bytes N     Longest accepted request line (default 1048576). Longer
@@ -283,6 +288,7 @@ fn missing_features() -> Vec<&'static str> {
         ("workspace", cfg!(feature = "workspace")),
         ("templates", cfg!(feature = "templates")),
         ("analysis", cfg!(feature = "analysis")),
+        ("edit", cfg!(feature = "edit")),
         ("conformance", cfg!(feature = "conformance")),
     ]
     .into_iter()
@@ -357,11 +363,12 @@ impl Line {
                 walk_time: None,
                 walk_entries: None,
                 analysis_time: None,
+                max_write_bytes: None,
                 #[cfg(feature = "http")]
                 http: None,
                 state_key_file: None,
                 profile: Profile::Workspace,
-                toolsets: all_toolsets(),
+                toolsets: minimcp::toolsets::default_names(),
                 log_level: Level::Warn,
                 limits: Limits::default(),
             },
@@ -404,6 +411,9 @@ impl Line {
             "--walk-timeout" => options.walk_time = Some(seconds(&value(flag)?, flag)?),
             "--walk-max-entries" => options.walk_entries = Some(number(&value(flag)?, flag, 1)?),
             "--analysis-timeout" => options.analysis_time = Some(seconds(&value(flag)?, flag)?),
+            "--max-write-bytes" => {
+                options.max_write_bytes = Some(number(&value(flag)?, flag, 1)? as u64)
+            }
             "--profile" => options.profile = profile(&value(flag)?)?,
             "--toolsets" => {
                 options.toolsets = toolsets(&value(flag)?)?;
@@ -740,7 +750,8 @@ mod tests {
             panic!("expected serve");
         };
         assert_eq!(options.profile, Profile::Workspace);
-        assert_eq!(options.toolsets, all_toolsets());
+        assert_eq!(options.toolsets, minimcp::toolsets::default_names());
+        assert!(!options.toolsets.contains(&"edit"), "editing is opt-in");
         assert!(options.toolsets.contains(&"templates"));
         assert_eq!(options.limits, Limits::default());
         assert_eq!(

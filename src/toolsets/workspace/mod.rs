@@ -50,6 +50,7 @@ mod matcher;
 mod mime;
 pub(crate) mod output;
 pub(crate) mod paging;
+mod path;
 mod platform;
 mod prompts;
 mod read;
@@ -57,6 +58,8 @@ pub(crate) mod regex;
 mod resources;
 mod roots;
 pub(crate) mod sandbox;
+pub(crate) mod served;
+pub(crate) mod target;
 #[cfg(test)]
 pub(crate) mod testutil;
 mod text;
@@ -103,6 +106,9 @@ pub struct Config {
     /// How long one analysis walk (`analyze_complexity`, churn's hotspots) may take
     /// (`--analysis-timeout`); `None`: 60 s.
     pub analysis_time: Option<Duration>,
+    /// The largest file the edit toolset writes (`--max-write-bytes`), and the largest
+    /// `read_file` hashes; `None`: [`limits::DEFAULT_MAX_WRITE_BYTES`].
+    pub max_write_bytes: Option<u64>,
 }
 
 /// Adds the workspace toolset for `root` to `builder`: the four tools, the prompts, and the
@@ -159,6 +165,10 @@ pub(crate) struct Workspace {
         allow(dead_code, reason = "only the analysis toolset reads it")
     )]
     pub(crate) analysis_time: Duration,
+    /// The largest file written by the edit toolset, and hashed by `read_file`.
+    pub(crate) max_write_bytes: u64,
+    /// What each session was last shown of each file (kept once the edit toolset is on).
+    pub(crate) served: served::Served,
 }
 
 /// [`Config::analysis_time`]'s default.
@@ -216,6 +226,10 @@ impl Workspace {
                 ..Bounds::default()
             },
             analysis_time: config.analysis_time.unwrap_or(DEFAULT_ANALYSIS_TIME),
+            max_write_bytes: config
+                .max_write_bytes
+                .unwrap_or(limits::DEFAULT_MAX_WRITE_BYTES),
+            served: served::Served::default(),
         })
     }
 

@@ -1,9 +1,11 @@
 //! `read_file`: one or several files. Text comes back by line range (from a line, from a byte
 //! offset, or the last lines) with line numbers, within the result budget and with the next
 //! offset in `structuredContent`; images as `image` content; other small binaries as a base64
-//! resource. Files of any size are read by range, never whole.
+//! resource. Files of any size are read by range; those small enough to be edited
+//! (`--max-write-bytes`) are read whole once, so the result can give the SHA-256 of exactly
+//! the bytes served, which the edit tools take back as `expected_sha256`.
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::rc::Rc;
 
 use serde_json::{json, Value};
@@ -17,14 +19,16 @@ use super::roots::uri_of;
 use super::sandbox::{read_capped, PathError, Resolved};
 use super::text::is_binary;
 use super::Workspace;
-use crate::{Arguments, Content, Context, HandlerError, ResourceContents, Tool, ToolOutput};
+use crate::{
+    sha256_hex, Arguments, Content, Context, HandlerError, ResourceContents, Tool, ToolOutput,
+};
 
 /// The tool definition.
 pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "read_file",
-        format!("Read a file from the workspace (or several with `paths`). Text comes back with line numbers, up to {DEFAULT_READ_LINES} lines and the result budget at a time; when more follows, the result gives `next_offset` (pass it as `offset`). `tail` returns the last lines; `byte_offset` starts at a byte (for very large files). Files of any size are read by range. Images (png, jpeg, gif, webp) up to {} come back as images; other binary files up to {} as a base64 resource.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES)),
+        format!("Read a file from the workspace (or several with `paths`). Text comes back with line numbers, up to {DEFAULT_READ_LINES} lines and the result budget at a time; when more follows, the result gives `next_offset` (pass it as `offset`). `tail` returns the last lines; `byte_offset` starts at a byte (for very large files). Files of any size are read by range. Images (png, jpeg, gif, webp) up to {} come back as images; other binary files up to {} as a base64 resource. The result's `sha256` (files up to {}) is the whole file's hash.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES), human_size(ws.max_write_bytes)),
         json!({
             "type": "object",
             "properties": {
@@ -57,6 +61,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
             "kind": {"enum": ["text", "image", "binary"]},
             "mime_type": {"type": "string"},
             "size": {"type": "integer", "minimum": 0},
+            "sha256": {"type": "string", "description": "The SHA-256 of the whole file (files up to the write limit): pass it as `expected_sha256` to the edit tools."},
             "content": {"type": "string", "description": "The lines returned, without line numbers."},
             "start_line": {"type": "integer", "minimum": 1},
             "end_line": {"type": "integer", "minimum": 0},
@@ -84,6 +89,8 @@ struct One {
     structured: Value,
     media: Option<Content>,
     media_bytes: u64,
+    /// The whole file's SHA-256, when it was read whole.
+    sha256: Option<String>,
 }
 
 fn read_file(
@@ -111,9 +118,10 @@ fn read_file(
     };
     let ask = Ask { from, limit };
     let budget = ctx.result_budget().saturating_sub(RESERVE_BYTES).max(1024);
+    let session = ctx.session_id();
     let paths = match (args.get("path"), args.get("paths")) {
         (Some(Value::String(path)), None) => {
-            let one = read_one(ws, path, ask, budget, MAX_IMAGE_BYTES)?;
+            let one = read_one(ws, path, ask, budget, MAX_IMAGE_BYTES, session)?;
             return Ok(ToolOutput {
                 content: std::iter::once(Content::text(one.text))
                     .chain(one.media)
@@ -149,7 +157,7 @@ fn read_file(
                 "`paths` must be a list of strings".into(),
             ));
         };
-        match read_one(ws, path, ask, share, media_left) {
+        match read_one(ws, path, ask, share, media_left, session) {
             Ok(one) => {
                 texts.push(one.text);
                 files.push(one.structured);
@@ -171,32 +179,63 @@ fn read_file(
     })
 }
 
-/// Reads one file within `budget` bytes (of text and of JSON) and `media_left` bytes of image.
+/// Reads one file within `budget` bytes (of text and of JSON) and `media_left` bytes of image,
+/// and gives (and remembers for `session`) the whole file's SHA-256 when it is small enough
+/// to be edited.
 fn read_one(
     ws: &Workspace,
     path: &str,
     ask: Ask,
     budget: usize,
     media_left: u64,
+    session: Option<u64>,
 ) -> Result<One, HandlerError> {
     let file = ws.resolve(path)?;
+    let mut one = read_resolved(ws, &file, ask, budget, media_left)?;
+    if let Some(hash) = one.sha256.take() {
+        ws.served.record(session, &file.real, &hash);
+        one.structured["sha256"] = Value::String(hash);
+    }
+    Ok(one)
+}
+
+fn read_resolved(
+    ws: &Workspace,
+    file: &Resolved,
+    ask: Ask,
+    budget: usize,
+    media_left: u64,
+) -> Result<One, HandlerError> {
     let (mut handle, meta) = file.sandbox.open_regular(&file.real, &file.rel)?;
     let io = |e: std::io::Error| HandlerError::from(PathError::Io(file.rel.clone(), e.kind()));
     let shown = file.rel.to_string();
-    let size = meta.len();
+    let mut size = meta.len();
     let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
     (&mut handle)
         .take(BINARY_SNIFF_BYTES as u64)
         .read_to_end(&mut head)
         .map_err(io)?;
     if let Some(mime_type) = mime::image_type(&head) {
-        return image(&file, handle, size, mime_type, media_left);
+        return image(file, handle, size, mime_type, media_left);
     }
     if is_binary(&head) {
-        return binary(&file, handle, size);
+        return binary(file, handle, size);
     }
     handle.seek(SeekFrom::Start(0)).map_err(io)?;
-    let window = window(handle, size, ask.from, ask.limit, budget).map_err(|e| {
+    // A file small enough to be edited is read whole once: the hash given is of exactly the
+    // bytes the lines come from.
+    let (window, sha256) = if size <= ws.max_write_bytes {
+        let bytes = read_capped(handle, size, ws.max_write_bytes.saturating_add(1)).map_err(io)?;
+        let hash = sha256_hex(&bytes);
+        size = bytes.len() as u64;
+        (
+            window(Cursor::new(bytes), size, ask.from, ask.limit, budget),
+            Some(hash),
+        )
+    } else {
+        (window(handle, size, ask.from, ask.limit, budget), None)
+    };
+    let window = window.map_err(|e| {
         if e.kind() == std::io::ErrorKind::FileTooLarge {
             HandlerError::Invalid(format!("line {} is more than {} into `{shown}`; use `tail`, or `byte_offset` to start at a byte", match ask.from { From::Line(n) => n, _ => 0 }, human_size(MAX_SCAN_BYTES)))
         } else {
@@ -209,7 +248,9 @@ fn read_one(
             window.total_lines.unwrap_or(0)
         )));
     }
-    Ok(text(&file, size, &window))
+    let mut one = text(file, size, &window);
+    one.sha256 = sha256;
+    Ok(one)
 }
 
 /// The text answer for a window.
@@ -284,6 +325,7 @@ fn text(file: &Resolved, size: u64, window: &Window) -> One {
         structured,
         media: None,
         media_bytes: 0,
+        sha256: None,
     }
 }
 
@@ -314,6 +356,7 @@ fn image(
         structured: json!({"path": shown, "kind": "image", "mime_type": mime_type, "size": size}),
         media: Some(Content::image(&bytes, mime_type)),
         media_bytes: bytes.len() as u64,
+        sha256: Some(sha256_hex(&bytes)),
     })
 }
 
@@ -332,11 +375,13 @@ fn binary(file: &Resolved, mut handle: std::fs::File, size: u64) -> Result<One, 
     handle.seek(SeekFrom::Start(0)).map_err(io)?;
     let bytes = read_capped(handle, size, MAX_BINARY_BYTES).map_err(io)?;
     let resource = ResourceContents::blob(uri_of(file), Some(mime_type), &bytes);
+    let sha256 = Some(sha256_hex(&bytes));
     Ok(One {
         text: format!("`{shown}` is a binary file ({mime_type}, {}); its bytes are attached base64-encoded as a resource.", human_size(size)),
         structured: json!({"path": shown, "kind": "binary", "mime_type": mime_type, "size": size}),
         media: Some(Content::Resource { resource }),
         media_bytes: 0,
+        sha256,
     })
 }
 
