@@ -59,6 +59,7 @@ mod resources;
 mod roots;
 pub(crate) mod sandbox;
 pub(crate) mod served;
+#[cfg(feature = "edit")]
 pub(crate) mod target;
 #[cfg(test)]
 pub(crate) mod testutil;

@@ -137,10 +137,22 @@ pub(crate) enum PathError {
     Ambiguous(RelPath, Vec<String>),
     /// A write's target has the name of a write's temporary file (reserved, so that nothing
     /// else is ever mistaken for a leftover one).
+    #[cfg_attr(
+        not(feature = "edit"),
+        allow(dead_code, reason = "only the edit toolset writes")
+    )]
     Reserved(RelPath),
     /// A write's target has several hard links: replacing it would split them.
+    #[cfg_attr(
+        not(feature = "edit"),
+        allow(dead_code, reason = "only the edit toolset writes")
+    )]
     HardLinked(RelPath),
     /// The directory that would hold a written file does not exist.
+    #[cfg_attr(
+        not(feature = "edit"),
+        allow(dead_code, reason = "only the edit toolset writes")
+    )]
     NoParent(RelPath),
     /// No root is configured: the client gave none and the server was started without
     /// `--root` in `/` or the home directory.

@@ -32,6 +32,10 @@ struct Inner {
     next: u64,
 }
 
+#[cfg_attr(
+    not(feature = "edit"),
+    allow(dead_code, reason = "only the edit toolset writes")
+)]
 impl Served {
     /// Starts remembering (the edit toolset calls this when it is added).
     pub(crate) fn enable(&self) {
