@@ -370,6 +370,10 @@ fn write_file_keeps_permission_bits_and_refuses_what_is_not_one_regular_file() {
     let mode = fs::metadata(&script).expect("meta").permissions().mode() & 0o7777;
     assert_eq!(mode, 0o750);
 
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o444)).expect("chmod");
+    let err = c.refused("write_file", json!({"path": "script.sh", "content": "x"}));
+    assert!(err.contains("read-only"), "{err}");
+    assert_eq!(tree.read("script.sh"), "#!/bin/sh\necho hi\n");
     let err = c.refused("write_file", json!({"path": "dir", "content": "x"}));
     assert!(err.contains("is a directory"), "{err}");
     let err = c.refused(
