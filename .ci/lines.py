@@ -26,6 +26,7 @@ END = "<!-- lines: end -->"
 LAYERS = [
     ("binary", "the `minimcp` command line", ["main.rs", "cli/", "serve.rs", "call.rs", "progress.rs", "analyze/"]),
     ("toolsets: workspace", "files as tools, resources, prompts", ["toolsets/workspace/"]),
+    ("toolsets: edit", "writing files, opt-in", ["toolsets/edit/"]),
     ("toolsets: templates", "project templates", ["toolsets/templates/"]),
     ("toolsets: analysis", "complexity and churn", ["toolsets/analysis/"]),
     ("toolsets: conformance", "fixtures for the suites and transcripts", ["toolsets/conformance/", "toolsets/transcript.rs"]),

@@ -142,6 +142,7 @@ fn add_profile(builder: minimcp::Builder, options: &Options) -> Option<minimcp::
                 walk_time: options.walk_time,
                 walk_entries: options.walk_entries,
                 analysis_time: options.analysis_time,
+                max_write_bytes: options.max_write_bytes,
             };
             match minimcp::toolsets::Options::new(&config) {
                 Ok(shared) => Some(minimcp::toolsets::add_named(

@@ -71,3 +71,9 @@ fn an_analysis_toolset_is_refused_without_the_analysis_feature() {
 fn the_templates_toolset_is_refused_without_the_templates_feature() {
     assert_refused(&["--toolsets=templates"], "templates");
 }
+
+#[test]
+#[cfg(not(feature = "edit"))]
+fn the_edit_toolset_is_refused_without_the_edit_feature() {
+    assert_refused(&["--toolsets", "workspace,edit"], "edit");
+}

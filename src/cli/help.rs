@@ -10,7 +10,7 @@ pub(crate) fn missing_feature(feature: &str) -> String {
 
 /// The toolsets of the workspace profile that a build may leave out: each is the Cargo
 /// feature of the same name.
-pub(super) const OPTIONAL_TOOLSETS: &[&str] = &["workspace", "templates", "analysis"];
+pub(super) const OPTIONAL_TOOLSETS: &[&str] = &["workspace", "templates", "analysis", "edit"];
 
 /// Every HTTP flag, `--http` first: in a build without the `http` feature each of them
 /// names that feature instead of being an unknown option (with it, a test checks the list
@@ -91,9 +91,12 @@ OPTIONS:
                               transcripts: conformance plus the fixtures of the
                               transcript corpus in conformance/.
     --toolsets LIST           Comma-separated toolsets of the workspace profile
-                              (default: all). A model works better with only the
-                              tools it needs:
+                              (default: all but edit). A model works better with only
+                              the tools it needs:
 {toolsets}
+                              `--toolsets workspace,edit` serves the workspace tools
+                              and lets the server MODIFY FILES in the roots.
+    --max-write-bytes N       Largest file the edit toolset writes (default 4194304).
     --log-level LEVEL         What to write to stderr: off, error, warn (default), info,
                               debug. stdout carries protocol messages only.
     --max-message-bytes N     Longest accepted request line (default 1048576). Longer
@@ -175,6 +178,7 @@ pub(super) fn missing_features() -> Vec<&'static str> {
         ("workspace", cfg!(feature = "workspace")),
         ("templates", cfg!(feature = "templates")),
         ("analysis", cfg!(feature = "analysis")),
+        ("edit", cfg!(feature = "edit")),
         ("conformance", cfg!(feature = "conformance")),
     ]
     .into_iter()

@@ -23,8 +23,8 @@ use minimcp::{Limits, Version};
 use help::HTTP_FLAGS;
 pub(crate) use help::{help, missing_feature};
 use values::{
-    all_toolsets, deny, expand_home, limit_flag, log_level, number, protocol, seconds, toolsets,
-    Value, DEFAULT_DENY,
+    deny, expand_home, limit_flag, log_level, number, protocol, seconds, toolsets, Value,
+    DEFAULT_DENY,
 };
 #[cfg(feature = "http")]
 use values::{header_name, http_addr, http_path};
@@ -78,6 +78,8 @@ pub(crate) struct Options {
     pub(crate) walk_time: Option<Duration>,
     pub(crate) walk_entries: Option<usize>,
     pub(crate) analysis_time: Option<Duration>,
+    /// `--max-write-bytes`: the largest file the edit toolset writes.
+    pub(crate) max_write_bytes: Option<u64>,
     /// `--http`: serve Streamable HTTP instead of stdio.
     #[cfg(feature = "http")]
     pub(crate) http: Option<Http>,
@@ -221,11 +223,12 @@ impl Line {
                 walk_time: None,
                 walk_entries: None,
                 analysis_time: None,
+                max_write_bytes: None,
                 #[cfg(feature = "http")]
                 http: None,
                 state_key_file: None,
                 profile: Profile::Workspace,
-                toolsets: all_toolsets(),
+                toolsets: minimcp::toolsets::default_names(),
                 log_level: Level::Warn,
                 limits: Limits::default(),
             },
@@ -268,6 +271,9 @@ impl Line {
             "--walk-timeout" => options.walk_time = Some(seconds(&value(flag)?, flag)?),
             "--walk-max-entries" => options.walk_entries = Some(number(&value(flag)?, flag, 1)?),
             "--analysis-timeout" => options.analysis_time = Some(seconds(&value(flag)?, flag)?),
+            "--max-write-bytes" => {
+                options.max_write_bytes = Some(number(&value(flag)?, flag, 1)? as u64)
+            }
             "--profile" => options.profile = profile(&value(flag)?)?,
             "--toolsets" => {
                 options.toolsets = toolsets(&value(flag)?)?;

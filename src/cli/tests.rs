@@ -15,7 +15,8 @@ fn serve_is_the_default() {
         panic!("expected serve");
     };
     assert_eq!(options.profile, Profile::Workspace);
-    assert_eq!(options.toolsets, all_toolsets());
+    assert_eq!(options.toolsets, minimcp::toolsets::default_names());
+    assert!(!options.toolsets.contains(&"edit"), "editing is opt-in");
     assert!(options.toolsets.contains(&"templates"));
     assert_eq!(options.limits, Limits::default());
     assert_eq!(

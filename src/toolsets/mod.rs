@@ -8,6 +8,8 @@
 pub mod analysis;
 #[cfg(feature = "conformance")]
 pub mod conformance;
+#[cfg(feature = "edit")]
+pub mod edit;
 #[cfg(feature = "templates")]
 pub mod templates;
 #[cfg(feature = "conformance")]
@@ -55,6 +57,9 @@ pub struct Toolset {
     pub summary: &'static str,
     /// Adds it.
     pub add: AddFn,
+    /// Served only when `--toolsets` names it (the edit toolset, which modifies files), never
+    /// by default.
+    pub opt_in: bool,
 }
 
 /// Every toolset of the default profile, in the order they are registered (and so listed).
@@ -65,20 +70,39 @@ pub const TOOLSETS: &[Toolset] = &[
         name: "workspace",
         summary: "files as tools, resources and prompts",
         add: workspace::add,
+        opt_in: false,
     },
     #[cfg(feature = "templates")]
     Toolset {
         name: "templates",
         summary: "project file templates and scaffolding",
         add: templates::add,
+        opt_in: false,
     },
     #[cfg(feature = "analysis")]
     Toolset {
         name: "analysis",
         summary: "code complexity and git churn",
         add: analysis::add,
+        opt_in: false,
+    },
+    #[cfg(feature = "edit")]
+    Toolset {
+        name: "edit",
+        summary: "MODIFIES FILES (write, edit, move); off unless named",
+        add: edit::add,
+        opt_in: true,
     },
 ];
+
+/// The toolsets served when `--toolsets` is not given: every one but the opt-in ones.
+pub fn default_names() -> Vec<&'static str> {
+    TOOLSETS
+        .iter()
+        .filter(|t| !t.opt_in)
+        .map(|t| t.name)
+        .collect()
+}
 
 /// Adds the toolsets named in `names` (each must be in [`TOOLSETS`]), in [`TOOLSETS`] order
 /// whatever the order of `names`, so listings do not depend on how the flag was spelled.

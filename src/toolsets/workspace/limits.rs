@@ -147,3 +147,7 @@ pub const MAX_REGEX_STATES: usize = 10_000;
 /// expression matching; past it the search stops with a partial result and says so. At
 /// most a few seconds of work whatever the pattern.
 pub const MAX_REGEX_STEPS: u64 = 2_000_000_000;
+
+/// The largest file the edit toolset writes unless `--max-write-bytes` says otherwise; also
+/// the largest file whose SHA-256 `read_file` gives (a larger one could not be written back).
+pub const DEFAULT_MAX_WRITE_BYTES: u64 = 4 * 1024 * 1024;

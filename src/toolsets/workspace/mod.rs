@@ -48,6 +48,7 @@ mod matcher;
 mod mime;
 pub(crate) mod output;
 pub(crate) mod paging;
+mod path;
 mod platform;
 mod prompts;
 mod read;
@@ -56,6 +57,9 @@ mod resources;
 mod roots;
 pub(crate) mod sandbox;
 mod scan;
+pub(crate) mod served;
+#[cfg(feature = "edit")]
+pub(crate) mod target;
 #[cfg(test)]
 pub(crate) mod testutil;
 mod text;
@@ -102,6 +106,9 @@ pub struct Config {
     /// How long one analysis walk (`analyze_complexity`, churn's hotspots) may take
     /// (`--analysis-timeout`); `None`: 60 s.
     pub analysis_time: Option<Duration>,
+    /// The largest file the edit toolset writes (`--max-write-bytes`), and the largest
+    /// `read_file` hashes; `None`: [`limits::DEFAULT_MAX_WRITE_BYTES`].
+    pub max_write_bytes: Option<u64>,
 }
 
 /// Adds the workspace toolset for the workspace `options` opened, with its instructions:
@@ -140,6 +147,10 @@ pub(crate) struct Workspace {
         allow(dead_code, reason = "only the analysis toolset reads it")
     )]
     pub(crate) analysis_time: Duration,
+    /// The largest file written by the edit toolset, and hashed by `read_file`.
+    pub(crate) max_write_bytes: u64,
+    /// What each session was last shown of each file (kept once the edit toolset is on).
+    pub(crate) served: served::Served,
 }
 
 /// [`Config::analysis_time`]'s default.
@@ -197,6 +208,10 @@ impl Workspace {
                 ..Bounds::default()
             },
             analysis_time: config.analysis_time.unwrap_or(DEFAULT_ANALYSIS_TIME),
+            max_write_bytes: config
+                .max_write_bytes
+                .unwrap_or(limits::DEFAULT_MAX_WRITE_BYTES),
+            served: served::Served::default(),
         })
     }
 

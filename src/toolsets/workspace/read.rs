@@ -1,9 +1,12 @@
 //! `read_file`: one or several files. Text comes back by line range (from a line, from a byte
 //! offset, or the last lines) with line numbers, within the result budget and with the next
 //! offset in `structuredContent`; images as `image` content; other small binaries as a base64
-//! resource. Files of any size are read by range, never whole.
+//! resource. Files of any size are read by range. With the edit toolset on, those small enough
+//! to be edited (`--max-write-bytes`) are read whole once, so the result can give the SHA-256
+//! of exactly the bytes served, which the edit tools take back as `expected_sha256` (hashing
+//! costs about 13 ms per MiB on the release build, so a read-only server does not hash).
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::rc::Rc;
 
 use serde_json::{json, Value};
@@ -15,16 +18,19 @@ use super::output::human_size;
 use super::paging::RESERVE_BYTES;
 use super::roots::uri_of;
 use super::sandbox::{read_capped, PathError, Resolved};
+use super::served::Stamp;
 use super::text::is_binary;
 use super::Workspace;
-use crate::{Arguments, Content, Context, HandlerError, ResourceContents, Tool, ToolOutput};
+use crate::{
+    sha256_hex, Arguments, Content, Context, HandlerError, ResourceContents, Tool, ToolOutput,
+};
 
 /// The tool definition.
 pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "read_file",
-        format!("Read a workspace file as numbered lines (or up to {MAX_READ_PATHS} with `paths`), {DEFAULT_READ_LINES} lines or the result budget at a time: when more follows, pass `next_offset` back as `offset`. Any size is read by range; `tail` gives the last lines, `byte_offset` starts at a byte. Images (png, jpeg, gif, webp) up to {} come back as images, other binary files up to {} as base64.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES)),
+        format!("Read a workspace file as numbered lines (or up to {MAX_READ_PATHS} with `paths`), {DEFAULT_READ_LINES} lines or the result budget at a time: when more follows, pass `next_offset` back as `offset`. Any size is read by range; `tail` gives the last lines, `byte_offset` starts at a byte. Images (png, jpeg, gif, webp) up to {} come back as images, other binary files up to {} as base64. With editing on, `sha256` (files up to {}) is the whole file's hash, for the edit tools' `expected_sha256`.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES), human_size(ws.max_write_bytes)),
         json!({
             "type": "object",
             "properties": {
@@ -54,6 +60,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
             "kind": {"enum": ["text", "image", "binary"]},
             "mime_type": {"type": "string"},
             "size": {"type": "integer"},
+            "sha256": {"type": "string"},
             "content": {"type": "string", "description": "the lines, without numbers"},
             "start_line": {"type": "integer"},
             "end_line": {"type": "integer"},
@@ -81,6 +88,8 @@ struct One {
     structured: Value,
     media: Option<Content>,
     media_bytes: u64,
+    /// The whole file's SHA-256, when it was read whole.
+    sha256: Option<String>,
 }
 
 fn read_file(
@@ -108,9 +117,10 @@ fn read_file(
     };
     let ask = Ask { from, limit };
     let budget = ctx.result_budget().saturating_sub(RESERVE_BYTES).max(1024);
+    let session = ctx.session_id();
     let paths = match (args.get("path"), args.get("paths")) {
         (Some(Value::String(path)), None) => {
-            let one = read_one(ws, path, ask, budget, MAX_IMAGE_BYTES)?;
+            let one = read_one(ws, path, ask, budget, MAX_IMAGE_BYTES, session)?;
             return Ok(ToolOutput {
                 content: std::iter::once(Content::text(one.text))
                     .chain(one.media)
@@ -146,7 +156,7 @@ fn read_file(
                 "`paths` must be a list of strings".into(),
             ));
         };
-        match read_one(ws, path, ask, share, media_left) {
+        match read_one(ws, path, ask, share, media_left, session) {
             Ok(one) => {
                 texts.push(one.text);
                 files.push(one.structured);
@@ -168,32 +178,79 @@ fn read_file(
     })
 }
 
-/// Reads one file within `budget` bytes (of text and of JSON) and `media_left` bytes of image.
+/// Reads one file within `budget` bytes (of text and of JSON) and `media_left` bytes of image,
+/// and gives (and remembers for `session`) the whole file's SHA-256 when it is small enough
+/// to be edited.
 fn read_one(
     ws: &Workspace,
     path: &str,
     ask: Ask,
     budget: usize,
     media_left: u64,
+    session: Option<u64>,
 ) -> Result<One, HandlerError> {
     let file = ws.resolve(path)?;
+    let mut one = read_resolved(ws, &file, ask, budget, media_left)?;
+    if let Some(hash) = one.sha256.take() {
+        ws.served.record(session, &file.real, &hash);
+        one.structured["sha256"] = Value::String(hash);
+    }
+    Ok(one)
+}
+
+fn read_resolved(
+    ws: &Workspace,
+    file: &Resolved,
+    ask: Ask,
+    budget: usize,
+    media_left: u64,
+) -> Result<One, HandlerError> {
     let (mut handle, meta) = file.sandbox.open_regular(&file.real, &file.rel)?;
     let io = |e: std::io::Error| HandlerError::from(PathError::Io(file.rel.clone(), e.kind()));
     let shown = file.rel.to_string();
-    let size = meta.len();
+    let mut size = meta.len();
     let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
     (&mut handle)
         .take(BINARY_SNIFF_BYTES as u64)
         .read_to_end(&mut head)
         .map_err(io)?;
     if let Some(mime_type) = mime::image_type(&head) {
-        return image(&file, handle, size, mime_type, media_left);
+        return image(
+            file,
+            handle,
+            size,
+            mime_type,
+            media_left,
+            ws.served.enabled(),
+        );
     }
     if is_binary(&head) {
-        return binary(&file, handle, size);
+        return binary(file, handle, size, ws.served.enabled());
     }
     handle.seek(SeekFrom::Start(0)).map_err(io)?;
-    let window = window(handle, size, ask.from, ask.limit, budget).map_err(|e| {
+    // A file small enough to be edited is read whole once: the hash given is of exactly the
+    // bytes the lines come from. Pages of an unchanged file reuse it.
+    let hashing = ws.served.enabled() && size <= ws.max_write_bytes;
+    let stamp = Stamp::of(&meta);
+    let known = stamp
+        .as_ref()
+        .filter(|_| hashing)
+        .and_then(|s| ws.served.cached(&file.real, s));
+    let (window, sha256) = if hashing && known.is_none() {
+        let bytes = read_capped(handle, size, ws.max_write_bytes.saturating_add(1)).map_err(io)?;
+        let hash = sha256_hex(&bytes);
+        if let Some(stamp) = stamp.filter(|_| bytes.len() as u64 == size) {
+            ws.served.remember(&file.real, stamp, &hash);
+        }
+        size = bytes.len() as u64;
+        (
+            window(Cursor::new(bytes), size, ask.from, ask.limit, budget),
+            Some(hash),
+        )
+    } else {
+        (window(handle, size, ask.from, ask.limit, budget), known)
+    };
+    let window = window.map_err(|e| {
         if e.kind() == std::io::ErrorKind::FileTooLarge {
             HandlerError::Invalid(format!("line {} is more than {} into `{shown}`; use `tail`, or `byte_offset` to start at a byte", match ask.from { From::Line(n) => n, _ => 0 }, human_size(MAX_SCAN_BYTES)))
         } else {
@@ -206,7 +263,9 @@ fn read_one(
             window.total_lines.unwrap_or(0)
         )));
     }
-    Ok(text(&file, size, &window))
+    let mut one = text(file, size, &window);
+    one.sha256 = sha256;
+    Ok(one)
 }
 
 /// The text answer for a window.
@@ -281,6 +340,7 @@ fn text(file: &Resolved, size: u64, window: &Window) -> One {
         structured,
         media: None,
         media_bytes: 0,
+        sha256: None,
     }
 }
 
@@ -291,6 +351,7 @@ fn image(
     size: u64,
     mime_type: &str,
     media_left: u64,
+    hash: bool,
 ) -> Result<One, HandlerError> {
     let shown = file.rel.to_string();
     if size > media_left {
@@ -311,11 +372,17 @@ fn image(
         structured: json!({"path": shown, "kind": "image", "mime_type": mime_type, "size": size}),
         media: Some(Content::image(&bytes, mime_type)),
         media_bytes: bytes.len() as u64,
+        sha256: hash.then(|| sha256_hex(&bytes)),
     })
 }
 
 /// Another binary file, as a base64 resource when small enough.
-fn binary(file: &Resolved, mut handle: std::fs::File, size: u64) -> Result<One, HandlerError> {
+fn binary(
+    file: &Resolved,
+    mut handle: std::fs::File,
+    size: u64,
+    hash: bool,
+) -> Result<One, HandlerError> {
     let shown = file.rel.to_string();
     let mime_type = mime::for_contents(file.rel.name(), false);
     if size > MAX_BINARY_BYTES {
@@ -329,11 +396,13 @@ fn binary(file: &Resolved, mut handle: std::fs::File, size: u64) -> Result<One, 
     handle.seek(SeekFrom::Start(0)).map_err(io)?;
     let bytes = read_capped(handle, size, MAX_BINARY_BYTES).map_err(io)?;
     let resource = ResourceContents::blob(uri_of(file), Some(mime_type), &bytes);
+    let sha256 = hash.then(|| sha256_hex(&bytes));
     Ok(One {
         text: format!("`{shown}` is a binary file ({mime_type}, {}); its bytes are attached base64-encoded as a resource.", human_size(size)),
         structured: json!({"path": shown, "kind": "binary", "mime_type": mime_type, "size": size}),
         media: Some(Content::Resource { resource }),
         media_bytes: 0,
+        sha256,
     })
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::toolsets::workspace::limits::{MAX_COMPONENT_BYTES, MAX_PATH_BYTES};
 use crate::toolsets::workspace::testutil::TempTree;
 
 fn parse(input: &str) -> Result<String, PathError> {

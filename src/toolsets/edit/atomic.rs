@@ -1,0 +1,216 @@
+//! Writing a file so that, killed at any instant, the target holds its old content or its
+//! new content, never a mix and never nothing:
+//!
+//! 1. the new bytes go to a temporary file in the target's own directory (so the rename
+//!    below stays on one file system), created exclusively (`O_EXCL`: never an existing file
+//!    or link) and named `.minimcp-write.<pid>.<16 hex digits>.tmp`, a form nothing else
+//!    takes (`is_temp_name`; such names are refused as targets);
+//! 2. they are written and `fsync`ed, and the file gets the original's permission bits
+//!    (a new file gets the process's default, `0666` less the umask);
+//! 3. it is renamed over the target (atomic on POSIX file systems), and the directory is
+//!    `fsync`ed so the rename itself survives a power loss.
+//!
+//! Every step names files through the checked directory handle (see
+//! `workspace::target::CheckedDir`). A temporary file left by a killed write is removed at the
+//! next start ([`sweep`]), when the process that made it is gone.
+
+use std::collections::hash_map::RandomState;
+use std::fs::{self, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, Write};
+use std::path::Path;
+use std::time::SystemTime;
+
+use crate::toolsets::workspace::target::{is_temp_name, CheckedDir, TEMP_PREFIX};
+
+/// A fresh temporary file name for this process.
+pub(crate) fn temp_name() -> String {
+    // RandomState is seeded randomly per process; the clock and a counter make each name
+    // of one process differ too. O_EXCL refuses the rare collision, which is retried.
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    if let Ok(since) = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH) {
+        hasher.write_u128(since.as_nanos());
+    }
+    format!(
+        "{TEMP_PREFIX}{}.{:016x}.tmp",
+        std::process::id(),
+        hasher.finish()
+    )
+}
+
+/// Replaces (or creates) `name` in `dir` with `data`, atomically. `mode` is the original's
+/// permission bits (`None` for a new file).
+pub(crate) fn replace(
+    dir: &CheckedDir,
+    name: &str,
+    data: &[u8],
+    mode: Option<u32>,
+) -> io::Result<()> {
+    let (temp, mut file) = create_temp(dir, mode)?;
+    let written = (|| {
+        file.write_all(data)?;
+        file.flush()?;
+        if let Some(mode) = mode {
+            set_mode(&file, mode)?;
+        }
+        file.sync_all()?;
+        drop(file);
+        fs::rename(dir.entry(&temp), dir.entry(name))
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(dir.entry(&temp));
+        return Err(e);
+    }
+    dir.sync()
+}
+
+/// Creates a new temporary file in `dir` (readable by the owner only while it is written
+/// when it replaces a file, whose own bits it then gets).
+fn create_temp(dir: &CheckedDir, mode: Option<u32>) -> io::Result<(String, fs::File)> {
+    let mut last = io::Error::from(io::ErrorKind::AlreadyExists);
+    for _ in 0..8 {
+        let name = temp_name();
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(if mode.is_some() { 0o600 } else { 0o666 });
+        }
+        match options.open(dir.entry(&name)) {
+            Ok(file) => return Ok((name, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
+}
+
+#[cfg(unix)]
+fn set_mode(file: &fs::File, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(mode & 0o7777))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &fs::File, _mode: u32) -> io::Result<()> {
+    Ok(())
+}
+
+/// The permission bits of a file's metadata.
+pub(crate) fn mode_of(meta: &fs::Metadata) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(meta.permissions().mode())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
+/// At most this many entries are examined by one [`sweep`] of a root.
+pub(crate) const SWEEP_ENTRIES: usize = 100_000;
+/// Directory levels a [`sweep`] descends.
+const SWEEP_DEPTH: usize = 64;
+
+/// Removes the temporary files killed writes left below `root`: names of the form
+/// [`temp_name`] makes whose process is gone. Bounded by [`SWEEP_ENTRIES`] entries and
+/// [`SWEEP_DEPTH`] levels; links are not followed and `.git` is not entered. Returns how many
+/// were removed.
+pub(crate) fn sweep(root: &Path) -> usize {
+    let mut removed = 0;
+    let mut seen = 0;
+    let mut stack = vec![(root.to_path_buf(), 0)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > SWEEP_ENTRIES {
+                return removed;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                continue;
+            };
+            if kind.is_dir() && depth < SWEEP_DEPTH && !name.eq_ignore_ascii_case(".git") {
+                stack.push((entry.path(), depth + 1));
+            } else if kind.is_file()
+                && is_temp_name(name)
+                && !writer_alive(name)
+                && fs::remove_file(entry.path()).is_ok()
+            {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+/// True while the process that named a temporary file may still be writing it: this
+/// process, or (Linux) any live process with its id. Elsewhere only this process counts.
+fn writer_alive(name: &str) -> bool {
+    let pid = name
+        .strip_prefix(TEMP_PREFIX)
+        .and_then(|r| r.split('.').next())
+        .and_then(|p| p.parse::<u32>().ok());
+    match pid {
+        Some(pid) if pid == std::process::id() => true,
+        #[cfg(target_os = "linux")]
+        Some(pid) => Path::new(&format!("/proc/{pid}")).exists(),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_recognised_and_distinct() {
+        let a = temp_name();
+        let b = temp_name();
+        assert_ne!(a, b);
+        assert!(is_temp_name(&a), "{a}");
+        assert!(a.starts_with(&format!(".minimcp-write.{}.", std::process::id())));
+    }
+
+    #[test]
+    fn a_sweep_removes_only_dead_writers_leftovers() {
+        let dir = std::env::temp_dir().join(format!("minimcp-sweep-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("sub/.git")).expect("dirs");
+        // Pid 4294967295 is never a live process (above every kernel's pid_max).
+        let dead = ".minimcp-write.4294967295.0123456789abcdef.tmp";
+        let mine = temp_name();
+        for path in [
+            dir.join(dead),
+            dir.join("sub").join(dead),
+            dir.join("sub/.git").join(dead),
+            dir.join(&mine),
+            dir.join("keep.tmp"),
+        ] {
+            fs::write(path, "x").expect("write");
+        }
+        assert_eq!(sweep(&dir), 2);
+        assert!(!dir.join(dead).exists());
+        assert!(!dir.join("sub").join(dead).exists());
+        assert!(
+            dir.join("sub/.git").join(dead).exists(),
+            ".git is not entered"
+        );
+        assert!(dir.join(&mine).exists(), "a live writer's file stays");
+        assert!(dir.join("keep.tmp").exists());
+        fs::remove_dir_all(&dir).expect("clean up");
+    }
+}

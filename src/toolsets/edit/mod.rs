@@ -1,0 +1,81 @@
+//! The edit toolset: `write_file`, `edit_file`, `create_directory` and `move_file`, inside
+//! the workspace roots. **It modifies files**, so it is never served unless the person
+//! starting the server names it (`--toolsets workspace,edit`); the binary has it built in,
+//! off.
+//!
+//! What it guarantees (each with the test that proves it in SECURITY.md):
+//! - every write is atomic and durable (`atomic.rs`): killed at any instant, a file holds
+//!   its old or its new content; leftovers of killed writes are swept at the next start;
+//! - nothing outside the roots is created, changed or followed, and the deny list and
+//!   `.git` are refused as for reads (`workspace::target`);
+//! - a file is replaced only when it still holds what the model last saw (`guard.rs`);
+//! - `edit_file` applies all its edits or none, each matching exactly once (`matching.rs`),
+//!   and answers with a unified diff (`diff.rs`).
+//!
+//! Changes show up to subscribers like any other change: the session core's poll sees a
+//! subscribed file's new fingerprint (`notifications/resources/updated`) and a file that
+//! appeared or vanished (`notifications/resources/list_changed`) within its poll interval.
+
+mod atomic;
+mod base64;
+mod diff;
+mod dirs;
+mod edit_file;
+mod guard;
+mod matching;
+mod moving;
+mod tools;
+mod write;
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use crate::toolsets::workspace::Workspace;
+use crate::{log, Builder};
+
+/// Guidance for the model, added to the server's instructions when the toolset is on.
+pub const INSTRUCTIONS: &str = "Editing is ON: this server can modify files in the workspace roots (write_file, edit_file, create_directory, move_file); the workspace tools' read-only description covers reading only. Read a file before changing it: read_file gives its `sha256`, and an edit of a file that changed since you read it is refused (pass `expected_sha256` to name the version you mean). Prefer edit_file (exact text replacements, answered with a diff; `dry_run` to preview) over rewriting whole files. Writes are atomic; .git, the deny list and anything outside the roots are refused.";
+
+/// What the edit tools share: the workspace, and which roots were swept of leftovers.
+pub(crate) struct Editor {
+    pub(crate) ws: Rc<Workspace>,
+    swept: RefCell<Vec<PathBuf>>,
+}
+
+impl Editor {
+    /// Removes killed writes' leftovers below every root in use that was not swept yet:
+    /// at startup for `--root` roots and the fallback, at the first edit for a client's.
+    pub(crate) fn sweep_roots(&self) {
+        for root in self.ws.roots() {
+            let path = root.root().to_path_buf();
+            if self.swept.borrow().contains(&path) {
+                continue;
+            }
+            let removed = atomic::sweep(&path);
+            if removed > 0 {
+                log::info(format_args!(
+                    "removed {removed} temporary file(s) left by interrupted writes in {}",
+                    path.display()
+                ));
+            }
+            self.swept.borrow_mut().push(path);
+        }
+    }
+}
+
+/// Adds the edit toolset for the workspace `options` opened: the entry of
+/// [`super::TOOLSETS`]. It turns on the workspace's memory of what each session read.
+pub fn add(builder: Builder, options: &super::Options) -> Builder {
+    let editor = Rc::new(Editor {
+        ws: Rc::clone(&options.workspace),
+        swept: RefCell::new(Vec::new()),
+    });
+    editor.ws.served.enable();
+    editor.sweep_roots();
+    let mut builder = builder.add_instructions(INSTRUCTIONS);
+    for tool in tools::tools(&editor) {
+        builder = builder.tool(tool);
+    }
+    builder
+}

@@ -1,0 +1,144 @@
+//! `write_file` and `create_directory`, and the commit every tool that writes a file ends
+//! with.
+
+use serde_json::{json, Value};
+
+use super::atomic::{self, mode_of};
+use super::guard::{self, Need};
+use super::{base64, dirs, Editor};
+use crate::toolsets::workspace::target::Target;
+use crate::{sha256_hex, Arguments, Context, HandlerError, ToolOutput};
+
+/// Writes `data` to `target` atomically and remembers that `session` knows it; the new hash.
+pub(crate) fn commit(
+    editor: &Editor,
+    session: Option<u64>,
+    target: &Target,
+    data: &[u8],
+) -> Result<String, HandlerError> {
+    let mode = target.existing.as_ref().and_then(mode_of);
+    // Renaming over a file needs only the directory's permission: a file its owner made
+    // read-only would be replaced all the same, so that mark is honoured here.
+    if mode.is_some_and(|m| m & 0o222 == 0) {
+        return Err(HandlerError::Invalid(format!(
+            "`{}` is read-only (no write permission), so it is not replaced; make it writable first if it should change",
+            target.rel
+        )));
+    }
+    let dir = target.sandbox.open_dir(&target.dir, &target.rel)?;
+    atomic::replace(&dir, &target.name, data, mode).map_err(|e| {
+        HandlerError::Invalid(format!(
+            "`{}` could not be written ({e}); it was left as it was",
+            target.rel
+        ))
+    })?;
+    let hash = sha256_hex(data);
+    editor.ws.served.record(session, &target.path(), &hash);
+    Ok(hash)
+}
+
+/// The optional `expected_sha256` argument.
+pub(crate) fn expected(args: &Arguments) -> Result<Option<&str>, HandlerError> {
+    match args.get("expected_sha256") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Ok(Some(s))
+        }
+        Some(_) => Err(HandlerError::Invalid(
+            "`expected_sha256` must be 64 hexadecimal digits, the `sha256` read_file gave".into(),
+        )),
+    }
+}
+
+pub(crate) fn write_file(
+    editor: &Editor,
+    args: &Arguments,
+    ctx: &mut Context<'_>,
+) -> Result<ToolOutput, HandlerError> {
+    let data: Vec<u8> = match (args.get("content"), args.get("content_base64")) {
+        (Some(Value::String(text)), None) => text.as_bytes().to_vec(),
+        (None, Some(Value::String(encoded))) => base64::decode(encoded).ok_or_else(|| {
+            HandlerError::Invalid("`content_base64` is not valid base64 (RFC 4648, `+/` alphabet); for text, give `content` instead".into())
+        })?,
+        _ => {
+            return Err(HandlerError::Invalid(
+                "give the new content as `content` (UTF-8 text) or `content_base64` (any bytes), exactly one of them".into(),
+            ))
+        }
+    };
+    let max = editor.ws.max_write_bytes;
+    if data.len() as u64 > max {
+        return Err(HandlerError::Invalid(format!(
+            "the content is {} bytes; this server writes files up to {max} bytes (--max-write-bytes). Nothing was written.",
+            data.len()
+        )));
+    }
+    let expected = expected(args)?;
+    let session = ctx.session_id();
+    let (sandbox, local) = editor.ws.locate(args.str("path")?)?;
+    let target = sandbox.write_target(&local)?;
+    let now = match target.existing {
+        Some(_) => Some(guard::current(&target, max)?),
+        None => None,
+    };
+    guard::check(
+        &editor.ws,
+        session,
+        &target,
+        now.as_ref().map(|(_, hash)| hash.as_str()),
+        expected,
+        Need::Whole,
+    )?;
+    let created = now.is_none();
+    let new_hash = sha256_hex(&data);
+    let changed = now.as_ref().is_none_or(|(_, hash)| *hash != new_hash);
+    if changed {
+        commit(editor, session, &target, &data)?;
+    } else {
+        editor.ws.served.record(session, &target.path(), &new_hash);
+    }
+    let shown = target.rel.to_string();
+    let text = match (created, changed) {
+        (true, _) => format!(
+            "Created `{shown}` ({} bytes). sha256: {new_hash}",
+            data.len()
+        ),
+        (false, true) => format!(
+            "Replaced `{shown}` ({} bytes). sha256: {new_hash}",
+            data.len()
+        ),
+        (false, false) => format!(
+            "`{shown}` already holds exactly this content; nothing was written. sha256: {new_hash}"
+        ),
+    };
+    Ok(ToolOutput::structured_with_text(
+        json!({"path": shown, "created": created, "changed": changed, "size": data.len(), "sha256": new_hash}),
+        text,
+    ))
+}
+
+pub(crate) fn create_directory(
+    editor: &Editor,
+    args: &Arguments,
+    _ctx: &mut Context<'_>,
+) -> Result<ToolOutput, HandlerError> {
+    let (sandbox, local) = editor.ws.locate(args.str("path")?)?;
+    let created = dirs::make_dirs(&sandbox, &local)?;
+    let shown = sandbox.label().join_rel(local.as_str()).to_string();
+    let text = match created.as_slice() {
+        [] => format!("`{shown}` already exists; nothing was created."),
+        [one] => format!("Created `{one}`."),
+        all => format!(
+            "Created {}.",
+            all.iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let created: Vec<String> = created.iter().map(ToString::to_string).collect();
+    Ok(ToolOutput::structured_with_text(
+        json!({"path": shown, "created": created}),
+        text,
+    ))
+}
