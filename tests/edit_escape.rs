@@ -344,8 +344,11 @@ fn escape_paths(base: &Base) -> Vec<String> {
     paths
 }
 
-/// Every tool, every argument position, with `path` as the way out.
-fn attempts(path: &str) -> Vec<(&'static str, Value)> {
+/// Every tool, every argument position, with `path` as the way out; `label` starts the
+/// paths of files inside (`ws/` with several roots).
+fn attempts(path: &str, label: &str) -> Vec<(&'static str, Value)> {
+    let inside = format!("{label}inside.txt");
+    let sub = format!("{label}sub");
     let sha = sha256::hex(VICTIM.as_bytes());
     let edit = json!([{"old_text": "MARK-A", "new_text": "PWNED"}]);
     vec![
@@ -368,27 +371,24 @@ fn attempts(path: &str) -> Vec<(&'static str, Value)> {
             "create_directory",
             json!({"path": format!("{path}/pwned-dir/deeper")}),
         ),
+        ("move_file", json!({"source": inside, "destination": path})),
         (
             "move_file",
-            json!({"source": "inside.txt", "destination": path}),
+            json!({"source": inside, "destination": path, "overwrite": true}),
         ),
+        ("move_file", json!({"source": sub, "destination": path})),
         (
             "move_file",
-            json!({"source": "inside.txt", "destination": path, "overwrite": true}),
-        ),
-        ("move_file", json!({"source": "sub", "destination": path})),
-        (
-            "move_file",
-            json!({"source": "sub", "destination": format!("{path}/sub"), "overwrite": true}),
+            json!({"source": sub, "destination": format!("{path}/sub"), "overwrite": true}),
         ),
         // Last: a link moved away leaves nothing for the attempts after it.
         (
             "move_file",
-            json!({"source": path, "destination": "sub/inside2.txt", "overwrite": true}),
+            json!({"source": path, "destination": format!("{sub}/inside2.txt"), "overwrite": true}),
         ),
         (
             "move_file",
-            json!({"source": path, "destination": "stolen.txt"}),
+            json!({"source": path, "destination": format!("{label}stolen.txt")}),
         ),
     ]
 }
@@ -430,30 +430,41 @@ fn the_tests_sha256_matches_the_standard_and_sha256sum() {
 
 // ---- Every escape, every tool ---------------------------------------------------------------
 
-#[test]
-fn no_escape_the_read_side_refuses_changes_anything_outside_with_any_edit_tool() {
+/// Every spelling, every tool; with `second`, the server has a second root beside `ws/`
+/// (paths then resolve by root label or by the one root holding their directory).
+fn escapes(second: bool) {
     let spellings = escape_paths(&world("count")).len();
+    let roots: &[&str] = if second { &["ws", "second"] } else { &["ws"] };
     let mut tried = 0;
     let mut link_moves = 0;
     let mut failures = Vec::new();
     // A fresh world and server for each spelling: what one attempt did cannot hide another.
     for i in 0..spellings {
         let base = world(&format!("paths-{i}"));
-        let path = escape_paths(&base)[i].clone();
-        let mut server = Server::start(&base.p("ws"), &[]);
+        base.file("second/other.txt", VICTIM);
+        let mut path = escape_paths(&base)[i].clone();
+        // With several roots a relative path names its root first.
+        let label = if second { "ws/" } else { "" };
+        if !path.starts_with(['/', '~']) && !path.starts_with("file:") {
+            path = format!("{label}{path}");
+        }
+        let extra = base.abs("second");
+        let extra: &[&str] = if second { &["--root", &extra] } else { &[] };
+        let mut server = Server::start(&base.p("ws"), extra);
         let inside = record(&base.p("ws"), &[]);
         // The read side's verdict on this spelling: the write side must be at least as strict.
         let read_refused = refused(&server.call("read_file", json!({"path": path})));
-        let is_link = fs::symlink_metadata(base.p("ws").join(&path))
+        let local = base.p("ws").join(path.strip_prefix(label).unwrap_or(&path));
+        let is_link = fs::symlink_metadata(&local)
             .map(|m| m.file_type().is_symlink())
             .unwrap_or(false);
         let mut all_refused = true;
-        for (tool, arguments) in attempts(&path) {
-            let before = record(&base.0, &["ws"]);
-            let link_before = fs::read_link(base.p("ws").join(&path)).ok();
+        for (tool, arguments) in attempts(&path, label) {
+            let before = record(&base.0, roots);
+            let link_before = fs::read_link(&local).ok();
             let result = server.call(tool, arguments.clone());
             tried += 1;
-            let after = record(&base.0, &["ws"]);
+            let after = record(&base.0, roots);
             if before != after {
                 failures.push(format!(
                     "{tool} {arguments} changed the tree outside the root (answer: {}):\n{}",
@@ -471,10 +482,9 @@ fn no_escape_the_read_side_refuses_changes_anything_outside_with_any_edit_tool()
             let moved_link = tool == "move_file"
                 && is_link
                 && arguments["source"] == json!(path)
-                && arguments["destination"]
-                    .as_str()
-                    .and_then(|d| fs::read_link(base.p("ws").join(d)).ok())
-                    == link_before;
+                && arguments["destination"].as_str().and_then(|d| {
+                    fs::read_link(base.p("ws").join(d.strip_prefix(label).unwrap_or(d))).ok()
+                }) == link_before;
             if moved_link {
                 link_moves += 1;
             } else if read_refused {
@@ -500,9 +510,20 @@ fn no_escape_the_read_side_refuses_changes_anything_outside_with_any_edit_tool()
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     eprintln!(
-        "edit_escape: {tried} attempts over {spellings} path spellings, none reached outside \
-         ({link_moves} moved a link itself, intact)"
+        "edit_escape: {} root(s): {tried} attempts over {spellings} path spellings, none reached \
+         outside ({link_moves} moved a link itself, intact)",
+        roots.len()
     );
+}
+
+#[test]
+fn no_escape_the_read_side_refuses_changes_anything_outside_with_any_edit_tool() {
+    escapes(false);
+}
+
+#[test]
+fn with_two_roots_no_escape_changes_anything_outside_either() {
+    escapes(true);
 }
 
 // ---- Links swapped in while the server works ------------------------------------------------
