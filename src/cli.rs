@@ -204,8 +204,8 @@ OPTIONS:
                               (default: all but edit). A model works better with only
                               the tools it needs:
 {toolsets}
-                              `--toolsets workspace,edit` lets the server MODIFY FILES
-                              in the roots (write, edit, create directories, move).
+                              `--toolsets workspace,edit` serves the workspace tools
+                              and lets the server MODIFY FILES in the roots.
     --max-write-bytes N       Largest file the edit toolset writes (default 4194304).
     --log-level LEVEL         What to write to stderr: off, error, warn (default), info,
                               debug. stdout carries protocol messages only.

@@ -370,6 +370,10 @@ fn write_file_keeps_permission_bits_and_refuses_what_is_not_one_regular_file() {
     let mode = fs::metadata(&script).expect("meta").permissions().mode() & 0o7777;
     assert_eq!(mode, 0o750);
 
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o444)).expect("chmod");
+    let err = c.refused("write_file", json!({"path": "script.sh", "content": "x"}));
+    assert!(err.contains("read-only"), "{err}");
+    assert_eq!(tree.read("script.sh"), "#!/bin/sh\necho hi\n");
     let err = c.refused("write_file", json!({"path": "dir", "content": "x"}));
     assert!(err.contains("is a directory"), "{err}");
     let err = c.refused(
@@ -836,4 +840,110 @@ fn leftovers_of_killed_writes_are_swept_at_start_only_with_editing_on() {
     assert!(!tree.path().join(dead).exists());
     assert!(!tree.path().join("deep/er").join(dead).exists());
     assert_eq!(tree.read("keep.tmp"), "mine");
+}
+
+// ---- Sessions over HTTP: what one session read does not vouch for another ---------------
+
+#[cfg(feature = "http")]
+mod common;
+
+/// Over HTTP many sessions share one process: a file session A read and session B then
+/// changed is refused to A until it reads again, and B's knowledge never lets A through.
+#[cfg(feature = "http")]
+#[test]
+fn over_http_each_session_answers_for_what_it_read_itself() {
+    use std::net::TcpStream;
+    let tree = TempDir::new("http-sessions");
+    tree.file("shared.txt", "v1\n");
+    let root = tree.path().display().to_string();
+    let (mut child, port, mut stderr) = common::spawn_http(&[
+        "--profile",
+        "workspace",
+        "--toolsets",
+        "workspace,edit",
+        "--root",
+        &root,
+    ])
+    .expect("the server listens");
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+    });
+    let post = |session: Option<&str>, body: Value| {
+        let body = body.to_string();
+        let mut head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        if let Some(session) = session {
+            head.push_str(&format!(
+                "Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
+            ));
+        }
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        stream
+            .write_all(format!("{head}\r\n{body}").as_bytes())
+            .expect("write");
+        common::response::read_response(&mut BufReader::new(stream))
+    };
+    let session = || {
+        let init = post(
+            None,
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "edit-http", "version": "1"}}}),
+        );
+        let id = init.header("mcp-session-id").expect("session").to_string();
+        post(
+            Some(&id),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        );
+        id
+    };
+    let call = |session: &str, name: &str, arguments: Value| -> Value {
+        let response = post(
+            Some(session),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}),
+        );
+        let message = match response.header("content-type") {
+            Some(t) if t.starts_with("text/event-stream") => {
+                response.events().pop().expect("an event")
+            }
+            _ => response.json(),
+        };
+        message["result"].clone()
+    };
+    let (a, b) = (session(), session());
+    let read = call(&a, "read_file", json!({"path": "shared.txt"}));
+    assert!(read["structuredContent"]["sha256"].is_string(), "{read}");
+    // B never read it: B may not replace it whole, whatever A read.
+    let refused = call(
+        &b,
+        "write_file",
+        json!({"path": "shared.txt", "content": "b\n"}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    // B reads and changes it; A's read is now stale.
+    call(&b, "read_file", json!({"path": "shared.txt"}));
+    let written = call(
+        &b,
+        "write_file",
+        json!({"path": "shared.txt", "content": "v2 by b\n"}),
+    );
+    assert_ne!(written["isError"], true, "{written}");
+    let stale = call(
+        &a,
+        "write_file",
+        json!({"path": "shared.txt", "content": "v2 by a\n"}),
+    );
+    assert_eq!(stale["isError"], true, "{stale}");
+    assert!(stale["content"][0]["text"]
+        .as_str()
+        .expect("text")
+        .contains("changed after you last read it"));
+    assert_eq!(tree.read("shared.txt"), "v2 by b\n");
+    let _ = child.kill();
+    let _ = child.wait();
 }

@@ -89,7 +89,7 @@ pub const TOOLSETS: &[Toolset] = &[
     #[cfg(feature = "edit")]
     Toolset {
         name: "edit",
-        summary: "MODIFIES FILES: write, edit, create directories, move (off unless named)",
+        summary: "MODIFIES FILES (write, edit, move); off unless named",
         add: edit::add_toolset,
         opt_in: true,
     },

@@ -16,8 +16,16 @@ pub(crate) fn commit(
     target: &Target,
     data: &[u8],
 ) -> Result<String, HandlerError> {
-    let dir = target.sandbox.open_dir(&target.dir, &target.rel)?;
     let mode = target.existing.as_ref().and_then(mode_of);
+    // Renaming over a file needs only the directory's permission: a file its owner made
+    // read-only would be replaced all the same, so that mark is honoured here.
+    if mode.is_some_and(|m| m & 0o222 == 0) {
+        return Err(HandlerError::Invalid(format!(
+            "`{}` is read-only (no write permission), so it is not replaced; make it writable first if it should change",
+            target.rel
+        )));
+    }
+    let dir = target.sandbox.open_dir(&target.dir, &target.rel)?;
     atomic::replace(&dir, &target.name, data, mode).map_err(|e| {
         HandlerError::Invalid(format!(
             "`{}` could not be written ({e}); it was left as it was",
