@@ -652,6 +652,17 @@ fn killed_writes_leave_one_complete_version_and_no_temporary_file() {
         if let Err(e) = harness.cycle(true) {
             failures.push(format!("kill {n}: {e}"));
         }
+        // A long run shows it is alive.
+        if (n + 1).is_multiple_of(100) {
+            let c = &harness.counts;
+            eprintln!(
+                "edit_crash: {} kills, {} files checked, corrupt: {}, {:.0} s",
+                n + 1,
+                c.files_checked,
+                c.corrupt,
+                started.elapsed().as_secs_f64()
+            );
+        }
     }
     // The last start: whatever the last kill left must be gone.
     match harness.cycle(false) {
