@@ -243,6 +243,9 @@ fn editing_is_off_unless_the_toolset_is_named_and_says_so_when_on() {
     );
     assert!(refused.get("error").is_some() || refused["result"]["isError"] == true);
     assert!(!tree.path().join("b.txt").exists());
+    // A read-only server does not spend time hashing what it reads.
+    let read = plain.call("read_file", json!({"path": "a.txt"}));
+    assert!(read["structuredContent"].get("sha256").is_none(), "{read}");
 
     let mut on = Client::start(&[tree.path()]);
     let list = on.request("tools/list", json!({}));

@@ -1,9 +1,10 @@
 //! `read_file`: one or several files. Text comes back by line range (from a line, from a byte
 //! offset, or the last lines) with line numbers, within the result budget and with the next
 //! offset in `structuredContent`; images as `image` content; other small binaries as a base64
-//! resource. Files of any size are read by range; those small enough to be edited
-//! (`--max-write-bytes`) are read whole once, so the result can give the SHA-256 of exactly
-//! the bytes served, which the edit tools take back as `expected_sha256`.
+//! resource. Files of any size are read by range. With the edit toolset on, those small enough
+//! to be edited (`--max-write-bytes`) are read whole once, so the result can give the SHA-256
+//! of exactly the bytes served, which the edit tools take back as `expected_sha256` (hashing
+//! costs about 13 ms per MiB on the release build, so a read-only server does not hash).
 
 use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::rc::Rc;
@@ -17,6 +18,7 @@ use super::output::human_size;
 use super::paging::RESERVE_BYTES;
 use super::roots::uri_of;
 use super::sandbox::{read_capped, PathError, Resolved};
+use super::served::Stamp;
 use super::text::is_binary;
 use super::Workspace;
 use crate::{
@@ -28,7 +30,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "read_file",
-        format!("Read a file from the workspace (or several with `paths`). Text comes back with line numbers, up to {DEFAULT_READ_LINES} lines and the result budget at a time; when more follows, the result gives `next_offset` (pass it as `offset`). `tail` returns the last lines; `byte_offset` starts at a byte (for very large files). Files of any size are read by range. Images (png, jpeg, gif, webp) up to {} come back as images; other binary files up to {} as a base64 resource. The result's `sha256` (files up to {}) is the whole file's hash.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES), human_size(ws.max_write_bytes)),
+        format!("Read a file from the workspace (or several with `paths`). Text comes back with line numbers, up to {DEFAULT_READ_LINES} lines and the result budget at a time; when more follows, the result gives `next_offset` (pass it as `offset`). `tail` returns the last lines; `byte_offset` starts at a byte (for very large files). Files of any size are read by range. Images (png, jpeg, gif, webp) up to {} come back as images; other binary files up to {} as a base64 resource. With editing on, the result's `sha256` (files up to {}) is the whole file's hash, for the edit tools' `expected_sha256`.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES), human_size(ws.max_write_bytes)),
         json!({
             "type": "object",
             "properties": {
@@ -216,24 +218,40 @@ fn read_resolved(
         .read_to_end(&mut head)
         .map_err(io)?;
     if let Some(mime_type) = mime::image_type(&head) {
-        return image(file, handle, size, mime_type, media_left);
+        return image(
+            file,
+            handle,
+            size,
+            mime_type,
+            media_left,
+            ws.served.enabled(),
+        );
     }
     if is_binary(&head) {
-        return binary(file, handle, size);
+        return binary(file, handle, size, ws.served.enabled());
     }
     handle.seek(SeekFrom::Start(0)).map_err(io)?;
     // A file small enough to be edited is read whole once: the hash given is of exactly the
-    // bytes the lines come from.
-    let (window, sha256) = if size <= ws.max_write_bytes {
+    // bytes the lines come from. Pages of an unchanged file reuse it.
+    let hashing = ws.served.enabled() && size <= ws.max_write_bytes;
+    let stamp = Stamp::of(&meta);
+    let known = stamp
+        .as_ref()
+        .filter(|_| hashing)
+        .and_then(|s| ws.served.cached(&file.real, s));
+    let (window, sha256) = if hashing && known.is_none() {
         let bytes = read_capped(handle, size, ws.max_write_bytes.saturating_add(1)).map_err(io)?;
         let hash = sha256_hex(&bytes);
+        if let Some(stamp) = stamp.filter(|_| bytes.len() as u64 == size) {
+            ws.served.remember(&file.real, stamp, &hash);
+        }
         size = bytes.len() as u64;
         (
             window(Cursor::new(bytes), size, ask.from, ask.limit, budget),
             Some(hash),
         )
     } else {
-        (window(handle, size, ask.from, ask.limit, budget), None)
+        (window(handle, size, ask.from, ask.limit, budget), known)
     };
     let window = window.map_err(|e| {
         if e.kind() == std::io::ErrorKind::FileTooLarge {
@@ -336,6 +354,7 @@ fn image(
     size: u64,
     mime_type: &str,
     media_left: u64,
+    hash: bool,
 ) -> Result<One, HandlerError> {
     let shown = file.rel.to_string();
     if size > media_left {
@@ -356,12 +375,17 @@ fn image(
         structured: json!({"path": shown, "kind": "image", "mime_type": mime_type, "size": size}),
         media: Some(Content::image(&bytes, mime_type)),
         media_bytes: bytes.len() as u64,
-        sha256: Some(sha256_hex(&bytes)),
+        sha256: hash.then(|| sha256_hex(&bytes)),
     })
 }
 
 /// Another binary file, as a base64 resource when small enough.
-fn binary(file: &Resolved, mut handle: std::fs::File, size: u64) -> Result<One, HandlerError> {
+fn binary(
+    file: &Resolved,
+    mut handle: std::fs::File,
+    size: u64,
+    hash: bool,
+) -> Result<One, HandlerError> {
     let shown = file.rel.to_string();
     let mime_type = mime::for_contents(file.rel.name(), false);
     if size > MAX_BINARY_BYTES {
@@ -375,7 +399,7 @@ fn binary(file: &Resolved, mut handle: std::fs::File, size: u64) -> Result<One, 
     handle.seek(SeekFrom::Start(0)).map_err(io)?;
     let bytes = read_capped(handle, size, MAX_BINARY_BYTES).map_err(io)?;
     let resource = ResourceContents::blob(uri_of(file), Some(mime_type), &bytes);
-    let sha256 = Some(sha256_hex(&bytes));
+    let sha256 = hash.then(|| sha256_hex(&bytes));
     Ok(One {
         text: format!("`{shown}` is a binary file ({mime_type}, {}); its bytes are attached base64-encoded as a resource.", human_size(size)),
         structured: json!({"path": shown, "kind": "binary", "mime_type": mime_type, "size": size}),

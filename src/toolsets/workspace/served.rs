@@ -11,16 +11,46 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
+use std::fs::Metadata;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use super::platform::{file_id, FileId};
 
 /// At most this many (session, file) pairs are remembered.
 pub(crate) const MAX_SERVED: usize = 16_384;
+
+/// At most this many file hashes are kept for reuse by later reads ([`Served::cached`]).
+pub(crate) const MAX_CACHED: usize = 256;
+
+/// What identifies one version of a file without reading it: its identity, size and
+/// modification time (nanoseconds on the usual file systems).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    id: Option<FileId>,
+    len: u64,
+    modified: SystemTime,
+}
+
+impl Stamp {
+    /// The stamp of an opened file's metadata (`None` without a modification time).
+    pub(crate) fn of(meta: &Metadata) -> Option<Stamp> {
+        Some(Stamp {
+            id: file_id(meta),
+            len: meta.len(),
+            modified: meta.modified().ok()?,
+        })
+    }
+}
 
 /// The hashes served, by session and canonical path.
 #[derive(Default)]
 pub(crate) struct Served {
     enabled: Cell<bool>,
     inner: RefCell<Inner>,
+    /// Canonical path → the stamp and hash of its version last hashed, so paging through a
+    /// file hashes it once. Only a speed-up: the edit tools always hash the file they change.
+    cache: RefCell<HashMap<PathBuf, (Stamp, String)>>,
 }
 
 #[derive(Default)]
@@ -40,6 +70,29 @@ impl Served {
     /// Starts remembering (the edit toolset calls this when it is added).
     pub(crate) fn enable(&self) {
         self.enabled.set(true);
+    }
+
+    /// True once the edit toolset turned the memory on: only then does `read_file` hash
+    /// what it serves (a read-only server has no use for the hashes).
+    pub(crate) fn enabled(&self) -> bool {
+        self.enabled.get()
+    }
+
+    /// The hash of `path` when its version `stamp` was hashed before.
+    pub(crate) fn cached(&self, path: &Path, stamp: &Stamp) -> Option<String> {
+        match self.cache.borrow().get(path) {
+            Some((seen, hash)) if seen == stamp => Some(hash.clone()),
+            _ => None,
+        }
+    }
+
+    /// Keeps the hash of `path`'s version `stamp` for later reads.
+    pub(crate) fn remember(&self, path: &Path, stamp: Stamp, hash: &str) {
+        let mut cache = self.cache.borrow_mut();
+        if cache.len() >= MAX_CACHED && !cache.contains_key(path) {
+            cache.clear();
+        }
+        cache.insert(path.to_path_buf(), (stamp, hash.to_string()));
     }
 
     /// Remembers that `session` was shown `path` (canonical) with this SHA-256.
@@ -114,5 +167,24 @@ mod tests {
         assert_eq!(served.inner.borrow().order.len(), MAX_SERVED);
         served.forget(Path::new("/r/5"));
         assert_eq!(served.last(2, Path::new("/r/5")), None);
+    }
+
+    #[test]
+    fn a_cached_hash_is_reused_only_for_the_same_version() {
+        let tree = crate::toolsets::workspace::testutil::TempTree::new("stamp");
+        tree.file("f", "one");
+        let path = tree.path.join("f");
+        let stamp = |p: &Path| Stamp::of(&std::fs::metadata(p).expect("meta")).expect("mtime");
+        let served = Served::default();
+        let first = stamp(&path);
+        assert_eq!(served.cached(&path, &first), None);
+        served.remember(&path, first.clone(), "h1");
+        assert_eq!(served.cached(&path, &first).as_deref(), Some("h1"));
+        tree.file("f", "three");
+        assert_eq!(served.cached(&path, &stamp(&path)), None, "a new version");
+        for i in 0..MAX_CACHED {
+            served.remember(&PathBuf::from(format!("/c/{i}")), first.clone(), "x");
+        }
+        assert!(served.cache.borrow().len() <= MAX_CACHED);
     }
 }
