@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drive minimcp with the official Python MCP SDK (`mcp` from PyPI), once per protocol version.
 
-usage: python_client.py [--generic | --roots DIR] [--versions V,V,...] -- SERVER_COMMAND [ARGS...]
+usage: python_client.py [--generic | --roots DIR | --edit DIR] [--versions V,V,...] -- SERVER_COMMAND [ARGS...]
        python_client.py [--generic] [--versions V,V,...] -- http://HOST:PORT/mcp
        python_client.py [--generic] [--versions V,V,...] -- unix:/PATH/TO.sock[:/mcp]
 
@@ -22,6 +22,12 @@ followed through `nextCursor`, descriptions), for other profiles. With --roots D
 declares the `roots` capability and answers `roots/list` with DIR; the server (the default
 profile, started without --root) must serve DIR: a listing of it, a file read by its absolute
 path with the short path in the answer, and the file's RFC 8089 URI listed and read.
+With --edit DIR the server must be `minimcp serve --root DIR --toolsets workspace,edit`: the
+client creates a file with write_file, reads its `sha256` with read_file (checked against
+hashlib over the bytes on disk), edits it with edit_file and that `expected_sha256`, reads it
+back, and checks that an edit with the now stale hash is refused with isError, naming both
+hashes, and leaves the disk untouched; then a dry run with the reference server's argument
+names (`oldText`, `newText`, `dryRun`) returns a diff and writes nothing.
 
 A server given as `unix:PATH` (`minimcp serve --http unix:PATH`) is reached over Streamable HTTP
 on that Unix socket: the SDK's transport is handed an httpx client whose transport connects to
@@ -598,6 +604,86 @@ ROOTS_CHECKS: list[tuple[str, Check]] = [
     ("file URIs", check_file_uris),
 ]
 
+EDIT_DIR = ""  # --edit DIR: the server's root, read directly to check what the tools wrote
+
+
+def sha_in(result: dict[str, Any]) -> str | None:
+    """The `sha256` a read_file result reports: structured, or in the text before 2025-06-18."""
+    import re
+    structured = result.get("structuredContent") or {}
+    if isinstance(structured.get("sha256"), str):
+        return structured["sha256"]
+    found = re.search(r"\b[0-9a-f]{64}\b", result["content"][0]["text"])
+    return found.group(0) if found else None
+
+
+async def check_edit_round_trip(conn: Conn, peer: Peer) -> str:
+    import hashlib
+    import os
+    name = f"edit-{conn.offered}.txt"
+    disk = os.path.join(EDIT_DIR, name)
+    original = "alpha\nbeta\ngamma\n"
+    written = await conn.call("write_file", {"path": name, "content": original})
+    expect(not written.get("isError"), f"write_file: {written}")
+    with open(disk, "rb") as f:
+        expect(f.read() == original.encode(), "write_file: the bytes on disk differ")
+    read = await conn.call("read_file", {"path": name})
+    expect(not read.get("isError"), f"read_file: {read}")
+    first = sha_in(read)
+    note = ""
+    if first is None and not ver_ge(conn.version, "2025-06-18"):
+        # No structuredContent before 2025-06-18, and the text does not show the hash: the
+        # client computes it (a model there relies on the session's memory of its reads).
+        first, note = hashlib.sha256(original.encode()).hexdigest(), " (no sha256 in the text: hashed by the client)"
+    expect(first == hashlib.sha256(original.encode()).hexdigest(),
+           f"read_file sha256 {first} is not the SHA-256 of the file")
+    edited = await conn.call("edit_file", {"path": name, "edits": [{"old_text": "beta", "new_text": "BETA"}],
+                                            "expected_sha256": first})
+    expect(not edited.get("isError"), f"edit_file: {edited}")
+    diff = edited["content"][0]["text"]
+    expect("-beta" in diff and "+BETA" in diff, f"edit_file's diff: {diff[:300]}")
+    changed = "alpha\nBETA\ngamma\n"
+    with open(disk, "rb") as f:
+        expect(f.read() == changed.encode(), "edit_file: the bytes on disk differ")
+    again = await conn.call("read_file", {"path": name})
+    second = sha_in(again)
+    expect(second == hashlib.sha256(changed.encode()).hexdigest() or (second is None and note),
+           f"sha256 after the edit: {second}")
+    expect("BETA" in again["content"][0]["text"], f"read back: {again['content'][0]['text'][:200]}")
+    return f"{first[:12]}… -> {(second or '?')[:12]}…{note}"
+
+
+async def check_edit_stale_hash(conn: Conn, peer: Peer) -> str:
+    import hashlib
+    import os
+    name = f"edit-{conn.offered}.txt"
+    disk = os.path.join(EDIT_DIR, name)
+    with open(disk, "rb") as f:
+        before = f.read()
+    stale = hashlib.sha256(b"alpha\nbeta\ngamma\n").hexdigest()
+    current = hashlib.sha256(before).hexdigest()
+    expect(stale != current, "the round trip did not change the file")
+    refused = await conn.call("edit_file", {"path": name, "edits": [{"old_text": "BETA", "new_text": "stale"}],
+                                             "expected_sha256": stale})
+    expect(refused.get("isError") is True, f"an edit with a stale expected_sha256 was not refused: {refused}")
+    message = refused["content"][0]["text"]
+    expect(stale[:8] in message and current[:8] in message, f"the refusal does not name both hashes: {message}")
+    with open(disk, "rb") as f:
+        expect(f.read() == before, "the refused edit changed the file")
+    dry = await conn.call("edit_file", {"path": name, "edits": [{"oldText": "gamma", "newText": "GAMMA"}],
+                                        "dryRun": True, "expected_sha256": current})
+    expect(not dry.get("isError") and "+GAMMA" in dry["content"][0]["text"], f"dry run: {dry}")
+    with open(disk, "rb") as f:
+        expect(f.read() == before, "the dry run wrote the file")
+    return "isError naming both hashes; dry run wrote nothing"
+
+
+EDIT_CHECKS: list[tuple[str, Check]] = [
+    ("handshake", check_handshake),
+    ("edit round trip", check_edit_round_trip),
+    ("stale hash refused", check_edit_stale_hash),
+]
+
 NOT_STATELESS = {"ping"}  # removed in 2026-07-28
 
 
@@ -655,6 +741,7 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--generic", action="store_true", help="only checks any server must pass")
     parser.add_argument("--roots", help="declare roots and answer roots/list with this directory")
+    parser.add_argument("--edit", help="the server's root (edit toolset): run the edit scenario")
     parser.add_argument("--versions", default=",".join(ALL_VERSIONS))
     parser.add_argument("command", nargs="+", help="the server command (after --)")
     args = parser.parse_args()
@@ -663,7 +750,10 @@ async def main() -> int:
     if unknown:
         print(f"python_client: mcp {SDK_VERSION} cannot speak {unknown}; it can: {ALL_VERSIONS}", file=sys.stderr)
         return 2
-    checks = ROOTS_CHECKS if args.roots else GENERIC_CHECKS if args.generic else FIXTURE_CHECKS
+    global EDIT_DIR
+    EDIT_DIR = args.edit or ""
+    checks = (EDIT_CHECKS if args.edit else ROOTS_CHECKS if args.roots
+              else GENERIC_CHECKS if args.generic else FIXTURE_CHECKS)
     roots = [args.roots] if args.roots else None
     results = {v: await run_version(args.command, v, checks, roots) for v in versions}
     title = f"Python SDK mcp {SDK_VERSION} -> {' '.join(args.command)}"

@@ -23,7 +23,10 @@
 #      1. and 2. again over Streamable HTTP, against one `serve --http 127.0.0.1:0` process;
 #   6. the Python clients of 1. (both versions) once more over Streamable HTTP on a Unix socket,
 #      against one `serve --http unix:PATH` process (the SDK's transport given an httpx client
-#      with `uds=PATH`), checking the socket's mode 0600 first.
+#      with `uds=PATH`), checking the socket's mode 0600 first;
+#   7. both clients in --edit mode against `serve --root SCRATCH --toolsets workspace,edit`:
+#      write_file, read_file's sha256, edit_file with expected_sha256, read back, a stale hash
+#      refused with isError and the disk untouched, a dry run with the reference names.
 # Each client prints a check x version table. The last line is "clients: N passed, M failed".
 # Exit status 0 only if every check passed. If a package cannot be installed (no network to
 # the registries and nothing cached) it prints a NO NETWORK banner and exits 1: CI must never
@@ -142,6 +145,19 @@ HANDSHAKE_VERSIONS=2024-11-05,2025-03-26,2025-06-18,2025-11-25
 run "python mcp ${PY_MCP_PINS[-1]}, client roots + absolute paths" \
   "$SCRATCH/py-mcp-${PY_MCP_PINS[-1]}/bin/python" "$HERE/python_client.py" --roots "$HERE" --versions "$HANDSHAKE_VERSIONS" -- "${ROOTS_SERVER[@]}"
 run "typescript sdk $TS_SDK_PIN, client roots + absolute paths" bash -c 'cd "$0" && node ts_client.mjs --roots "$1" --versions "$2" -- "${@:3}"' "$TS" "$HERE" "$HANDSHAKE_VERSIONS" "${ROOTS_SERVER[@]}"
+
+# The edit toolset, end to end: each client edits a file in a scratch root of its own, at every
+# version it speaks (mcp 2.x includes 2026-07-28, where each call stands alone).
+EDIT_ROOT="$(mktemp -d "${TMPDIR:-/tmp}/minimcp-clients-edit.XXXXXX")"
+for pin in "${PY_MCP_PINS[@]}"; do
+  mkdir -p "$EDIT_ROOT/py-$pin"
+  run "python mcp $pin, edit toolset" "$SCRATCH/py-mcp-$pin/bin/python" "$HERE/python_client.py" \
+    --edit "$EDIT_ROOT/py-$pin" -- "$MINIMCP_BIN" serve --root "$EDIT_ROOT/py-$pin" --toolsets workspace,edit
+done
+mkdir -p "$EDIT_ROOT/ts"
+run "typescript sdk $TS_SDK_PIN, edit toolset" bash -c 'cd "$0" && node ts_client.mjs --edit "$1" -- "${@:2}"' \
+  "$TS" "$EDIT_ROOT/ts" "$MINIMCP_BIN" serve --root "$EDIT_ROOT/ts" --toolsets workspace,edit
+rm -rf "$EDIT_ROOT"
 
 # The same clients over Streamable HTTP: one `serve --http` process, every version on it.
 HTTP_LOG="$(mktemp "${TMPDIR:-/tmp}/minimcp-clients-http.XXXXXX")"

@@ -2,7 +2,7 @@
 // Drive minimcp with the official TypeScript MCP SDK (@modelcontextprotocol/sdk), once per
 // protocol version.
 //
-//   node ts_client.mjs [--generic | --roots DIR] [--versions V,V,...] -- SERVER_COMMAND [ARGS...]
+//   node ts_client.mjs [--generic | --roots DIR | --edit DIR] [--versions V,V,...] -- SERVER_COMMAND [ARGS...]
 //
 // Run from a directory whose node_modules holds the SDK (tests/clients/run.sh copies this file
 // into its scratch install). For each version a fresh server process is spawned over stdio.
@@ -17,6 +17,11 @@
 // elicitation path is checked. With --generic only what any server must do is checked. With
 // --roots DIR the client declares `roots` and answers `roots/list` with DIR, and the server
 // (default profile, no --root) must serve DIR: listed, read by absolute path, by file URI.
+// With --edit DIR the server must be `minimcp serve --root DIR --toolsets workspace,edit`: a
+// file is created with write_file, its `sha256` from read_file checked against node:crypto over
+// the bytes on disk, edited with edit_file and that `expected_sha256`, read back; an edit with
+// the stale hash must be refused with isError naming both hashes and leave the disk untouched,
+// and a dry run with the reference server's names (oldText, newText, dryRun) writes nothing.
 // Prints a check x version table; exits 1 if any check failed.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -30,6 +35,8 @@ import {
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
 
 const SDK_VERSION = JSON.parse(
   readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url), "utf8"),
@@ -376,6 +383,65 @@ const rootsChecks = {
   },
 };
 
+let EDIT_DIR = null; // --edit DIR: the server's root, read directly to check what the tools wrote
+const sha256 = (data) => createHash("sha256").update(data).digest("hex");
+/** The `sha256` a read_file result reports: structured, or in the text before 2025-06-18. */
+const shaIn = (result) =>
+  typeof result.structuredContent?.sha256 === "string"
+    ? result.structuredContent.sha256
+    : (result.content[0].text.match(/\b[0-9a-f]{64}\b/) ?? [null])[0];
+
+const editChecks = {
+  handshake: checks.handshake,
+  async "edit round trip"(conn) {
+    const name = `edit-${conn.offered}.txt`;
+    const disk = join(EDIT_DIR, name);
+    const original = "alpha\nbeta\ngamma\n";
+    const written = await call(conn, "write_file", { path: name, content: original });
+    expect(!written.isError, `write_file: ${JSON.stringify(written)}`);
+    expect(readFileSync(disk, "utf8") === original, "write_file: the bytes on disk differ");
+    const read = await call(conn, "read_file", { path: name });
+    expect(!read.isError, `read_file: ${JSON.stringify(read)}`);
+    let first = shaIn(read);
+    let note = "";
+    if (first === null && !atLeast(conn.version, "2025-06-18")) {
+      // No structuredContent before 2025-06-18, and the text does not show the hash: the
+      // client computes it (a model there relies on the session's memory of its reads).
+      first = sha256(original);
+      note = " (no sha256 in the text: hashed by the client)";
+    }
+    expect(first === sha256(original), `read_file sha256 ${first} is not the SHA-256 of the file`);
+    const edited = await call(conn, "edit_file", { path: name, edits: [{ old_text: "beta", new_text: "BETA" }], expected_sha256: first });
+    expect(!edited.isError, `edit_file: ${JSON.stringify(edited)}`);
+    const diff = edited.content[0].text;
+    expect(diff.includes("-beta") && diff.includes("+BETA"), `edit_file's diff: ${diff.slice(0, 300)}`);
+    const changed = "alpha\nBETA\ngamma\n";
+    expect(readFileSync(disk, "utf8") === changed, "edit_file: the bytes on disk differ");
+    const again = await call(conn, "read_file", { path: name });
+    const second = shaIn(again);
+    expect(second === sha256(changed) || (second === null && note), `sha256 after the edit: ${second}`);
+    expect(again.content[0].text.includes("BETA"), "read back");
+    return `${first.slice(0, 12)}… -> ${(second ?? "?").slice(0, 12)}…${note}`;
+  },
+  async "stale hash refused"(conn) {
+    const name = `edit-${conn.offered}.txt`;
+    const disk = join(EDIT_DIR, name);
+    const before = readFileSync(disk);
+    const stale = sha256("alpha\nbeta\ngamma\n");
+    const current = sha256(before);
+    expect(stale !== current, "the round trip did not change the file");
+    const refused = await call(conn, "edit_file", { path: name, edits: [{ old_text: "BETA", new_text: "stale" }], expected_sha256: stale });
+    expect(refused.isError === true, `an edit with a stale expected_sha256 was not refused: ${JSON.stringify(refused)}`);
+    const message = refused.content[0].text;
+    expect(message.includes(stale.slice(0, 8)) && message.includes(current.slice(0, 8)), `the refusal does not name both hashes: ${message}`);
+    expect(readFileSync(disk).equals(before), "the refused edit changed the file");
+    const dry = await call(conn, "edit_file", { path: name, edits: [{ oldText: "gamma", newText: "GAMMA" }], dryRun: true, expected_sha256: current });
+    expect(!dry.isError && dry.content[0].text.includes("+GAMMA"), `dry run: ${JSON.stringify(dry)}`);
+    expect(readFileSync(disk).equals(before), "the dry run wrote the file");
+    return "isError naming both hashes; dry run wrote nothing";
+  },
+};
+
 async function runVersion(command, version, suite) {
   const results = {};
   let conn;
@@ -413,7 +479,9 @@ async function main() {
   }
   const rootsAt = options.indexOf("--roots");
   if (rootsAt >= 0) ROOTS = options[rootsAt + 1];
-  const suite = ROOTS ? rootsChecks : generic ? genericChecks : checks;
+  const editAt = options.indexOf("--edit");
+  if (editAt >= 0) EDIT_DIR = options[editAt + 1];
+  const suite = EDIT_DIR ? editChecks : ROOTS ? rootsChecks : generic ? genericChecks : checks;
   const results = {};
   for (const version of versions) results[version] = await runVersion(command, version, suite);
 

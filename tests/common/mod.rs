@@ -11,6 +11,7 @@
 
 pub(crate) mod response;
 pub(crate) mod rng;
+pub(crate) mod sha256;
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -148,6 +149,14 @@ impl Peer {
                 }
             }
         }
+    }
+
+    /// Kills the child at once (`SIGKILL` on Unix: no handler, no cleanup, no flush) and
+    /// reaps it. What it wrote to stdout before dying can still be read with [`Peer::recv`].
+    pub(crate) fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.input = None;
     }
 
     /// What the child wrote to stderr so far (at most the first and last 8 KiB).
