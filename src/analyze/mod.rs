@@ -269,7 +269,7 @@ fn write_json(
     struct Rows<'a>(&'a [(&'a Function, usize)]);
     impl Serialize for Rows<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.collect_seq(self.0.iter().map(|(f, _)| f.row()))
+            s.collect_seq(self.0.iter().map(|(f, _)| f.row_serialize()))
         }
     }
     #[derive(Serialize)]

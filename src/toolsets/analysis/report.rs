@@ -178,26 +178,62 @@ fn file_score(f: &FileReport) -> f64 {
 
 /// One function as the json format lists it.
 pub(crate) fn function_json(file: &FileReport, m: &Measured) -> Value {
-    json!({
-        "file": file.path,
-        "language": file.lang.as_str(),
-        "name": m.name,
-        "start_line": m.start_line,
-        "end_line": m.end_line,
-        "lines": m.lines(),
-        "cyclomatic": m.cyclomatic,
-        "cognitive": m.cognitive,
-        "max_nesting": m.max_nesting,
-        "halstead": {
-            "distinct_operators": m.halstead.distinct_operators,
-            "distinct_operands": m.halstead.distinct_operands,
-            "operators": m.halstead.operators,
-            "operands": m.halstead.operands,
-            "volume": round(m.halstead.volume),
-            "difficulty": round(m.halstead.difficulty),
-            "effort": round(m.halstead.effort),
+    serde_json::to_value(function_row(&file.path, file.lang, m)).unwrap_or(Value::Null)
+}
+
+/// One function as the json format lists it, written straight to a serializer: a report of
+/// many functions (`minimcp analyze --format json`) spent a quarter of its time building,
+/// writing and dropping each row as a [`Value`] tree.
+pub(crate) fn function_row<'a>(path: &'a str, lang: Lang, m: &'a Measured) -> FunctionRow<'a> {
+    let h = &m.halstead;
+    FunctionRow {
+        cognitive: m.cognitive,
+        cyclomatic: m.cyclomatic,
+        end_line: m.end_line,
+        file: path,
+        halstead: HalsteadRow {
+            difficulty: round(h.difficulty),
+            distinct_operands: h.distinct_operands,
+            distinct_operators: h.distinct_operators,
+            effort: round(h.effort),
+            operands: h.operands,
+            operators: h.operators,
+            volume: round(h.volume),
         },
-    })
+        language: lang.as_str(),
+        lines: m.lines(),
+        max_nesting: m.max_nesting,
+        name: &m.name,
+        start_line: m.start_line,
+    }
+}
+
+/// A function's row; its members in sorted order, as a [`Value`] object holds them, so the
+/// two ways of writing a row give the same bytes.
+#[derive(serde::Serialize)]
+pub(crate) struct FunctionRow<'a> {
+    cognitive: u32,
+    cyclomatic: u32,
+    end_line: u32,
+    file: &'a str,
+    halstead: HalsteadRow,
+    language: &'static str,
+    lines: u32,
+    max_nesting: u32,
+    name: &'a str,
+    start_line: u32,
+}
+
+/// The Halstead part of a [`FunctionRow`].
+#[derive(serde::Serialize)]
+struct HalsteadRow {
+    difficulty: f64,
+    distinct_operands: u32,
+    distinct_operators: u32,
+    effort: f64,
+    operands: u32,
+    operators: u32,
+    volume: f64,
 }
 
 /// A SARIF 2.1.0 log with one result per violation.
