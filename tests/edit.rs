@@ -164,10 +164,18 @@ impl Client {
             .to_string()
     }
 
-    /// `read_file`'s `sha256` for `path`.
+    /// `read_file`'s `sha256` for `path`, which the text states as well (for clients that
+    /// show the model only the text, and versions without structuredContent).
     fn sha(&mut self, path: &str) -> String {
-        let read = self.ok("read_file", json!({"path": path}));
-        read["sha256"].as_str().expect("sha256").to_string()
+        let result = self.call("read_file", json!({"path": path}));
+        assert_ne!(result["isError"], true, "read_file {path}: {result}");
+        let hash = result["structuredContent"]["sha256"]
+            .as_str()
+            .expect("sha256")
+            .to_string();
+        let text = result["content"][0]["text"].as_str().expect("text");
+        assert!(text.contains(&format!("(sha256 {hash})")), "{text}");
+        hash
     }
 
     fn wait_notification(&mut self, method: &str, timeout: Duration) -> Option<Value> {
@@ -399,6 +407,33 @@ fn write_file_keeps_permission_bits_and_refuses_what_is_not_one_regular_file() {
         json!({"path": ".minimcp-write.1.0123456789abcdef.tmp", "content": "x"}),
     );
     assert!(err.contains("reserved"), "{err}");
+}
+
+#[test]
+fn a_rewritten_file_keeps_its_owner_and_loses_setuid_and_setgid() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let tree = TempDir::new("owner");
+    tree.file("tool.sh", "#!/bin/sh\n");
+    let path = tree.path().join("tool.sh");
+    // Giving a file away needs root: elsewhere the owner half cannot be set up.
+    let as_root = std::os::unix::fs::chown(&path, Some(1234), Some(4321)).is_ok();
+    if !as_root {
+        eprintln!("SKIPPED owner half: not root, cannot chown a file to another user");
+    }
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o6755)).expect("chmod");
+    let mut c = Client::start(&[tree.path()]);
+    c.sha("tool.sh");
+    c.ok(
+        "write_file",
+        json!({"path": "tool.sh", "content": "#!/bin/sh\necho model\n"}),
+    );
+    let meta = fs::metadata(&path).expect("meta");
+    // Text a model wrote never runs with its owner's rights: the kernel drops these bits
+    // on any write by a non-root process, and a rewrite drops them as well.
+    assert_eq!(meta.permissions().mode() & 0o7777, 0o755);
+    if as_root {
+        assert_eq!((meta.uid(), meta.gid()), (1234, 4321), "owner kept");
+    }
 }
 
 #[test]

@@ -5,8 +5,10 @@
 //!    below stays on one file system), created exclusively (`O_EXCL`: never an existing file
 //!    or link) and named `.minimcp-write.<pid>.<16 hex digits>.tmp`, a form nothing else
 //!    takes (`is_temp_name`; such names are refused as targets);
-//! 2. they are written and `fsync`ed, and the file gets the original's permission bits
-//!    (a new file gets the process's default, `0666` less the umask);
+//! 2. they are written and `fsync`ed, and the file gets the original's owner and permission
+//!    bits, but never its setuid, setgid or sticky bits (the kernel drops those when anyone
+//!    but root writes a file; text a model wrote must not run with another user's rights); a
+//!    new file gets the process's default, `0666` less the umask;
 //! 3. it is renamed over the target (atomic on POSIX file systems), and the directory is
 //!    `fsync`ed so the rename itself survives a power loss.
 //!
@@ -41,20 +43,20 @@ pub(crate) fn temp_name() -> String {
     )
 }
 
-/// Replaces (or creates) `name` in `dir` with `data`, atomically. `mode` is the original's
-/// permission bits (`None` for a new file).
+/// Replaces (or creates) `name` in `dir` with `data`, atomically. `original` is the
+/// replaced file's metadata (`None` for a new file): its owner and permission bits carry over.
 pub(crate) fn replace(
     dir: &CheckedDir,
     name: &str,
     data: &[u8],
-    mode: Option<u32>,
+    original: Option<&fs::Metadata>,
 ) -> io::Result<()> {
-    let (temp, mut file) = create_temp(dir, mode)?;
+    let (temp, mut file) = create_temp(dir, original.is_some())?;
     let written = (|| {
         file.write_all(data)?;
         file.flush()?;
-        if let Some(mode) = mode {
-            set_mode(&file, mode)?;
+        if let Some(original) = original {
+            keep_owner_and_mode(&file, original)?;
         }
         file.sync_all()?;
         drop(file);
@@ -69,7 +71,7 @@ pub(crate) fn replace(
 
 /// Creates a new temporary file in `dir` (readable by the owner only while it is written
 /// when it replaces a file, whose own bits it then gets).
-fn create_temp(dir: &CheckedDir, mode: Option<u32>) -> io::Result<(String, fs::File)> {
+fn create_temp(dir: &CheckedDir, replacing: bool) -> io::Result<(String, fs::File)> {
     let mut last = io::Error::from(io::ErrorKind::AlreadyExists);
     for _ in 0..8 {
         let name = temp_name();
@@ -78,7 +80,7 @@ fn create_temp(dir: &CheckedDir, mode: Option<u32>) -> io::Result<(String, fs::F
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt;
-            options.mode(if mode.is_some() { 0o600 } else { 0o666 });
+            options.mode(if replacing { 0o600 } else { 0o666 });
         }
         match options.open(dir.entry(&name)) {
             Ok(file) => return Ok((name, file)),
@@ -89,14 +91,33 @@ fn create_temp(dir: &CheckedDir, mode: Option<u32>) -> io::Result<(String, fs::F
     Err(last)
 }
 
+/// Gives the temporary file the original's owner and group, then its permission bits
+/// without setuid, setgid and sticky. A server that cannot give the file its owner back
+/// (not root, and the file is someone else's) refuses the write instead of silently taking
+/// the file over.
 #[cfg(unix)]
-fn set_mode(file: &fs::File, mode: u32) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(fs::Permissions::from_mode(mode & 0o7777))
+fn keep_owner_and_mode(file: &fs::File, original: &fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let ours = file.metadata()?;
+    if (ours.uid(), ours.gid()) != (original.uid(), original.gid()) {
+        std::os::unix::fs::fchown(file, Some(original.uid()), Some(original.gid())).map_err(
+            |e| {
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "the file belongs to uid {} gid {} and its owner could not be kept: {e}",
+                        original.uid(),
+                        original.gid()
+                    ),
+                )
+            },
+        )?;
+    }
+    file.set_permissions(fs::Permissions::from_mode(original.mode() & 0o777))
 }
 
 #[cfg(not(unix))]
-fn set_mode(_file: &fs::File, _mode: u32) -> io::Result<()> {
+fn keep_owner_and_mode(_file: &fs::File, _original: &fs::Metadata) -> io::Result<()> {
     Ok(())
 }
 

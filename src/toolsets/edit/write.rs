@@ -26,7 +26,7 @@ pub(crate) fn commit(
         )));
     }
     let dir = target.sandbox.open_dir(&target.dir, &target.rel)?;
-    atomic::replace(&dir, &target.name, data, mode).map_err(|e| {
+    atomic::replace(&dir, &target.name, data, target.existing.as_ref()).map_err(|e| {
         HandlerError::Invalid(format!(
             "`{}` could not be written ({e}); it was left as it was",
             target.rel

@@ -193,6 +193,14 @@ fn read_one(
     let mut one = read_resolved(ws, &file, ask, budget, media_left)?;
     if let Some(hash) = one.sha256.take() {
         ws.served.record(session, &file.real, &hash);
+        // In the text too: a client that shows the model only the text (and the versions
+        // before 2025-06-18, which have no structuredContent) must still see the hash.
+        let first_line = one.text.find('\n').unwrap_or(one.text.len());
+        let at = match one.text[..first_line].ends_with(':') {
+            true => first_line - 1,
+            false => first_line,
+        };
+        one.text.insert_str(at, &format!(" (sha256 {hash})"));
         one.structured["sha256"] = Value::String(hash);
     }
     Ok(one)
