@@ -147,7 +147,20 @@ impl Parser {
                     return Ok(Step::More);
                 }
             };
-            let wants_continue = self.start_body(buf, end)?;
+            let (mut request, start, body, wants_continue) = start_body(self.bounds, buf, end)?;
+            // The usual request, its body read with its head, never waits in `State::Body`.
+            if let Framed::Sized(length) = body {
+                if buf.len() >= start + length {
+                    request.body = buf[start..start + length].to_vec();
+                    *searched = 0;
+                    return Ok(Step::Done(request, start + length));
+                }
+            }
+            self.state = State::Body {
+                request,
+                start,
+                body,
+            };
             if wants_continue {
                 return Ok(Step::Continue);
             }
@@ -183,87 +196,86 @@ impl Parser {
         };
         Ok(Step::Done(request, end))
     }
+}
 
-    /// Parses the head, which ends at `head_end`, and moves on to its body. True when the
-    /// client waits for `100 Continue`.
-    fn start_body(&mut self, buf: &[u8], head_end: usize) -> Result<bool, Bad> {
-        if head_end > self.bounds.max_head_bytes {
-            return Err((431, "request head too large"));
-        }
-        let head = std::str::from_utf8(&buf[..head_end])
-            .map_err(|_| (400, "request head is not UTF-8"))?;
-        let (request, framing, http10) = self.head(head)?;
-        let start = head_end + 4;
-        let (body, wants_continue) = match framing.body(http10)? {
-            Body::Length(length) => {
-                if length > self.bounds.max_body_bytes {
-                    return Err((413, "body too large"));
-                }
-                let waiting = buf.len() < start + length;
-                (Framed::Sized(length), framing.expects_continue && waiting)
-            }
-            Body::Chunked => {
-                let chunks = Chunks {
-                    at: start,
-                    scanned: start,
-                    part: Part::SizeLine,
-                };
-                let waiting = buf.len() == start;
-                (Framed::Chunked(chunks), framing.expects_continue && waiting)
-            }
-        };
-        self.state = State::Body {
-            request,
-            start,
-            body,
-        };
-        Ok(wants_continue)
+/// Parses the head, which ends at `head_end`: the request without its body, where its body
+/// starts and how it is framed, and whether the client waits for `100 Continue`.
+fn start_body(
+    bounds: Bounds,
+    buf: &[u8],
+    head_end: usize,
+) -> Result<(Request, usize, Framed, bool), Bad> {
+    if head_end > bounds.max_head_bytes {
+        return Err((431, "request head too large"));
     }
+    let head =
+        std::str::from_utf8(&buf[..head_end]).map_err(|_| (400, "request head is not UTF-8"))?;
+    let (request, framing, http10) = parse_head(bounds, head)?;
+    let start = head_end + 4;
+    let (body, wants_continue) = match framing.body(http10)? {
+        Body::Length(length) => {
+            if length > bounds.max_body_bytes {
+                return Err((413, "body too large"));
+            }
+            let waiting = buf.len() < start + length;
+            (Framed::Sized(length), framing.expects_continue && waiting)
+        }
+        Body::Chunked => {
+            let chunks = Chunks {
+                at: start,
+                scanned: start,
+                part: Part::SizeLine,
+            };
+            let waiting = buf.len() == start;
+            (Framed::Chunked(chunks), framing.expects_continue && waiting)
+        }
+    };
+    Ok((request, start, body, wants_continue))
+}
 
-    /// The request line and header fields: the request without its body, what the fields
-    /// say about framing, and whether it is HTTP/1.0.
-    fn head(&self, head: &str) -> Result<(Request, Framing, bool), Bad> {
-        // Every LF in the head ends a CRLF (checked by `head_end`): the lines are exact.
-        let mut lines = grammar::crlf_lines(head);
-        let request_line = lines.next().unwrap_or_default();
-        let mut parts = request_line.split(' ');
-        let (Some(method), Some(target), Some(version), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err((400, "malformed request line"));
-        };
-        let http10 = match version {
-            "HTTP/1.1" => false,
-            "HTTP/1.0" => true,
-            // RFC 9112 §2.3: a well-formed version this server does not speak.
-            v if grammar::is_http_version(v) => return Err((505, "unsupported HTTP version")),
-            _ => return Err((400, "malformed HTTP version")),
-        };
-        if method.is_empty() || !method.bytes().all(is_token_byte) {
-            return Err((400, "malformed method"));
-        }
-        let (path, authority) = grammar::parse_target(target)?;
-        // Sized for a usual request: growing from empty reallocated twice per request.
-        let mut headers = Vec::with_capacity(self.bounds.max_headers.min(16));
-        let mut framing = Framing::default();
-        for line in lines {
-            if headers.len() >= self.bounds.max_headers {
-                return Err((431, "too many headers"));
-            }
-            let (name, value) = grammar::field_line(line)?;
-            framing.note(name, value)?;
-            headers.push((name.to_string(), value.to_string()));
-        }
-        let request = Request {
-            method: method.to_string(),
-            path: path.to_string(),
-            authority: authority.map(str::to_string),
-            headers,
-            body: Vec::new(),
-            close: framing.close || (http10 && !framing.keep_alive),
-        };
-        Ok((request, framing, http10))
+/// The request line and header fields: the request without its body, what the fields say
+/// about framing, and whether it is HTTP/1.0.
+fn parse_head(bounds: Bounds, head: &str) -> Result<(Request, Framing, bool), Bad> {
+    // Every LF in the head ends a CRLF (checked by `head_end`): the lines are exact.
+    let mut lines = grammar::crlf_lines(head);
+    let request_line = lines.next().unwrap_or_default();
+    let mut parts = request_line.split(' ');
+    let (Some(method), Some(target), Some(version), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err((400, "malformed request line"));
+    };
+    let http10 = match version {
+        "HTTP/1.1" => false,
+        "HTTP/1.0" => true,
+        // RFC 9112 §2.3: a well-formed version this server does not speak.
+        v if grammar::is_http_version(v) => return Err((505, "unsupported HTTP version")),
+        _ => return Err((400, "malformed HTTP version")),
+    };
+    if method.is_empty() || !method.bytes().all(is_token_byte) {
+        return Err((400, "malformed method"));
     }
+    let (path, authority) = grammar::parse_target(target)?;
+    // Sized for a usual request: growing from empty reallocated twice per request.
+    let mut headers = Vec::with_capacity(bounds.max_headers.min(16));
+    let mut framing = Framing::default();
+    for line in lines {
+        if headers.len() >= bounds.max_headers {
+            return Err((431, "too many headers"));
+        }
+        let (name, value) = grammar::field_line(line)?;
+        framing.note(name, value)?;
+        headers.push((name.to_string(), value.to_string()));
+    }
+    let request = Request {
+        method: method.to_string(),
+        path: path.to_string(),
+        authority: authority.map(str::to_string),
+        headers,
+        body: Vec::new(),
+        close: framing.close || (http10 && !framing.keep_alive),
+    };
+    Ok((request, framing, http10))
 }
 
 impl Chunks {

@@ -81,9 +81,6 @@ pub(crate) fn post(
     let method = value.get("method").and_then(Value::as_str);
     mcp_method.push_str(method.unwrap_or_default());
     let params = value.get("params").and_then(Value::as_object);
-    let body_version = protocol::request_meta(params)
-        .and_then(|m| m.get(protocol::meta::PROTOCOL_VERSION))
-        .and_then(Value::as_str);
     // The session core's rule (`protocol::is_stateless_request`, and the two methods only
     // 2026-07-28 has, as `dispatch` routes them), plus HTTP's own: the version header.
     let stateless = protocol::is_stateless_request(params)
@@ -93,12 +90,15 @@ pub(crate) fn post(
             .is_some_and(Version::is_stateless);
     let id = || value.get("id").cloned();
     if stateless {
+        let meta = protocol::request_meta(params);
+        let body_version = meta
+            .and_then(|m| m.get(protocol::meta::PROTOCOL_VERSION))
+            .and_then(Value::as_str);
         if let Err(why) =
             check_stateless(request, value, header_version, body_version, param_headers)
         {
             return Err((400, code::HEADER_MISMATCH, why, id()));
         }
-        let meta = protocol::request_meta(params);
         let complete = meta.is_some_and(|m| {
             m.contains_key(protocol::meta::PROTOCOL_VERSION)
                 && m.contains_key(protocol::meta::CLIENT_CAPABILITIES)
