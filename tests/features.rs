@@ -75,5 +75,8 @@ fn the_templates_toolset_is_refused_without_the_templates_feature() {
 #[test]
 #[cfg(not(feature = "edit"))]
 fn the_edit_toolset_is_refused_without_the_edit_feature() {
+    assert_refused(&["--toolsets", "edit"], "edit");
+    // Named after a toolset this build has, it is still the missing one that is reported.
+    #[cfg(feature = "workspace")]
     assert_refused(&["--toolsets", "workspace,edit"], "edit");
 }
