@@ -69,16 +69,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod answer;
 mod context;
-mod dispatch;
 mod encoding;
 mod error;
 #[cfg(feature = "http")]
 pub mod http;
 mod jsonrpc;
 pub mod log;
-mod methods;
 mod model;
 mod mrtr;
 mod protocol;

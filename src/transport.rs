@@ -9,8 +9,8 @@
 //! Input is read directly on the dispatch thread. Only when something needs a timer (a
 //! handler waiting for the client with a timeout, a cancellation check, resource change
 //! polling) does the reader move the input to one helper thread that feeds a channel; the
-//! session stays in that mode afterwards. This keeps the common path free of thread hops
-//! (ARCHITECTURE §2).
+//! session stays in that mode afterwards. This keeps the common path free of thread hops:
+//! a request answered without a timer costs no context switch.
 
 use std::io::{self, Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
