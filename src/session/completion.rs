@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::connection::Connection;
-use super::handler::{invalid, Era, Outcome};
+use super::handler::{invalid, string, Era, Outcome};
 use crate::context::Inputs;
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
@@ -52,10 +52,7 @@ impl Connection<'_> {
         let scope = self.scope(id, params, era, Inputs::default());
         let values = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
-                let name = reference
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| invalid("`ref.name` must be a string"))?;
+                let name = string(reference, "name", "`ref.name` must be a string")?;
                 let prompt = server
                     .prompt_index
                     .get(name)
@@ -76,10 +73,11 @@ impl Connection<'_> {
                 }
             }
             Some("ref/resource") => {
-                let template = reference
-                    .get("uri")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| invalid("`ref.uri` must be a string: a resource template"))?;
+                let template = string(
+                    reference,
+                    "uri",
+                    "`ref.uri` must be a string: a resource template",
+                )?;
                 self.run_completer(scope, |ctx| {
                     server
                         .sources

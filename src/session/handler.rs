@@ -29,6 +29,18 @@ pub(crate) struct Era {
 /// What a method returns before it is written as a response.
 pub(crate) type Outcome = Result<Value, McpError>;
 
+/// `params[key]` as a string, or an invalid-params error with `message`.
+pub(crate) fn string<'a>(
+    params: &'a Map<String, Value>,
+    key: &str,
+    message: &str,
+) -> Result<&'a str, McpError> {
+    params
+        .get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid(message))
+}
+
 /// An invalid-params error with `message`.
 pub(crate) fn invalid(message: impl Into<String>) -> McpError {
     McpError::InvalidParams(message.into())

@@ -7,17 +7,18 @@ use std::rc::Rc;
 use serde_json::{json, Map, Value};
 
 use super::connection::Connection;
-use super::handler::{invalid, Outcome};
+use super::handler::{invalid, string, Outcome};
 use super::state::{Negotiated, Session};
 use crate::log;
 use crate::protocol::{self, LogLevel, Version};
 
 impl Connection<'_> {
     pub(super) fn initialize(&mut self, params: &Map<String, Value>) -> Outcome {
-        let requested = params
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("`protocolVersion` must be a string, such as \"2025-11-25\""))?;
+        let requested = string(
+            params,
+            "protocolVersion",
+            "`protocolVersion` must be a string, such as \"2025-11-25\"",
+        )?;
         let capabilities = params
             .get("capabilities")
             .filter(|c| c.is_object())

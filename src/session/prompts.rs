@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::answer::content_json;
 use super::connection::Connection;
-use super::handler::{handler_error, invalid, with_cursor, Era, Outcome};
+use super::handler::{handler_error, invalid, string, with_cursor, Era, Outcome};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 use crate::model::PromptMessage;
@@ -31,10 +31,11 @@ impl Connection<'_> {
         era: &Era,
     ) -> Outcome {
         let server = self.server;
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("`name` must be a string: the prompt to get"))?;
+        let name = string(
+            &params,
+            "name",
+            "`name` must be a string: the prompt to get",
+        )?;
         let prompt = server
             .prompt_index
             .get(name)

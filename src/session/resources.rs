@@ -7,7 +7,8 @@ use serde_json::{json, Map, Value};
 
 use super::connection::Connection;
 use super::handler::{
-    bad_cursor, decode_cursor, encode_cursor, handler_error, invalid, with_cursor, Era, Outcome,
+    bad_cursor, decode_cursor, encode_cursor, handler_error, invalid, string, with_cursor, Era,
+    Outcome,
 };
 use super::state::Listen;
 use crate::context::Inputs;
@@ -18,13 +19,7 @@ use crate::mrtr::Binding;
 use crate::protocol::meta;
 use crate::server::trim_listing;
 
-/// The `uri` of a resource request's params (subscribe, unsubscribe, read).
-fn uri_param(params: &Map<String, Value>) -> Result<&str, McpError> {
-    params
-        .get("uri")
-        .and_then(Value::as_str)
-        .ok_or_else(|| invalid("`uri` must be a string"))
-}
+const URI: &str = "`uri` must be a string";
 
 impl Connection<'_> {
     pub(super) fn list_resources(
@@ -101,7 +96,7 @@ impl Connection<'_> {
         era: &Era,
     ) -> Outcome {
         let server = self.server;
-        let uri = uri_param(&params)?.to_string();
+        let uri = string(&params, "uri", URI)?.to_string();
         let bound = json!(uri);
         let binding = Binding {
             method: "resources/read",
@@ -131,7 +126,7 @@ impl Connection<'_> {
     }
 
     pub(super) fn subscribe(&mut self, params: &Map<String, Value>) -> Outcome {
-        let uri = uri_param(params)?;
+        let uri = string(params, "uri", URI)?;
         if self.fingerprint(uri).is_none() {
             return Err(McpError::ResourceNotFound(uri.to_string()));
         }
@@ -147,7 +142,7 @@ impl Connection<'_> {
     }
 
     pub(super) fn unsubscribe(&mut self, params: &Map<String, Value>) -> Outcome {
-        let uri = uri_param(params)?;
+        let uri = string(params, "uri", URI)?;
         if let Some(n) = self.session.negotiated_mut() {
             n.subscriptions.remove(uri);
         }
@@ -170,20 +165,15 @@ impl Connection<'_> {
             })?;
         let wants = |key: &str| filter.get(key).and_then(Value::as_bool).unwrap_or(false);
         let uris: BTreeSet<String> = match filter.get("resourceSubscriptions") {
-            None => BTreeSet::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|u| u.as_str().map(str::to_string))
-                .collect::<Option<_>>()
-                .ok_or_else(|| {
-                    invalid("`notifications.resourceSubscriptions` must be an array of URIs")
-                })?,
-            Some(_) => {
-                return Err(invalid(
-                    "`notifications.resourceSubscriptions` must be an array of URIs",
-                ))
-            }
-        };
+            None => Some(BTreeSet::new()),
+            Some(items) => items.as_array().and_then(|items| {
+                items
+                    .iter()
+                    .map(|u| u.as_str().map(str::to_string))
+                    .collect()
+            }),
+        }
+        .ok_or_else(|| invalid("`notifications.resourceSubscriptions` must be an array of URIs"))?;
         let open: usize = self.listens.iter().map(|l| 1 + l.uris.len()).sum();
         if open + 1 + uris.len() > self.server.limits.max_subscriptions {
             return Err(McpError::Overloaded(open));

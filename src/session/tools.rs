@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::answer::{tool_result, Answer};
 use super::connection::Connection;
-use super::handler::{invalid, with_cursor, Era, Outcome};
+use super::handler::{invalid, string, with_cursor, Era, Outcome};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 use crate::log;
@@ -36,10 +36,7 @@ impl Connection<'_> {
             Some(args @ Value::Object(_)) => args,
             Some(_) => return Err(invalid("`arguments` must be an object")),
         };
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("`name` must be a string: the tool to call"))?;
+        let name = string(&params, "name", "`name` must be a string: the tool to call")?;
         let tool = server
             .tool_index
             .get(name)
