@@ -8,10 +8,10 @@ use serde_json::{json, Value};
 
 use super::answer::{Answer, Reply, ReplyKind};
 use super::incoming::{self, Incoming};
+#[cfg(feature = "http")]
+use super::parked::state::{Parked, Replay};
 use super::port::{self, Origin, Port, Received, Unit};
 use super::state::{Listen, Queued, Session, TokenBucket, Watch};
-#[cfg(feature = "http")]
-use super::state::{Parked, Replay};
 use crate::error::{EnvelopeError, Error, McpError};
 use crate::jsonrpc::{
     ErrorObject, Message, Outgoing, Rejected, Request, RequestId, Response, ResponseId,
@@ -401,7 +401,7 @@ impl<'s> Connection<'s> {
 }
 
 /// Without HTTP every transport has one client, so a handler that asks it blocks and
-/// nothing is ever parked (see `parked.rs`).
+/// nothing is ever parked (see `parked/`).
 #[cfg(not(feature = "http"))]
 impl Connection<'_> {
     pub(super) fn is_parked(&self, _: &RequestId) -> bool {

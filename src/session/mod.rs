@@ -19,7 +19,7 @@
 //! the same rules as outside a handler ([`incoming::sort`]): `ping` is answered at once,
 //! cancellations are recorded, other requests are queued and served after the handler
 //! returns. Over a transport serving many clients the handler does not wait: its request is
-//! parked until the answer comes (`parked.rs`). A handler that only checks for cancellation
+//! parked until the answer comes (`parked/`). A handler that only checks for cancellation
 //! reads no requests at all: they stay in the transport.
 
 mod answer;

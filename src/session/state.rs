@@ -2,8 +2,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
-#[cfg(feature = "http")]
-use std::time::Duration;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -112,36 +110,3 @@ impl TokenBucket {
 
 /// One answer the client gave (or did not give) to a question of a parked request.
 pub(crate) type Answer = Result<Value, InputError>;
-
-/// What the handler running now has been told and has asked, while replaying.
-#[cfg(feature = "http")]
-#[derive(Default)]
-pub(crate) struct Replay {
-    /// The answers to the questions of earlier runs, in asking order.
-    pub(crate) answers: Vec<Answer>,
-    /// How many of them this run has taken.
-    pub(crate) taken: usize,
-    /// The question this run sent and waits for: our request id, and its timeout.
-    pub(crate) asked: Option<(u64, Duration)>,
-}
-
-#[cfg(feature = "http")]
-impl Replay {
-    /// The answer to the handler's next question, if an earlier run got it.
-    pub(crate) fn next_answer(&mut self) -> Option<Answer> {
-        let answer = self.answers.get(self.taken)?.clone();
-        self.taken += 1;
-        Some(answer)
-    }
-}
-
-/// A request whose handler waits for the client's answer to `awaiting`.
-#[cfg(feature = "http")]
-pub(crate) struct Parked {
-    pub(crate) request: Request,
-    pub(crate) origin: Origin,
-    pub(crate) answers: Vec<Answer>,
-    pub(crate) awaiting: u64,
-    pub(crate) deadline: Instant,
-    pub(crate) timeout: Duration,
-}

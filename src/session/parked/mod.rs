@@ -16,6 +16,8 @@
 //! The rule for handler authors is the one [`crate::Context`] already states: ask before
 //! doing anything that should not be done twice.
 
+pub(super) mod state;
+
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -23,10 +25,11 @@ use serde_json::Value;
 use super::answer::Reply;
 use super::connection::Connection;
 use super::port::Origin;
-use super::state::{Answer, Parked, Replay};
+use super::state::Answer;
 use crate::jsonrpc::{Request, RequestId};
 use crate::log;
 use crate::model::InputError;
+use state::{Parked, Replay};
 
 /// Why a request inside a JSON-RPC batch cannot ask the client over HTTP.
 const IN_BATCH: &str = "a request inside a JSON-RPC batch cannot ask the client for input over HTTP; send this request on its own";
