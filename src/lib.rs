@@ -61,9 +61,9 @@
 //! ## Data flow
 //!
 //! `transport` (bounded line reads, buffered writes) → `jsonrpc` (envelopes, ids, no MCP) →
-//! `session` (state machine, the read loop) → `dispatch` (the one `match`) → `methods` → your
-//! handlers, which get a [`Context`] for progress, logging, cancellation and asking the
-//! client for input. Everything that can go wrong with one message becomes a JSON-RPC error
+//! `session` (the state machine, the read loop, the one `match`, a file per method family)
+//! → your handlers, which get a [`Context`] for progress, logging, cancellation and asking
+//! the client for input. Everything that can go wrong with one message becomes a JSON-RPC error
 //! or a tool error; only a failing stdin or stdout ends [`serve`] with an [`enum@Error`].
 
 #![forbid(unsafe_code)]
