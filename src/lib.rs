@@ -72,24 +72,21 @@
 //! ## Data flow
 //!
 //! `transport` (bounded line reads, buffered writes) → `jsonrpc` (envelopes, ids, no MCP) →
-//! `session` (state machine, the read loop) → `dispatch` (the one `match`) → `methods` → your
-//! handlers, which get a [`Context`] for progress, logging, cancellation and asking the
-//! client for input. Everything that can go wrong with one message becomes a JSON-RPC error
+//! `session` (the state machine, the read loop, the one `match`, a file per method family)
+//! → your handlers, which get a [`Context`] for progress, logging, cancellation and asking
+//! the client for input. Everything that can go wrong with one message becomes a JSON-RPC error
 //! or a tool error; only a failing stdin or stdout ends [`serve`] with an [`enum@Error`].
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod answer;
 mod context;
-mod dispatch;
 mod encoding;
 mod error;
 #[cfg(feature = "http")]
 pub mod http;
 mod jsonrpc;
 pub mod log;
-mod methods;
 mod model;
 mod mrtr;
 mod protocol;

@@ -9,8 +9,8 @@
 //! Input is read directly on the dispatch thread. Only when something needs a timer (a
 //! handler waiting for the client with a timeout, a cancellation check, resource change
 //! polling) does the reader move the input to one helper thread that feeds a channel; the
-//! session stays in that mode afterwards. This keeps the common path free of thread hops
-//! (ARCHITECTURE §2).
+//! session stays in that mode afterwards. This keeps the common path free of thread hops:
+//! a request answered without a timer costs no context switch.
 
 use std::io::{self, Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
@@ -135,42 +135,31 @@ impl<R: Read + Send + 'static> LineReader<R> {
         loop {
             if self.discarding.is_none() {
                 let from = self.start + self.scanned;
-                if let Some(offset) = self.buf[from..self.end].iter().position(|&b| b == b'\n') {
+                let newline = self.buf[from..self.end].iter().position(|&b| b == b'\n');
+                // A last line without a newline is still a message.
+                let line_end = match newline {
+                    Some(offset) => Some(from + offset),
+                    None => (self.eof && self.end > self.start).then_some(self.end),
+                };
+                if let Some(line_end) = line_end {
                     let line_start = self.start;
-                    let line_end = from + offset;
-                    self.start = line_end + 1;
+                    self.start = (line_end + 1).min(self.end);
                     self.scanned = 0;
                     if line_end - line_start > self.max {
                         return Ok(self.too_large(line_start, line_end));
                     }
-                    match trim_line(&self.buf[line_start..line_end]) {
-                        None => continue,
-                        Some((a, b)) => {
-                            self.last_start = Some(line_start);
-                            return Ok(Frame::Line(&self.buf[line_start + a..line_start + b]));
-                        }
+                    if let Some((a, b)) = trim_line(&self.buf[line_start..line_end]) {
+                        self.last_start = Some(line_start);
+                        return Ok(Frame::Line(&self.buf[line_start + a..line_start + b]));
                     }
+                    continue;
                 }
-                self.scanned = self.end - self.start;
                 if self.eof {
-                    // A last line without a newline is still a message.
-                    let (line_start, line_end) = (self.start, self.end);
                     self.start = self.end;
                     self.scanned = 0;
-                    if line_end == line_start {
-                        return Ok(Frame::Eof);
-                    }
-                    if line_end - line_start > self.max {
-                        return Ok(self.too_large(line_start, line_end));
-                    }
-                    match trim_line(&self.buf[line_start..line_end]) {
-                        None => return Ok(Frame::Eof),
-                        Some((a, b)) => {
-                            self.last_start = Some(line_start);
-                            return Ok(Frame::Line(&self.buf[line_start + a..line_start + b]));
-                        }
-                    }
+                    return Ok(Frame::Eof);
                 }
+                self.scanned = self.end - self.start;
                 if self.end - self.start > self.max {
                     // Keep only what identifies the request; drop the rest as it arrives.
                     let id = scan_id(&self.buf[self.start..self.start + self.max]);

@@ -81,10 +81,9 @@ pub(crate) fn post(
     let method = value.get("method").and_then(Value::as_str);
     mcp_method.push_str(method.unwrap_or_default());
     let params = value.get("params").and_then(Value::as_object);
-    // The session core's rule (`protocol::is_stateless_request`, and the two methods only
-    // 2026-07-28 has, as `dispatch` routes them), plus HTTP's own: the version header.
-    let stateless = protocol::is_stateless_request(params)
-        || matches!(method, Some("server/discover" | "subscriptions/listen"))
+    // The session core's rule (`protocol::is_stateless`), plus HTTP's own: the version
+    // header.
+    let stateless = protocol::is_stateless(method.unwrap_or_default(), params)
         || header_version
             .and_then(Version::parse)
             .is_some_and(Version::is_stateless);

@@ -1,6 +1,6 @@
 //! The one classification of a unit of input: a single message, a batch, or something to
 //! refuse. The main loop and a handler waiting for the client both use it, so a line has
-//! the same meaning whether or not a handler runs (issue 12).
+//! the same meaning whether or not a handler runs.
 
 use serde_json::Value;
 

@@ -75,6 +75,7 @@ pub(crate) trait Port {
     /// True when this transport serves many clients from one thread (HTTP): a handler
     /// waiting for its client must not block the others, so its request is parked instead
     /// (see `session::parked`). Stdio has one client, and blocks.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     fn multiplexes(&self) -> bool {
         false
     }

@@ -5,10 +5,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::answer::Reply;
+use super::connection::Connection;
 use super::incoming::{self, Incoming};
 use super::port::{Origin, Received, Take};
-use super::{Connection, Queued, Reply, RootsCache, Session};
+use super::state::{Queued, Session};
 use crate::context::Link;
+use crate::context::RootsCache;
 use crate::error::McpError;
 use crate::jsonrpc::{ErrorObject, Message, Outgoing, Request, RequestId};
 use crate::log;
@@ -107,7 +110,7 @@ impl Connection<'_> {
             self.send_reply(&r.id, Reply::plain(Err(error)));
             return Interleaved::Handled;
         }
-        if r.method == "ping" && !protocol::is_stateless_request(r.params.as_ref()) {
+        if r.method == "ping" && !protocol::is_stateless(&r.method, r.params.as_ref()) {
             self.send_reply(&r.id, Reply::plain(Ok(json!({}))));
             return Interleaved::Handled;
         }
@@ -125,6 +128,28 @@ impl Connection<'_> {
                 .queue
                 .iter()
                 .any(|q| matches!(q, Queued::Request(q, _) if q.id == *id))
+    }
+
+    /// Sends the client our request `method`: its id, or `TooMany` when as many of ours
+    /// already wait for an answer as the limit allows.
+    pub(super) fn ask(&mut self, method: &str, params: &Value) -> Result<u64, InputError> {
+        if self.outstanding.len() >= self.server.limits.max_outstanding_requests {
+            return Err(InputError::TooMany);
+        }
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        self.outstanding.insert(id);
+        self.write(&Outgoing::Request(&RequestId::number(id), method, params));
+        self.flush_quietly();
+        Ok(id)
+    }
+
+    /// Tells the client to stop working on our question `id` (MCP L-10); a late answer is
+    /// ignored.
+    pub(super) fn withdraw(&mut self, id: u64) {
+        let params = json!({ "requestId": id, "reason": "no longer needed" });
+        self.write(&Outgoing::Notification("notifications/cancelled", &params));
+        self.flush_quietly();
     }
 
     fn late_response(&mut self, id: &RequestId) {
@@ -166,9 +191,6 @@ impl Connection<'_> {
     }
 }
 
-/// Why a request inside a JSON-RPC batch cannot ask the client over HTTP.
-const IN_BATCH: &str = "a request inside a JSON-RPC batch cannot ask the client for input over HTTP; send this request on its own";
-
 /// What one interleaved read produced.
 enum Interleaved {
     /// The awaited response.
@@ -196,23 +218,10 @@ impl Link for Connection<'_> {
         params: Value,
         timeout: Duration,
     ) -> Result<Value, InputError> {
-        if self.replay.is_some() {
-            return self.ask_resumable(method, params, timeout);
+        if let Some(outcome) = self.ask_multiplexed(method, &params, timeout) {
+            return outcome;
         }
-        if self.port.multiplexes() {
-            // Only a batch's requests ask without a replay here (see `may_park`): one array
-            // answers them all, so none can park, and blocking would hold up every other
-            // client.
-            return Err(InputError::Invalid(IN_BATCH.into()));
-        }
-        if self.outstanding.len() >= self.server.limits.max_outstanding_requests {
-            return Err(InputError::TooMany);
-        }
-        let id = self.next_request_id;
-        self.next_request_id += 1;
-        self.outstanding.insert(id);
-        self.write(&Outgoing::Request(&RequestId::number(id), method, &params));
-        self.flush_quietly();
+        let id = self.ask(method, &params)?;
         let deadline = Instant::now() + timeout;
         let outcome = loop {
             if self.current_cancelled() {
@@ -248,7 +257,7 @@ impl Link for Connection<'_> {
                 return true;
             }
             // Only what can matter now is read: requests stay in the transport, so a
-            // pipelining client waits instead of being refused (issue 12).
+            // pipelining client waits instead of being refused (benches/busy_pipeline.sh).
             match self.interleave(now, None, Some(&incoming::wanted_while_busy)) {
                 Interleaved::Handled | Interleaved::Queued | Interleaved::Answer(_) => {}
                 Interleaved::Idle | Interleaved::Closed | Interleaved::Left => {

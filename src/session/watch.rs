@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::{Connection, Origin, Session};
+use super::connection::Connection;
+use super::port::Origin;
+use super::state::Session;
 use crate::jsonrpc::{Outgoing, RequestId};
 use crate::protocol;
 
@@ -75,63 +77,43 @@ impl Connection<'_> {
             let now = self.fingerprint(&uri);
             if self.watch.fingerprints.get(&uri) != Some(&now) {
                 self.watch.fingerprints.insert(uri.clone(), now);
-                self.announce(&uri);
+                self.announce(Some(&uri));
             }
         }
         if self.watching_list() {
             let now = self.list_fingerprint();
             if self.watch.list.is_some() && self.watch.list != now {
-                self.announce_list_changed();
+                self.announce(None);
             }
             self.watch.list = now;
         }
     }
 
-    fn announce(&mut self, uri: &str) {
-        let legacy = matches!(&self.session, Session::Ready(n) if n.subscriptions.contains(uri));
+    /// Tells a changed resource (`Some(uri)`) or list (`None`) to the legacy session, when it
+    /// subscribed, and to every listen stream that asked for it.
+    fn announce(&mut self, uri: Option<&str>) {
+        let legacy = match (&self.session, uri) {
+            (Session::Ready(n), Some(uri)) => n.subscriptions.contains(uri),
+            (Session::Ready(_), None) => self.server.resources_list_changes(),
+            _ => false,
+        };
+        let (method, mut params) = match uri {
+            Some(uri) => ("notifications/resources/updated", json!({ "uri": uri })),
+            None => ("notifications/resources/list_changed", json!({})),
+        };
         if legacy {
-            self.write(&Outgoing::Notification(
-                "notifications/resources/updated",
-                &json!({ "uri": uri }),
-            ));
+            self.write(&Outgoing::Notification(method, &params));
         }
-        let ids: Vec<(RequestId, Origin)> = self
+        let listens: Vec<(RequestId, Origin)> = self
             .listens
             .iter()
-            .filter(|l| l.uris.contains(uri))
+            .filter(|l| uri.map_or(l.resources_list_changed, |u| l.uris.contains(u)))
             .map(|l| (l.id.clone(), l.origin))
             .collect();
-        for (id, origin) in ids {
-            let params = json!({ "uri": uri, "_meta": { protocol::meta::SUBSCRIPTION_ID: id } });
+        for (id, origin) in listens {
+            params["_meta"] = json!({ protocol::meta::SUBSCRIPTION_ID: id });
             self.answering(origin, |this| {
-                this.write(&Outgoing::Notification(
-                    "notifications/resources/updated",
-                    &params,
-                ))
-            });
-        }
-    }
-
-    fn announce_list_changed(&mut self) {
-        if matches!(&self.session, Session::Ready(_)) && self.server.resources_list_changes() {
-            self.write(&Outgoing::Notification(
-                "notifications/resources/list_changed",
-                &json!({}),
-            ));
-        }
-        let ids: Vec<(RequestId, Origin)> = self
-            .listens
-            .iter()
-            .filter(|l| l.resources_list_changed)
-            .map(|l| (l.id.clone(), l.origin))
-            .collect();
-        for (id, origin) in ids {
-            let params = json!({ "_meta": { protocol::meta::SUBSCRIPTION_ID: id } });
-            self.answering(origin, |this| {
-                this.write(&Outgoing::Notification(
-                    "notifications/resources/list_changed",
-                    &params,
-                ))
+                this.write(&Outgoing::Notification(method, &params))
             });
         }
     }

@@ -4,50 +4,35 @@
 //! Over stdio a handler that asks the client (sampling, elicitation, roots) blocks until
 //! the answer comes: the pipe has one client, so nobody else waits. Over HTTP the one
 //! dispatch thread serves every client, and a handler blocked on one client's answer would
-//! hold up all the others for up to `--request-timeout` (issue 17: 59.5 s measured). So
-//! there the handler does not block: its question is sent, the handler returns
-//! [`InputError::Pending`] as it does in 2026-07-28, and the request is parked here with
-//! the answers collected so far. The dispatch thread goes back to serving everyone; when
-//! the client's answer arrives (or the timeout passes), the handler is run again from the
-//! start and this time gets the answer — the same replay the 2026-07-28 `input_required`
-//! round trip uses, so a handler written for one works for the other, and handlers still
-//! run one at a time on one thread.
+//! hold up all the others for up to `--request-timeout` (conformance/HTTP.md, "No client
+//! waits for another's answer"). So there the handler does not block: its question is
+//! sent, the handler returns [`InputError::Pending`] as it does in 2026-07-28, and the
+//! request is parked here with the answers collected so far. The dispatch thread goes back
+//! to serving everyone; when the client's answer arrives (or the timeout passes), the
+//! handler is run again from the start and this time gets the answer — the same replay the
+//! 2026-07-28 `input_required` round trip uses, so a handler written for one works for the
+//! other, and handlers still run one at a time on one thread.
 //!
 //! The rule for handler authors is the one [`crate::Context`] already states: ask before
 //! doing anything that should not be done twice.
 
+pub(super) mod state;
+
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::answer::Reply;
+use super::connection::Connection;
 use super::port::Origin;
-use super::{Connection, Reply};
-use crate::jsonrpc::{Outgoing, Request, RequestId};
+use super::state::Answer;
+use crate::jsonrpc::{Request, RequestId};
 use crate::log;
 use crate::model::InputError;
+use state::{Parked, Replay};
 
-/// One answer the client gave (or did not give) to a question of a parked request.
-pub(crate) type Answer = Result<Value, InputError>;
-
-/// What the handler running now has been told and has asked, while replaying.
-#[derive(Default)]
-pub(crate) struct Replay {
-    /// The answers to the questions of earlier runs, in asking order.
-    answers: Vec<Answer>,
-    /// How many of them this run has taken.
-    taken: usize,
-    /// The question this run sent and waits for: our request id, and its timeout.
-    asked: Option<(u64, Duration)>,
-}
-
-impl Replay {
-    /// The answer to the handler's next question, if an earlier run got it.
-    fn next_answer(&mut self) -> Option<Answer> {
-        let answer = self.answers.get(self.taken)?.clone();
-        self.taken += 1;
-        Some(answer)
-    }
-}
+/// Why a request inside a JSON-RPC batch cannot ask the client over HTTP.
+const IN_BATCH: &str = "a request inside a JSON-RPC batch cannot ask the client for input over HTTP; send this request on its own";
 
 /// A session that ends (DELETE, expiry, the server stopping) ends its parked requests'
 /// exchanges without a response: their clients are gone or ended the session.
@@ -57,16 +42,6 @@ impl Drop for Connection<'_> {
             self.port.finish(parked.origin);
         }
     }
-}
-
-/// A request whose handler waits for the client's answer to `awaiting`.
-pub(crate) struct Parked {
-    request: Request,
-    origin: Origin,
-    answers: Vec<Answer>,
-    awaiting: u64,
-    deadline: Instant,
-    timeout: Duration,
 }
 
 impl Connection<'_> {
@@ -107,45 +82,44 @@ impl Connection<'_> {
     /// copy a replay needs.
     pub(crate) fn may_park(&self, request: &Request) -> bool {
         self.port.multiplexes()
-            && !self.in_batch
             && self.session.negotiated().is_some_and(|n| {
                 ["sampling", "elicitation", "roots"]
                     .iter()
                     .any(|c| n.client_capabilities.get(c).is_some())
             })
-            && !crate::protocol::is_stateless_request(request.params.as_ref())
+            && !crate::protocol::is_stateless(&request.method, request.params.as_ref())
     }
 
-    /// [`crate::context::Link::request`] for a handler that may park: the answer from an
-    /// earlier run, or the question sent now and [`InputError::Pending`].
-    pub(crate) fn ask_resumable(
+    /// [`crate::context::Link::request`] over a transport serving many clients, which
+    /// must not block: the answer from an earlier run, or the question sent now and
+    /// [`InputError::Pending`]. `None` over a transport with one client: it blocks.
+    pub(crate) fn ask_multiplexed(
         &mut self,
         method: &str,
-        params: Value,
+        params: &Value,
         timeout: Duration,
-    ) -> Result<Value, InputError> {
+    ) -> Option<Result<Value, InputError>> {
+        if !self.port.multiplexes() {
+            return None;
+        }
+        // Only a batch's requests run without a replay here (see `may_park`): one array
+        // answers them all, so none can park, and blocking would hold up every other client.
         let Some(replay) = self.replay.as_mut() else {
-            return Err(InputError::Pending); // not replaying: `Link::request` never calls this
+            return Some(Err(InputError::Invalid(IN_BATCH.into())));
         };
         if let Some(answer) = replay.next_answer() {
-            return answer;
+            return Some(answer);
         }
         if replay.asked.is_some() {
             // The handler went on after Pending and asks again: one question at a time.
-            return Err(InputError::Pending);
+            return Some(Err(InputError::Pending));
         }
-        if self.outstanding.len() >= self.server.limits.max_outstanding_requests {
-            return Err(InputError::TooMany);
-        }
-        let id = self.next_request_id;
-        self.next_request_id += 1;
-        self.outstanding.insert(id);
-        if let Some(replay) = self.replay.as_mut() {
-            replay.asked = Some((id, timeout));
-        }
-        self.write(&Outgoing::Request(&RequestId::number(id), method, &params));
-        self.flush_quietly();
-        Err(InputError::Pending)
+        Some(self.ask(method, params).and_then(|id| {
+            if let Some(replay) = self.replay.as_mut() {
+                replay.asked = Some((id, timeout));
+            }
+            Err(InputError::Pending)
+        }))
     }
 
     /// True when `id` is the id of a question a parked request waits on.
@@ -216,7 +190,6 @@ impl Connection<'_> {
 
     /// `origin`'s client is gone for good: a request parked there will never deliver its
     /// answer, so it ends now (its question is left to time out on the client's side).
-    #[cfg(feature = "http")]
     pub(crate) fn drop_parked_at(&mut self, origin: Origin) {
         let before = self.parked.len();
         self.parked.retain(|p| {
@@ -229,14 +202,6 @@ impl Connection<'_> {
         if before != self.parked.len() {
             log::debug(format_args!("dropped a parked request: its client left"));
         }
-    }
-
-    /// Tells the client to stop working on our question `id` (MCP L-10); a late answer is
-    /// ignored.
-    pub(crate) fn withdraw(&mut self, id: u64) {
-        let params = json!({ "requestId": id, "reason": "no longer needed" });
-        self.write(&Outgoing::Notification("notifications/cancelled", &params));
-        self.flush_quietly();
     }
 
     /// Runs a parked request's handler again with one more answer, and sends its response

@@ -1,21 +1,19 @@
-//! The dispatcher: one `match` on (session state, method).
-//!
-//! Handshake-era methods (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`)
-//! and stateless ones (`server/discover`, `subscriptions/listen`) are served here; the
-//! methods both eras share (tools, prompts, resources, completion, in `methods.rs`) are
-//! routed by [`Connection::serve_common`] with an [`Era`] describing the request's protocol.
+//! The dispatcher: one `match` on (session state, method) for a handshake-era request, one
+//! on the method for a 2026-07-28 request, and what every 2026-07-28 result carries. The
+//! methods both eras share are routed by [`Connection::serve_common`] with an [`Era`]
+//! describing the request's protocol; each family is served in a file of its own.
 
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
 
-use crate::answer::Answer;
+use super::answer::{Answer, Reply, ReplyKind};
+use super::connection::Connection;
+use super::handler::{invalid, Era};
+use super::state::Session;
 use crate::error::McpError;
 use crate::jsonrpc::{Request, RequestId};
-use crate::log;
 use crate::protocol::{self, meta, LogLevel, Version};
-use crate::session::{Connection, Listen, Negotiated, Reply, ReplyKind, Session};
 
 /// How long 2026-07-28 clients may cache listings that cannot change while the process
 /// runs (discover, tools, prompts, templates). Resource listings and reads use 0: files change.
@@ -23,43 +21,12 @@ const STATIC_TTL_MS: u64 = 300_000;
 /// Expected in every 2026-07-28 request (MCP 2026-07-28 basic/index §_meta).
 const MISSING_META: &str = "a 2026-07-28 request needs params._meta with \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"; clients of earlier versions send \"initialize\" first";
 
-/// The protocol facts of one request.
-pub(crate) struct Era {
-    pub(crate) version: Version,
-    pub(crate) stateless: bool,
-    pub(crate) client_capabilities: Rc<Value>,
-    pub(crate) client_info: Rc<Value>,
-    pub(crate) log_level: Option<LogLevel>,
-}
-
-/// What a method returns before it is written as a response.
-pub(crate) type Outcome = Result<Value, McpError>;
-
-/// The `uri` of a resource request's params (subscribe, unsubscribe, read).
-pub(crate) fn uri_param(params: &Map<String, Value>) -> Result<&str, McpError> {
-    params
-        .get("uri")
-        .and_then(Value::as_str)
-        .ok_or_else(|| invalid("`uri` must be a string"))
-}
-
-/// An invalid-params error with `message`.
-pub(crate) fn invalid(message: impl Into<String>) -> McpError {
-    McpError::InvalidParams(message.into())
-}
-
-impl<'s> Connection<'s> {
+impl Connection<'_> {
     /// Routes one request. `None` means no response (an open listen stream).
     pub(crate) fn dispatch(&mut self, request: Request) -> Option<Reply> {
-        // A request carrying the 2026-07-28 `_meta` is a 2026-07-28 request whatever its
-        // method: `initialize` there is a removed method (-32601), as the official suite's
-        // server-stateless scenario checks. A handshake `initialize` never carries that key.
-        let stateless = protocol::is_stateless_request(request.params.as_ref())
-            || matches!(
-                request.method.as_str(),
-                "server/discover" | "subscriptions/listen"
-            );
-        if stateless {
+        // `initialize` carrying the 2026-07-28 `_meta` is that version's removed method
+        // (-32601), as the official suite's server-stateless scenario checks.
+        if protocol::is_stateless(&request.method, request.params.as_ref()) {
             self.dispatch_stateless(request)
         } else {
             Some(self.dispatch_handshake(request))
@@ -183,164 +150,6 @@ impl<'s> Connection<'s> {
             _ => Err(McpError::MethodNotFound(method.to_string())),
         };
         Reply::plain(outcome.map_err(|e| e.to_object(era.stateless)))
-    }
-
-    // ---- Handshake era ------------------------------------------------------------------
-
-    fn initialize(&mut self, params: &Map<String, Value>) -> Outcome {
-        let requested = params
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("`protocolVersion` must be a string, such as \"2025-11-25\""))?;
-        let capabilities = params
-            .get("capabilities")
-            .filter(|c| c.is_object())
-            .ok_or_else(|| invalid("`capabilities` must be an object (`{}` for none)"))?;
-        let client_info = match params.get("clientInfo") {
-            None => json!({}),
-            Some(info @ Value::Object(_)) => info.clone(),
-            Some(_) => {
-                return Err(invalid(
-                    "`clientInfo` must be an object with `name` and `version`",
-                ))
-            }
-        };
-        let version = protocol::negotiate(requested);
-        log::info(format_args!(
-            "initialize: client {} {} asked for {requested}, using {}",
-            client_info["name"].as_str().unwrap_or("(unnamed)"),
-            client_info["version"].as_str().unwrap_or(""),
-            version.as_str()
-        ));
-        self.session = Session::Initializing(Negotiated {
-            version,
-            client_capabilities: Rc::new(capabilities.clone()),
-            client_info: Rc::new(client_info),
-            log_level: LogLevel::Info,
-            subscriptions: BTreeSet::new(),
-            roots: Default::default(),
-        });
-        let mut result = json!({
-            "protocolVersion": version.as_str(),
-            "capabilities": self.server.capabilities(version),
-            "serverInfo": self.server.implementation(version),
-        });
-        if let Some(instructions) = &self.server.identity.instructions {
-            result["instructions"] = json!(instructions);
-        }
-        Ok(result)
-    }
-
-    fn set_level(&mut self, params: &Map<String, Value>) -> Outcome {
-        let level = params
-            .get("level")
-            .and_then(Value::as_str)
-            .and_then(LogLevel::parse)
-            .ok_or_else(|| {
-                let names: Vec<&str> = LogLevel::names().collect();
-                invalid(format!("`level` must be one of {}", names.join(", ")))
-            })?;
-        if let Some(n) = self.session.negotiated_mut() {
-            n.log_level = level;
-        }
-        Ok(json!({}))
-    }
-
-    fn subscribe(&mut self, params: &Map<String, Value>) -> Outcome {
-        let uri = uri_param(params)?;
-        if self.fingerprint(uri).is_none() {
-            return Err(McpError::ResourceNotFound(uri.to_string()));
-        }
-        let limit = self.server.limits.max_subscriptions;
-        if let Some(n) = self.session.negotiated_mut() {
-            if n.subscriptions.len() + 1 > limit && !n.subscriptions.contains(uri) {
-                return Err(McpError::Overloaded(limit));
-            }
-            n.subscriptions.insert(uri.to_string());
-        }
-        self.watch_uri(uri);
-        Ok(json!({}))
-    }
-
-    fn unsubscribe(&mut self, params: &Map<String, Value>) -> Outcome {
-        let uri = uri_param(params)?;
-        if let Some(n) = self.session.negotiated_mut() {
-            n.subscriptions.remove(uri);
-        }
-        self.unwatch_unused();
-        Ok(json!({}))
-    }
-
-    // ---- Stateless era ------------------------------------------------------------------
-
-    fn discover(&self, version: Version) -> Value {
-        let mut result = json!({
-            "supportedVersions": Version::supported_newest_first(),
-            "capabilities": self.server.capabilities(version),
-        });
-        if let Some(instructions) = &self.server.identity.instructions {
-            result["instructions"] = json!(instructions);
-        }
-        result
-    }
-
-    /// Opens a `subscriptions/listen` stream: acknowledges what will be honoured, then stays
-    /// open (no response) until the client cancels it or the session ends.
-    fn listen(&mut self, id: &RequestId, params: &Map<String, Value>) -> Result<(), McpError> {
-        let filter = params
-            .get("notifications")
-            .and_then(Value::as_object)
-            .ok_or_else(|| {
-                invalid("`notifications` must be an object saying which notifications to receive")
-            })?;
-        let wants = |key: &str| filter.get(key).and_then(Value::as_bool).unwrap_or(false);
-        let uris: BTreeSet<String> = match filter.get("resourceSubscriptions") {
-            None => BTreeSet::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|u| u.as_str().map(str::to_string))
-                .collect::<Option<_>>()
-                .ok_or_else(|| {
-                    invalid("`notifications.resourceSubscriptions` must be an array of URIs")
-                })?,
-            Some(_) => {
-                return Err(invalid(
-                    "`notifications.resourceSubscriptions` must be an array of URIs",
-                ))
-            }
-        };
-        let open: usize = self.listens.iter().map(|l| 1 + l.uris.len()).sum();
-        if open + 1 + uris.len() > self.server.limits.max_subscriptions {
-            return Err(McpError::Overloaded(open));
-        }
-        let mut honoured = Map::new();
-        let list_changed = wants("resourcesListChanged") && self.server.resources_list_changes();
-        if list_changed {
-            honoured.insert("resourcesListChanged".into(), json!(true));
-        }
-        let uris = if self.server.has_resources() {
-            uris
-        } else {
-            BTreeSet::new()
-        };
-        if !uris.is_empty() {
-            honoured.insert("resourceSubscriptions".into(), json!(uris));
-        }
-        let ack = json!({ "_meta": { meta::SUBSCRIPTION_ID: id }, "notifications": honoured });
-        self.notify_now("notifications/subscriptions/acknowledged", &ack);
-        for uri in &uris {
-            self.watch_uri(uri);
-        }
-        self.listens.push(Listen {
-            id: id.clone(),
-            origin: self.origin(),
-            resources_list_changed: list_changed,
-            uris,
-        });
-        if list_changed {
-            self.start_list_watch();
-        }
-        Ok(())
     }
 }
 

@@ -1,5 +1,5 @@
 //! A method's result on its way to the wire: a JSON tree, or a tool's output serialized
-//! straight from the handler's values.
+//! straight from the handler's values, and how an over-large one is replaced.
 //!
 //! A `tools/call` result built as a `Value` tree was serialized once and dropped: a map
 //! node and a key string per member, each allocated and freed per call, for the most
@@ -9,9 +9,36 @@
 use std::sync::Arc;
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::protocol::meta;
+use crate::jsonrpc::ErrorObject;
+use crate::model::{Content, ToolOutput};
+use crate::protocol::{meta, Version};
+use crate::server::trim_listing;
+
+/// How an over-large response is replaced.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReplyKind {
+    /// With error −32001.
+    Plain,
+    /// With a tool result saying so (`isError: true`), so the model can ask for less.
+    ToolCall { stateless: bool },
+}
+
+/// The answer to one request.
+pub(crate) struct Reply {
+    pub(crate) outcome: Result<Answer, ErrorObject>,
+    pub(crate) kind: ReplyKind,
+}
+
+impl Reply {
+    pub(crate) fn plain(outcome: Result<Value, ErrorObject>) -> Reply {
+        Reply {
+            outcome: outcome.map(Answer::Json),
+            kind: ReplyKind::Plain,
+        }
+    }
+}
 
 /// A successful result.
 pub(crate) enum Answer {
@@ -107,6 +134,47 @@ impl Serialize for Block {
     }
 }
 
+/// A `CallToolResult` for a client of `version`.
+pub(crate) fn tool_result(output: ToolOutput, version: Version) -> Answer {
+    // The handler's values are moved into the result, which is serialized from them: no
+    // JSON tree is built for a tool's answer (see `crate::answer`).
+    let content = output
+        .content
+        .into_iter()
+        .map(|c| match c {
+            Content::Text { text } => Block::Text(text),
+            other => Block::Json(content_json(&other, version)),
+        })
+        .collect();
+    Answer::Tool(ToolResult {
+        content,
+        structured: output
+            .structured
+            .filter(|_| version.has_structured_output()),
+        is_error: output.is_error,
+        server_info: None,
+    })
+}
+
+/// A content block as a client of `version` can read it: audio (2025-03-26+) and resource
+/// links (2025-06-18+) become text for older clients.
+pub(super) fn content_json(content: &Content, version: Version) -> Value {
+    match content {
+        Content::Audio { mime_type, .. } if !version.has_annotations() => {
+            json!({ "type": "text", "text": format!("[{mime_type} audio omitted: protocol {} has no audio content]", version.as_str()) })
+        }
+        Content::ResourceLink(info) if !version.has_structured_output() => {
+            json!({ "type": "text", "text": format!("Resource: {} ({})", info.uri, info.name) })
+        }
+        Content::ResourceLink(info) => {
+            let mut link = trim_listing(json!(info), version);
+            link["type"] = json!("resource_link");
+            link
+        }
+        other => json!(other),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +232,32 @@ mod tests {
                 "resultType": "complete",
                 "structuredContent": {"z": 1, "a": [true]}
             })
+        );
+    }
+
+    #[test]
+    fn content_is_downgraded_for_older_clients() {
+        let audio = Content::audio(b"RIFF", "audio/wav");
+        assert_eq!(content_json(&audio, Version::V2025_03_26)["type"], "audio");
+        assert_eq!(content_json(&audio, Version::V2024_11_05)["type"], "text");
+        let link = Content::ResourceLink(crate::model::ResourceInfo::new("file:///a", "a"));
+        assert_eq!(
+            content_json(&link, Version::V2025_06_18)["type"],
+            "resource_link"
+        );
+        assert_eq!(content_json(&link, Version::V2025_03_26)["type"], "text");
+    }
+
+    #[test]
+    fn structured_content_only_from_2025_06_18() {
+        let output = ToolOutput::structured(json!({"n": 1}));
+        let json = |answer| serde_json::to_value(answer).expect("serializable");
+        assert!(json(tool_result(output.clone(), Version::V2025_03_26))
+            .get("structuredContent")
+            .is_none());
+        assert_eq!(
+            json(tool_result(output, Version::V2025_06_18))["structuredContent"],
+            json!({"n": 1})
         );
     }
 }

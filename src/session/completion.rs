@@ -1,0 +1,105 @@
+//! `completion/complete`: values for a prompt's argument or a resource template's variable.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::connection::Connection;
+use super::handler::{invalid, string, Era, Outcome};
+use crate::context::Inputs;
+use crate::error::McpError;
+use crate::jsonrpc::RequestId;
+
+/// Completion results carry at most this many values (MCP CP-3).
+const MAX_COMPLETIONS: usize = 100;
+
+impl Connection<'_> {
+    pub(super) fn complete(
+        &mut self,
+        id: &RequestId,
+        params: &Map<String, Value>,
+        era: &Era,
+    ) -> Outcome {
+        let server = self.server;
+        let reference = params
+            .get("ref")
+            .and_then(Value::as_object)
+            .ok_or_else(|| invalid("`ref` must be an object: {\"type\": \"ref/prompt\", \"name\"} or {\"type\": \"ref/resource\", \"uri\"}"))?;
+        let argument = params
+            .get("argument")
+            .and_then(Value::as_object)
+            .ok_or_else(|| invalid("`argument` must be an object with `name` and `value`"))?;
+        let (Some(arg_name), Some(value)) = (
+            argument.get("name").and_then(Value::as_str),
+            argument.get("value").and_then(Value::as_str),
+        ) else {
+            return Err(invalid(
+                "`argument.name` and `argument.value` must be strings",
+            ));
+        };
+        let mut context = BTreeMap::new();
+        if let Some(given) = params.get("context").and_then(|c| c.get("arguments")) {
+            let given = given
+                .as_object()
+                .ok_or_else(|| invalid("`context.arguments` must be an object of strings"))?;
+            for (k, v) in given {
+                let v = v
+                    .as_str()
+                    .ok_or_else(|| invalid(format!("`context.arguments.{k}` must be a string")))?;
+                context.insert(k.clone(), v.to_string());
+            }
+        }
+        let scope = self.scope(id, params, era, Inputs::default());
+        let values = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let name = string(reference, "name", "`ref.name` must be a string")?;
+                let prompt = server
+                    .prompt_index
+                    .get(name)
+                    .map(|&i| &server.prompts[i])
+                    .ok_or_else(|| McpError::UnknownPrompt(name.to_string()))?;
+                let arg = prompt
+                    .arguments
+                    .iter()
+                    .find(|a| a.name == arg_name)
+                    .ok_or_else(|| {
+                        invalid(format!("prompt {name} has no argument `{arg_name}`"))
+                    })?;
+                match &arg.completer {
+                    Some(completer) => {
+                        self.run_completer(scope, |ctx| completer(value, &context, ctx))?
+                    }
+                    None => Vec::new(),
+                }
+            }
+            Some("ref/resource") => {
+                let template = string(
+                    reference,
+                    "uri",
+                    "`ref.uri` must be a string: a resource template",
+                )?;
+                self.run_completer(scope, |ctx| {
+                    server
+                        .sources
+                        .iter()
+                        .find_map(|s| s.complete(template, arg_name, value, &context, ctx))
+                })?
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "no resource template {template:?}; see resources/templates/list"
+                    ))
+                })?
+            }
+            _ => {
+                return Err(invalid(
+                    "`ref.type` must be \"ref/prompt\" or \"ref/resource\"",
+                ))
+            }
+        };
+        let total = values.len();
+        let values: Vec<String> = values.into_iter().take(MAX_COMPLETIONS).collect();
+        Ok(
+            json!({ "completion": { "values": values, "total": total, "hasMore": total > MAX_COMPLETIONS } }),
+        )
+    }
+}

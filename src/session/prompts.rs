@@ -1,0 +1,106 @@
+//! Prompts: listing them, and getting one with its arguments checked.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::answer::content_json;
+use super::connection::Connection;
+use super::handler::{handler_error, invalid, string, with_cursor, Era, Outcome};
+use crate::error::McpError;
+use crate::jsonrpc::RequestId;
+use crate::model::PromptMessage;
+use crate::mrtr::Binding;
+use crate::protocol::Version;
+
+impl Connection<'_> {
+    pub(super) fn list_prompts(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
+        let prompts = &self.server.prompts;
+        let (start, end, next) = self.page(params, "prompts", prompts.len())?;
+        let listed: Vec<Value> = prompts[start..end]
+            .iter()
+            .map(|p| self.server.prompt_json(p, era.version))
+            .collect();
+        Ok(with_cursor(json!({ "prompts": listed }), next))
+    }
+
+    pub(super) fn get_prompt(
+        &mut self,
+        id: &RequestId,
+        params: Map<String, Value>,
+        era: &Era,
+    ) -> Outcome {
+        let server = self.server;
+        let name = string(
+            &params,
+            "name",
+            "`name` must be a string: the prompt to get",
+        )?;
+        let prompt = server
+            .prompt_index
+            .get(name)
+            .map(|&i| &server.prompts[i])
+            .ok_or_else(|| McpError::UnknownPrompt(name.to_string()))?;
+        let given = match params.get("arguments") {
+            None => Map::new(),
+            Some(Value::Object(map)) => map.clone(),
+            Some(_) => return Err(invalid("`arguments` must be an object of strings")),
+        };
+        let mut arguments = BTreeMap::new();
+        for (key, value) in &given {
+            let Some(value) = value.as_str() else {
+                return Err(invalid(format!(
+                    "prompt arguments are strings; `{key}` is not"
+                )));
+            };
+            if !prompt.arguments.iter().any(|a| a.name == *key) {
+                let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+                let takes = if names.is_empty() {
+                    "no arguments".to_string()
+                } else {
+                    names.join(", ")
+                };
+                return Err(invalid(format!(
+                    "unknown argument `{key}` for prompt {name}; it takes: {takes}"
+                )));
+            }
+            arguments.insert(key.clone(), value.to_string());
+        }
+        if let Some(missing) = prompt
+            .arguments
+            .iter()
+            .find(|a| a.required && !arguments.contains_key(&a.name))
+        {
+            return Err(invalid(format!(
+                "missing required argument `{}` for prompt {name}",
+                missing.name
+            )));
+        }
+        let bound = Value::Object(given);
+        let binding = Binding {
+            method: "prompts/get",
+            target: name,
+            arguments: &bound,
+        };
+        let inputs = self.open_inputs(era, &binding, &params)?;
+        let scope = self.scope(id, &params, era, inputs);
+        let (result, inputs) = self.run_handler(scope, |ctx| (prompt.handler)(&arguments, ctx));
+        match result {
+            Some(Ok(messages)) => {
+                let messages: Vec<Value> = messages
+                    .iter()
+                    .map(|m| message_json(m, era.version))
+                    .collect();
+                Ok(json!({ "description": prompt.description, "messages": messages }))
+            }
+            Some(Err(error)) => self
+                .input_outcome(era, &error, &binding, &inputs)
+                .unwrap_or_else(|| Err(handler_error(error, &format!("prompt {name}")))),
+            None => Err(McpError::Internal),
+        }
+    }
+}
+
+fn message_json(message: &PromptMessage, version: Version) -> Value {
+    json!({ "role": message.role, "content": content_json(&message.content, version) })
+}

@@ -1,0 +1,210 @@
+//! Resources: listing them and their templates, reading one, and the subscriptions of both
+//! eras (`resources/subscribe` in a session, a 2026-07-28 `subscriptions/listen` stream).
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Map, Value};
+
+use super::connection::Connection;
+use super::handler::{
+    bad_cursor, decode_cursor, encode_cursor, handler_error, invalid, string, with_cursor, Era,
+    Outcome,
+};
+use super::state::Listen;
+use crate::context::Inputs;
+use crate::error::McpError;
+use crate::jsonrpc::RequestId;
+use crate::model::HandlerError;
+use crate::mrtr::Binding;
+use crate::protocol::meta;
+use crate::server::trim_listing;
+
+const URI: &str = "`uri` must be a string";
+
+impl Connection<'_> {
+    pub(super) fn list_resources(
+        &mut self,
+        id: &RequestId,
+        params: &Map<String, Value>,
+        era: &Era,
+    ) -> Outcome {
+        let server = self.server;
+        let sources = &server.sources;
+        let (first, first_offset) = match params.get("cursor") {
+            None => (0, 0),
+            Some(cursor) => decode_cursor(cursor, "resources")
+                .filter(|(s, _)| *s < sources.len())
+                .ok_or_else(bad_cursor)?,
+        };
+        let page_size = server.limits.page_size;
+        let scope = self.scope(id, params, era, Inputs::default());
+        // Sources list under a context: one listing the client's roots may need to ask for them.
+        let (result, _) = self.run_handler(scope, |ctx| {
+            let (mut source, mut offset) = (first, first_offset);
+            let mut listed = Vec::new();
+            let mut next = None;
+            while source < sources.len() {
+                let page = sources[source].list(offset, page_size - listed.len(), ctx)?;
+                offset += page.items.len();
+                listed.extend(page.items);
+                if page.more {
+                    next = Some(encode_cursor("resources", source, offset));
+                    break;
+                }
+                source += 1;
+                offset = 0;
+                if listed.len() == page_size {
+                    if source < sources.len() {
+                        next = Some(encode_cursor("resources", source, 0));
+                    }
+                    break;
+                }
+            }
+            Ok((listed, next))
+        });
+        let (listed, next) = match result {
+            Some(Ok(page)) => page,
+            Some(Err(error)) => return Err(handler_error(error, "resources/list")),
+            None => return Err(McpError::Internal),
+        };
+        let listed: Vec<Value> = listed
+            .into_iter()
+            .map(|r| trim_listing(json!(r), era.version))
+            .collect();
+        Ok(with_cursor(json!({ "resources": listed }), next))
+    }
+
+    pub(super) fn list_templates(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
+        let templates: Vec<Value> = self
+            .server
+            .sources
+            .iter()
+            .flat_map(|s| s.templates())
+            .map(|t| trim_listing(json!(t), era.version))
+            .collect();
+        let (start, end, next) = self.page(params, "templates", templates.len())?;
+        Ok(with_cursor(
+            json!({ "resourceTemplates": templates[start..end] }),
+            next,
+        ))
+    }
+
+    pub(super) fn read_resource(
+        &mut self,
+        id: &RequestId,
+        params: Map<String, Value>,
+        era: &Era,
+    ) -> Outcome {
+        let server = self.server;
+        let uri = string(&params, "uri", URI)?.to_string();
+        let bound = json!(uri);
+        let binding = Binding {
+            method: "resources/read",
+            target: &uri,
+            arguments: &bound,
+        };
+        let inputs = self.open_inputs(era, &binding, &params)?;
+        let scope = self.scope(id, &params, era, inputs);
+        let (result, inputs) = self.run_handler(scope, |ctx| {
+            for source in &server.sources {
+                if let Some(contents) = source.read(&uri, ctx)? {
+                    return Ok(Some(contents));
+                }
+            }
+            Ok(None)
+        });
+        match result {
+            // An empty `contents` is never an answer for a missing resource (MCP R-8).
+            Some(Ok(Some(contents))) if !contents.is_empty() => Ok(json!({ "contents": contents })),
+            Some(Ok(_)) => Err(McpError::ResourceNotFound(uri)),
+            Some(Err(HandlerError::NotFound(_))) => Err(McpError::ResourceNotFound(uri)),
+            Some(Err(error)) => self
+                .input_outcome(era, &error, &binding, &inputs)
+                .unwrap_or_else(|| Err(handler_error(error, &format!("resource {uri}")))),
+            None => Err(McpError::Internal),
+        }
+    }
+
+    pub(super) fn subscribe(&mut self, params: &Map<String, Value>) -> Outcome {
+        let uri = string(params, "uri", URI)?;
+        if self.fingerprint(uri).is_none() {
+            return Err(McpError::ResourceNotFound(uri.to_string()));
+        }
+        let limit = self.server.limits.max_subscriptions;
+        if let Some(n) = self.session.negotiated_mut() {
+            if n.subscriptions.len() + 1 > limit && !n.subscriptions.contains(uri) {
+                return Err(McpError::Overloaded(limit));
+            }
+            n.subscriptions.insert(uri.to_string());
+        }
+        self.watch_uri(uri);
+        Ok(json!({}))
+    }
+
+    pub(super) fn unsubscribe(&mut self, params: &Map<String, Value>) -> Outcome {
+        let uri = string(params, "uri", URI)?;
+        if let Some(n) = self.session.negotiated_mut() {
+            n.subscriptions.remove(uri);
+        }
+        self.unwatch_unused();
+        Ok(json!({}))
+    }
+
+    /// Opens a `subscriptions/listen` stream: acknowledges what will be honoured, then stays
+    /// open (no response) until the client cancels it or the session ends.
+    pub(super) fn listen(
+        &mut self,
+        id: &RequestId,
+        params: &Map<String, Value>,
+    ) -> Result<(), McpError> {
+        let filter = params
+            .get("notifications")
+            .and_then(Value::as_object)
+            .ok_or_else(|| {
+                invalid("`notifications` must be an object saying which notifications to receive")
+            })?;
+        let wants = |key: &str| filter.get(key).and_then(Value::as_bool).unwrap_or(false);
+        let uris: BTreeSet<String> = match filter.get("resourceSubscriptions") {
+            None => Some(BTreeSet::new()),
+            Some(items) => items.as_array().and_then(|items| {
+                items
+                    .iter()
+                    .map(|u| u.as_str().map(str::to_string))
+                    .collect()
+            }),
+        }
+        .ok_or_else(|| invalid("`notifications.resourceSubscriptions` must be an array of URIs"))?;
+        let open: usize = self.listens.iter().map(|l| 1 + l.uris.len()).sum();
+        if open + 1 + uris.len() > self.server.limits.max_subscriptions {
+            return Err(McpError::Overloaded(open));
+        }
+        let mut honoured = Map::new();
+        let list_changed = wants("resourcesListChanged") && self.server.resources_list_changes();
+        if list_changed {
+            honoured.insert("resourcesListChanged".into(), json!(true));
+        }
+        let uris = if self.server.has_resources() {
+            uris
+        } else {
+            BTreeSet::new()
+        };
+        if !uris.is_empty() {
+            honoured.insert("resourceSubscriptions".into(), json!(uris));
+        }
+        let ack = json!({ "_meta": { meta::SUBSCRIPTION_ID: id }, "notifications": honoured });
+        self.notify_now("notifications/subscriptions/acknowledged", &ack);
+        for uri in &uris {
+            self.watch_uri(uri);
+        }
+        self.listens.push(Listen {
+            id: id.clone(),
+            origin: self.origin(),
+            resources_list_changed: list_changed,
+            uris,
+        });
+        if list_changed {
+            self.start_list_watch();
+        }
+        Ok(())
+    }
+}
