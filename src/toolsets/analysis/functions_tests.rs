@@ -49,3 +49,36 @@ fn python_names_are_qualified_and_ends_follow_indentation() {
         .collect();
     assert_eq!(got, [("A.p", 3, 4), ("top", 7, 7)]);
 }
+
+/// (name, start line, cyclomatic) of every function `measure::file` finds.
+fn measured(src: &str, lang: Lang) -> Vec<(String, u32, u32)> {
+    crate::toolsets::analysis::measure::file(src, lang)
+        .into_iter()
+        .map(|m| (m.name, m.start_line, m.cyclomatic))
+        .collect()
+}
+
+#[test]
+fn typescript_members_without_semicolons_and_generic_methods() {
+    // A constructor after a field with no `;`, and a method with type parameters.
+    let src = "class P {\n  readonly ajv: true\n  constructor(a: A) { if (a) {} }\n  compile<T = unknown>(s: S): V<T> { return s && t }\n}";
+    assert_eq!(
+        measured(src, Lang::TypeScript),
+        [("constructor".into(), 3, 2), ("compile".into(), 4, 2)]
+    );
+}
+
+#[test]
+fn overload_signatures_without_semicolons_have_no_body() {
+    // The signatures end at the line break; an object return type is a type, not a body.
+    let src = "export function when(p: P): Promise<void> & { cancel(): void }\nexport function when(p: P, e: E): D\nexport function when(p: any, e?: any): any {\n  if (e) {}\n}";
+    assert_eq!(measured(src, Lang::TypeScript), [("when".into(), 3, 2)]);
+    let src = "class C {\n  m(a: string): void\n  m(a: any) { return a || b }\n}";
+    assert_eq!(measured(src, Lang::TypeScript), [("m".into(), 3, 2)]);
+}
+
+#[test]
+fn an_annotated_constant_is_named_by_its_name_not_its_type() {
+    let src = "const shared: MetaSchema = (root) => {\n  return root ? 1 : 2\n}";
+    assert_eq!(measured(src, Lang::TypeScript), [("shared".into(), 1, 2)]);
+}
