@@ -175,7 +175,8 @@ fn rust_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, usize)> {
         return None;
     }
     let name = ident(tokens, i + 1)?;
-    let body = body_brace(tokens, i + 2, &["="])?;
+    // No stop at `=`: it occurs in a signature's generics and bounds (`<Item = T>`).
+    let body = body_brace(tokens, i + 2, &[])?;
     Some((name.to_string(), i, body))
 }
 

@@ -21,6 +21,31 @@ const MODIFIERS: &[&str] = &[
     "declare",
 ];
 
+/// Reserved words that are followed by `(` where they start a statement or expression, so
+/// they never name a method there.
+const STATEMENT_WORDS: &[&str] = &[
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "with",
+    "function",
+    "return",
+    "typeof",
+    "void",
+    "await",
+    "yield",
+    "new",
+    "super",
+    "import",
+    "in",
+    "of",
+    "instanceof",
+    "throw",
+    "case",
+];
+
 /// JavaScript/TypeScript: `function [name](…) {`, `(…) => …`, `x => …`, and methods
 /// `name(…) {` / `name(…): T {` at the start of a class member or object property.
 pub(super) fn js_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, usize)> {
@@ -56,7 +81,15 @@ pub(super) fn js_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, 
         let name = assigned_name(tokens, start);
         return Some((name, first, i + 1));
     }
-    if t.kind != Kind::Ident {
+    // A member's name: a name, a reserved word other than those that start a statement
+    // with `(` (`delete(v) {…}`, ajv's `else()`), a number or a quoted key (`1(a) {…}`).
+    let named = match t.kind {
+        Kind::Ident | Kind::Number => true,
+        Kind::Keyword => !STATEMENT_WORDS.contains(&t.text),
+        Kind::Str => t.text.starts_with(['"', '\'']),
+        Kind::Op => false,
+    };
+    if !named {
         return None;
     }
     // A generic method's type parameters: `name<T = unknown>(…)`.
@@ -90,7 +123,7 @@ pub(super) fn js_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, 
     };
     let name = match tokens[i.saturating_sub(1)].text {
         accessor @ ("get" | "set") if i > 0 => format!("{accessor} {}", t.text),
-        _ => t.text.to_string(),
+        _ => t.text.trim_matches(['"', '\'']).to_string(),
     };
     Some((name, i, body))
 }
@@ -114,11 +147,13 @@ fn return_type_end(tokens: &[Token<'_>], from: usize) -> Option<usize> {
     let mut i = from;
     while let Some(t) = tokens.get(i) {
         let prev = &tokens[i - 1];
-        let complete = prev.kind != Kind::Op || matches!(prev.text, ")" | "]" | "}" | ">");
+        let complete =
+            prev.kind != Kind::Op || matches!(prev.text, ")" | "]" | "}" | ">" | ">>" | ">>>");
         if t.kind == Kind::Op {
             match t.text {
                 "{" if complete && i > from => return Some(i),
                 "{" | "(" | "[" => i = matching(tokens, i),
+                "<" => i = angle_end(tokens, i)?,
                 ";" | "}" | ")" | "]" | "=" | "," => return None,
                 _ => {}
             }
@@ -140,7 +175,9 @@ fn return_type_end(tokens: &[Token<'_>], from: usize) -> Option<usize> {
 fn arrow_params(tokens: &[Token<'_>], arrow: usize) -> Option<usize> {
     let before = arrow.checked_sub(1)?;
     let prev = &tokens[before];
-    if prev.kind == Kind::Ident {
+    // `x =>`, but not the return type of `(a): T =>`.
+    let typed = before >= 2 && tokens[before - 1].is(":") && tokens[before - 2].is(")");
+    if prev.kind == Kind::Ident && !typed {
         return Some(before);
     }
     // `(…) =>` or `(…): T =>`: walk back to the `(` that opens the parameters.
@@ -172,20 +209,29 @@ fn arrow_params(tokens: &[Token<'_>], arrow: usize) -> Option<usize> {
     }
 }
 
-/// The end of a `<…>` type-parameter list starting at `open`.
+/// The end of a `<…>` type-parameter or type-argument list starting at `open`, skipping
+/// bracketed parts (`Promise<{ a: B }>`, `Map<K, (v: V) => void>`); `None` at a `;`, an
+/// unmatched closing bracket, or after 256 tokens (a `<` that was a comparison).
 fn angle_end(tokens: &[Token<'_>], open: usize) -> Option<usize> {
     let mut depth = 0;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
+    let mut i = open;
+    while let Some(t) = tokens.get(i) {
+        if i - open > 256 {
+            return None;
+        }
         match t.text {
             "<" => depth += 1,
             ">" => depth -= 1,
             ">>" => depth -= 2,
-            "(" | "{" | ";" => return None,
+            ">>>" => depth -= 3,
+            "(" | "{" | "[" if t.kind == Kind::Op => i = matching(tokens, i),
+            ";" | ")" | "}" | "]" if t.kind == Kind::Op => return None,
             _ => {}
         }
         if depth <= 0 {
             return Some(i);
         }
+        i += 1;
     }
     None
 }

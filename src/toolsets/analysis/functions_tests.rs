@@ -82,3 +82,22 @@ fn an_annotated_constant_is_named_by_its_name_not_its_type() {
     let src = "const shared: MetaSchema = (root) => {\n  return root ? 1 : 2\n}";
     assert_eq!(measured(src, Lang::TypeScript), [("shared".into(), 1, 2)]);
 }
+
+#[test]
+fn rust_signatures_with_associated_type_bindings_have_bodies() {
+    let src = "impl X {\n    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {\n        if a {}\n    }\n    fn extend<T>(&mut self, iter: T)\n    where\n        T: IntoIterator<Item = (String, Value)>,\n    {\n        for x in iter {}\n    }\n}";
+    assert_eq!(
+        measured(src, Lang::Rust),
+        [("from_iter".into(), 2, 2), ("extend".into(), 5, 3)]
+    );
+}
+
+#[test]
+fn typescript_return_types_with_nested_generics_and_typed_arrows() {
+    // `>>` closes two type-argument lists; `(a, b): number =>` starts at its parameters.
+    let src = "class O {\n  fetchNextPage(\n    o?: F,\n  ): Promise<R<TData, TError>> {\n    return a || b\n  }\n}\nconst sort = (\n  a: M,\n  b: M,\n): number => {\n  return a ? 1 : 2\n}";
+    assert_eq!(
+        measured(src, Lang::TypeScript),
+        [("fetchNextPage".into(), 2, 2), ("sort".into(), 8, 2)]
+    );
+}
