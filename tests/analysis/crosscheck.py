@@ -100,9 +100,10 @@ def brace_exclusions(lang, root):
         path = key[0]
         end = LIZARD_END.get((lang, path, key[2]))
         # Rule "lizard loses the end": lizard ends the function on a line that is not its
-        # closing brace (after a template literal whose `${…}` holds a quoted string, after a
-        # TypeScript non-null `!;`); minimcp ends it at the `}` at the head's indentation.
-        if (end is not None and end < mine["end_line"]
+        # closing brace, before it (after a template literal whose `${…}` holds a quoted
+        # string, after a TypeScript non-null `!;`) or after it (after a type predicate
+        # `value is A | B`); minimcp ends it at the `}` at the head's indentation.
+        if (end is not None and end != mine["end_line"]
                 and closes(root, path, mine["start_line"], mine["end_line"])
                 and not closes(root, path, mine["start_line"], end)):
             return "lizard-loses-the-end"
@@ -136,18 +137,34 @@ def rust_drops(root):
     return rule
 
 
-DROPS = {"rust": rust_drops}
+def ts_drops(root):
+    def rule(key):
+        path, name, line = key
+        end = LIZARD_END.get(("typescript", path, line), line)
+        text = source(root, path, line, end).rstrip()
+        if not NAME.match(name):
+            return "not-a-name"
+        if text.endswith(";") and "{" not in text.split(")")[-1]:
+            # Rule "a declaration is not a function": an overload signature, or a method
+            # signature in an interface, ending in `;` with no body.
+            return "body-less-declaration"
+        if "=>" in text and "{" not in text.split("=>", 1)[1]:
+            # Rule "a function type is not a function": `work: () => void` in a parameter
+            # list, `type F = (a: A) => B`; lizard reports them, minimcp does not (any
+            # arrow function minimcp does report is matched before this rule is asked).
+            return "function-type"
+        return None
+    return rule
+
+
+DROPS = {"rust": rust_drops, "typescript": ts_drops}
 
 
 def compare(lang, ref, ours, theirs, value="cyclomatic", exclude=None, drop=None):
     """Recall and exact agreement of `ours` (key -> [functions]) against `theirs` (key -> [n]).
     `drop(key)` names the rule by which a reference function is not a function at all."""
     dropped = Counter()
-    if drop:
-        for k in list(theirs):
-            if k not in ours and (rule := drop(k)):
-                dropped[rule] += len(theirs.pop(k))
-    total = sum(len(v) for v in theirs.values())
+    theirs = dict(theirs)
     same = matched = 0
     excluded = Counter()
     diffs, missed = [], []
@@ -179,11 +196,20 @@ def compare(lang, ref, ours, theirs, value="cyclomatic", exclude=None, drop=None
                 # Overload signatures before an implementation: lizard starts the function at
                 # the first signature; minimcp at the implementation (the signatures have no body).
                 rule = "overload-start"
+            elif cand[1] == name and cand[2] < line <= cand[2] + 40 and lang == "typescript":
+                # Type parameters over several lines (`create<` ⏎ … ⏎ `>(options) {`): lizard
+                # starts the function at its parameter list, minimcp at its name.
+                rule = "type-parameters-start"
             if rule:
                 taken.add(cand)
                 ours[k] = ours[cand]
                 aliases[rule] += 1
                 break
+    if drop:
+        for k in list(theirs):
+            if k not in ours and (rule := drop(k)):
+                dropped[rule] += len(theirs.pop(k))
+    total = sum(len(v) for v in theirs.values())
     found = sum(min(len(v), len(ours.get(k, []))) for k, v in theirs.items())
     for k, v in theirs.items():
         mine = ours.get(k, [])

@@ -74,6 +74,9 @@ pub(super) fn js_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, 
     if t.is("=>") {
         // The parameters: `x` or a parenthesized list (possibly with a return type).
         let first = arrow_params(tokens, i)?;
+        if function_type(tokens, first) {
+            return None;
+        }
         let mut start = first;
         if start > 0 && tokens[start - 1].is("async") {
             start -= 1;
@@ -171,6 +174,69 @@ fn return_type_end(tokens: &[Token<'_>], from: usize) -> Option<usize> {
     None
 }
 
+/// TypeScript: true when the arrow whose parameters start at `first` is a function type,
+/// not a function: a parameter's annotation (`(work: () => void)`, the `:` inside a
+/// parenthesized list) or a type alias (`type F = (a: A) => B`).
+fn function_type(tokens: &[Token<'_>], first: usize) -> bool {
+    if first < 2 {
+        return false;
+    }
+    if tokens[first - 1].is("=") {
+        let mut j = first - 2;
+        if tokens[j].is(">") {
+            // `type F<T> = …`: back over the type parameters.
+            let mut depth = 0;
+            while j > 0 {
+                match tokens[j].text {
+                    ">" => depth += 1,
+                    "<" => depth -= 1,
+                    _ => {}
+                }
+                if depth == 0 {
+                    break;
+                }
+                j -= 1;
+            }
+            j = j.saturating_sub(1);
+        }
+        return j > 0 && tokens[j].kind == Kind::Ident && tokens[j - 1].text == "type";
+    }
+    if !tokens[first - 1].is(":") {
+        return false;
+    }
+    // `name:` or `name?:` right after `(` or `,` (not the `:` of a ternary `c ? a : () => b`).
+    let mut n = first - 2;
+    if tokens[n].is("?") && n > 0 {
+        n -= 1;
+    }
+    let param = tokens[n].kind == Kind::Ident
+        && n > 0
+        && (tokens[n - 1].is("(")
+            || tokens[n - 1].is(",")
+            || MODIFIERS.contains(&tokens[n - 1].text));
+    if !param {
+        return false;
+    }
+    // The innermost bracket around the annotation: `(` is a parameter list.
+    let mut depth = 0i32;
+    let mut j = first - 1;
+    while j > 0 && first - j < 4096 {
+        j -= 1;
+        let t = &tokens[j];
+        if t.kind != Kind::Op {
+            continue;
+        }
+        match t.text {
+            ")" | "]" | "}" => depth += 1,
+            "(" | "[" | "{" if depth > 0 => depth -= 1,
+            "(" => return true,
+            "[" | "{" => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The first token of an arrow function's parameters, given the index of its `=>`.
 fn arrow_params(tokens: &[Token<'_>], arrow: usize) -> Option<usize> {
     let before = arrow.checked_sub(1)?;
@@ -188,6 +254,8 @@ fn arrow_params(tokens: &[Token<'_>], arrow: usize) -> Option<usize> {
         if t.kind == Kind::Op {
             match t.text {
                 ")" | "]" | "}" | ">" => depth += 1,
+                ">>" => depth += 2,
+                ">>>" => depth += 3,
                 "(" | "[" | "{" | "<" => {
                     depth -= 1;
                     if depth == 0 && t.text == "(" {

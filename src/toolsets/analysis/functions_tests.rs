@@ -101,3 +101,18 @@ fn typescript_return_types_with_nested_generics_and_typed_arrows() {
         [("fetchNextPage".into(), 2, 2), ("sort".into(), 8, 2)]
     );
 }
+
+#[test]
+fn function_types_are_not_functions() {
+    // A parameter's function type, a type alias; a ternary's arrow and an object's stay.
+    let src = "type F<T> = (a: T) => void\nfunction run(work: () => void, n?: (x: number) => string) {\n  return f(c ? a : () => 1, { k: (x) => x })\n}";
+    assert_eq!(
+        measured(src, Lang::TypeScript),
+        [
+            ("run".into(), 2, 2),
+            // Named as lizard names it, after the word before `:`.
+            ("a".into(), 3, 1),
+            ("k".into(), 3, 1)
+        ]
+    );
+}
