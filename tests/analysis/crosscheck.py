@@ -339,6 +339,39 @@ def python_complexipy(root, ours):
     return mine, theirs
 
 
+_trees = {}
+
+
+def def_at(root, path, line):
+    """The `def` starting at `line` of a Python file (None when it does not parse)."""
+    if path not in _trees:
+        try:
+            with open(os.path.join(root, path), encoding="utf-8") as fh:
+                tree = ast.parse(fh.read())
+            _trees[path] = {n.lineno: n for n in ast.walk(tree)
+                            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            _trees[path] = {}
+    return _trees[path].get(line)
+
+
+def complexipy_exclusions(root):
+    def rule(key, mine, theirs):
+        if mine["cognitive"] <= theirs:
+            return None
+        fn = def_at(root, key[0], mine["start_line"])
+        if fn is None:
+            return None
+        # Rule "a ternary in a keyword argument": `g(x=a if b else c)` is a conditional
+        # expression (+1 and its nesting, as anywhere else); complexipy 8.3.0 counts it as
+        # a positional argument or an assignment, but not as a keyword argument.
+        for n in own_nodes(fn):
+            if isinstance(n, ast.keyword) and any(isinstance(m, ast.IfExp) for m in ast.walk(n.value)):
+                return "ternary-in-keyword-argument"
+        return None
+    return rule
+
+
 failed = []
 table = []
 started = time.time()
@@ -362,7 +395,8 @@ for lang in LANGS:
         mine, radon = python_radon(root, ours)
         table.append(compare(lang, "radon", mine, radon))
         mine, cx = python_complexipy(root, ours)
-        table.append(compare(lang, "complexipy", mine, cx, value="cognitive"))
+        table.append(compare(lang, "complexipy", mine, cx, value="cognitive",
+                             exclude=complexipy_exclusions(root)))
 
 print()
 print("| language | reference | metric | reference's functions | recall | matched | exact agreement | excluded | matched by rule |")

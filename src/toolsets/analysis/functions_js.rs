@@ -176,7 +176,8 @@ fn return_type_end(tokens: &[Token<'_>], from: usize) -> Option<usize> {
 
 /// TypeScript: true when the arrow whose parameters start at `first` is a function type,
 /// not a function: a parameter's annotation (`(work: () => void)`, the `:` inside a
-/// parenthesized list) or a type alias (`type F = (a: A) => B`).
+/// parenthesized list), a return type (`): (a: A) => B {`) or a type alias
+/// (`type F = (a: A) => B`).
 fn function_type(tokens: &[Token<'_>], first: usize) -> bool {
     if first < 2 {
         return false;
@@ -203,6 +204,10 @@ fn function_type(tokens: &[Token<'_>], first: usize) -> bool {
     }
     if !tokens[first - 1].is(":") {
         return false;
+    }
+    // A return type: `m(): (data: T) => string {…}`.
+    if tokens[first - 2].is(")") {
+        return true;
     }
     // `name:` or `name?:` right after `(` or `,` (not the `:` of a ternary `c ? a : () => b`).
     let mut n = first - 2;

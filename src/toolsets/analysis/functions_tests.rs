@@ -116,3 +116,24 @@ fn function_types_are_not_functions() {
         ]
     );
 }
+
+#[test]
+fn a_function_return_type_does_not_swallow_the_body() {
+    let src = "class A {\n  private m<T>(s: S): (data: T) => string {\n    f(s.d || {})\n    if (!s.x) throw e\n    return s.x\n  }\n}";
+    assert_eq!(measured(src, Lang::TypeScript), [("m".into(), 2, 3)]);
+}
+
+#[test]
+fn members_named_by_reserved_words_numbers_and_quoted_keys() {
+    // mobx's `delete(value)`, ajv's code generator `else(…)`, mobx's error table `1(…)`.
+    let src = "class S {\n  delete(v: T) { if (v) {} }\n  else(x: X): G { return x }\n}\nconst e = {\n  1(a, k) { return a || k },\n  'q'(b) {},\n}";
+    assert_eq!(
+        measured(src, Lang::TypeScript),
+        [
+            ("delete".into(), 2, 2),
+            ("else".into(), 3, 1),
+            ("1".into(), 6, 2),
+            ("q".into(), 7, 1)
+        ]
+    );
+}
