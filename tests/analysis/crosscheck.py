@@ -82,7 +82,7 @@ def source(root, path, first, last):
 
 # Rule "reserved word as a property name": `gen.if(…)`, `promise.catch(…)` call methods;
 # lizard counts the word as a decision, minimcp (and McCabe) do not.
-RESERVED_PROPERTY = re.compile(r"(?<![\w$])(?:\.|\?\.)\s*(?:if|for|while|catch|case)\b")
+RESERVED_PROPERTY = re.compile(r"(?<!\.)\.\s*(?:if|for|while|catch|case)\b")
 
 
 def closes(root, path, start, end):
@@ -137,6 +137,10 @@ def rust_drops(root):
     return rule
 
 
+# A function type on a line: `pred: (v: T) => boolean`, `cb?: () => void`, `type F = (…) =>`.
+FUNCTION_TYPE = re.compile(r"(?:[\w$]\??\s*:\s*|\btype\s+\w+(?:<[^=]*>)?\s*=\s*)\([^()]*(?:\([^()]*\)[^()]*)*\)\s*=>")
+
+
 def ts_drops(root):
     def rule(key):
         path, name, line = key
@@ -148,7 +152,13 @@ def ts_drops(root):
             # Rule "a declaration is not a function": an overload signature, or a method
             # signature in an interface, ending in `;` with no body.
             return "body-less-declaration"
-        if "=>" in text and "{" not in text.split("=>", 1)[1]:
+        first = source(root, path, line, line)
+        if re.search(r"<\s*" + re.escape(name) + r"\b", first):
+            # Rule "a type parameter is not a name": lizard names a generic signature after
+            # its type parameter (`compile<T = unknown>(s: S): V<T>` is `T`); a signature
+            # minimcp reports is matched before this rule is asked.
+            return "type-parameter-as-name"
+        if FUNCTION_TYPE.search(first) or ("=>" in text and "{" not in text.split("=>", 1)[1]):
             # Rule "a function type is not a function": `work: () => void` in a parameter
             # list, `type F = (a: A) => B`; lizard reports them, minimcp does not (any
             # arrow function minimcp does report is matched before this rule is asked).
