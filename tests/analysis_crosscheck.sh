@@ -129,6 +129,10 @@ fetch_go() {
   local dest=$CORPUS/go
   [ -d "$dest" ] && return
   mkdir -p "$dest.tmp" "$DL/deb"
+  # A machine that never ran `apt-get update` has no package lists to download from.
+  if ! apt-cache show "${GO_DEBS%%=*}" >/dev/null 2>&1; then
+    apt-get update -qq || fail "apt-get update failed (Debian's archive unreachable?)"
+  fi
   for d in $GO_DEBS; do
     ls "$DL/deb/${d%%=*}"_*.deb >/dev/null 2>&1 || (cd "$DL/deb" && apt-get download -q -o APT::Sandbox::User=root "$d" >/dev/null) \
       || fail "apt-get download $d failed (Debian's archive unreachable, or the version is gone: update GO_DEBS)"
