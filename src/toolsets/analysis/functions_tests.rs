@@ -49,3 +49,91 @@ fn python_names_are_qualified_and_ends_follow_indentation() {
         .collect();
     assert_eq!(got, [("A.p", 3, 4), ("top", 7, 7)]);
 }
+
+/// (name, start line, cyclomatic) of every function `measure::file` finds.
+fn measured(src: &str, lang: Lang) -> Vec<(String, u32, u32)> {
+    crate::toolsets::analysis::measure::file(src, lang)
+        .into_iter()
+        .map(|m| (m.name, m.start_line, m.cyclomatic))
+        .collect()
+}
+
+#[test]
+fn typescript_members_without_semicolons_and_generic_methods() {
+    // A constructor after a field with no `;`, and a method with type parameters.
+    let src = "class P {\n  readonly ajv: true\n  constructor(a: A) { if (a) {} }\n  compile<T = unknown>(s: S): V<T> { return s && t }\n}";
+    assert_eq!(
+        measured(src, Lang::TypeScript),
+        [("constructor".into(), 3, 2), ("compile".into(), 4, 2)]
+    );
+}
+
+#[test]
+fn overload_signatures_without_semicolons_have_no_body() {
+    // The signatures end at the line break; an object return type is a type, not a body.
+    let src = "export function when(p: P): Promise<void> & { cancel(): void }\nexport function when(p: P, e: E): D\nexport function when(p: any, e?: any): any {\n  if (e) {}\n}";
+    assert_eq!(measured(src, Lang::TypeScript), [("when".into(), 3, 2)]);
+    let src = "class C {\n  m(a: string): void\n  m(a: any) { return a || b }\n}";
+    assert_eq!(measured(src, Lang::TypeScript), [("m".into(), 3, 2)]);
+}
+
+#[test]
+fn an_annotated_constant_is_named_by_its_name_not_its_type() {
+    let src = "const shared: MetaSchema = (root) => {\n  return root ? 1 : 2\n}";
+    assert_eq!(measured(src, Lang::TypeScript), [("shared".into(), 1, 2)]);
+}
+
+#[test]
+fn rust_signatures_with_associated_type_bindings_have_bodies() {
+    let src = "impl X {\n    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {\n        if a {}\n    }\n    fn extend<T>(&mut self, iter: T)\n    where\n        T: IntoIterator<Item = (String, Value)>,\n    {\n        for x in iter {}\n    }\n}";
+    assert_eq!(
+        measured(src, Lang::Rust),
+        [("from_iter".into(), 2, 2), ("extend".into(), 5, 3)]
+    );
+}
+
+#[test]
+fn typescript_return_types_with_nested_generics_and_typed_arrows() {
+    // `>>` closes two type-argument lists; `(a, b): number =>` starts at its parameters.
+    let src = "class O {\n  fetchNextPage(\n    o?: F,\n  ): Promise<R<TData, TError>> {\n    return a || b\n  }\n}\nconst sort = (\n  a: M,\n  b: M,\n): number => {\n  return a ? 1 : 2\n}";
+    assert_eq!(
+        measured(src, Lang::TypeScript),
+        [("fetchNextPage".into(), 2, 2), ("sort".into(), 8, 2)]
+    );
+}
+
+#[test]
+fn function_types_are_not_functions() {
+    // A parameter's function type, a type alias; a ternary's arrow and an object's stay.
+    let src = "type F<T> = (a: T) => void\nfunction run(work: () => void, n?: (x: number) => string) {\n  return f(c ? a : () => 1, { k: (x) => x })\n}";
+    assert_eq!(
+        measured(src, Lang::TypeScript),
+        [
+            ("run".into(), 2, 2),
+            // Named as lizard names it, after the word before `:`.
+            ("a".into(), 3, 1),
+            ("k".into(), 3, 1)
+        ]
+    );
+}
+
+#[test]
+fn a_function_return_type_does_not_swallow_the_body() {
+    let src = "class A {\n  private m<T>(s: S): (data: T) => string {\n    f(s.d || {})\n    if (!s.x) throw e\n    return s.x\n  }\n}";
+    assert_eq!(measured(src, Lang::TypeScript), [("m".into(), 2, 3)]);
+}
+
+#[test]
+fn members_named_by_reserved_words_numbers_and_quoted_keys() {
+    // mobx's `delete(value)`, ajv's code generator `else(…)`, mobx's error table `1(…)`.
+    let src = "class S {\n  delete(v: T) { if (v) {} }\n  else(x: X): G { return x }\n}\nconst e = {\n  1(a, k) { return a || k },\n  'q'(b) {},\n}";
+    assert_eq!(
+        measured(src, Lang::TypeScript),
+        [
+            ("delete".into(), 2, 2),
+            ("else".into(), 3, 1),
+            ("1".into(), 6, 2),
+            ("q".into(), 7, 1)
+        ]
+    );
+}

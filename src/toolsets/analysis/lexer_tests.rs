@@ -119,3 +119,19 @@ fn hostile_input_never_panics() {
         }
     }
 }
+
+/// (name, start line, cyclomatic) of every function `measure::file` finds.
+fn measured(src: &str, lang: Lang) -> Vec<(String, u32, u32)> {
+    crate::toolsets::analysis::measure::file(src, lang)
+        .into_iter()
+        .map(|m| (m.name, m.start_line, m.cyclomatic))
+        .collect()
+}
+
+#[test]
+fn reserved_words_after_a_dot_are_property_names() {
+    // ajv's code generator calls `gen.if(…)`; a promise has `.catch(…)`.
+    let src = "function f(gen, p) {\n  gen.if(a).for(b)\n  p?.catch(c)\n  if (d) {}\n}";
+    assert_eq!(measured(src, Lang::JavaScript), [("f".into(), 1, 2)]);
+    assert_eq!(measured(src, Lang::TypeScript), [("f".into(), 1, 2)]);
+}
