@@ -192,7 +192,9 @@ fn sources(files: &[(String, String)]) -> Vec<Source> {
     let mut out = Vec::new();
     for (rel, code) in code {
         let stem = rel.trim_end_matches(".rs");
-        let binary = rel == "main.rs" || binary_modules.contains(stem);
+        // A module main.rs declares is the binary's, and so is every file in its folder.
+        let top = stem.split('/').next().unwrap_or(stem);
+        let binary = rel == "main.rs" || binary_modules.contains(top);
         let mut module: Vec<String> = stem.split('/').map(str::to_string).collect();
         if rel == "main.rs" || rel == "lib.rs" || module.last().is_some_and(|m| m == "mod") {
             module.pop();
