@@ -669,6 +669,20 @@ fn create_directory_makes_parents_and_is_idempotent() {
     assert!(err.contains("not a directory"), "{err}");
     let err = c.refused("create_directory", json!({"path": ".git/x"}));
     assert!(err.contains(".git"), "{err}");
+
+    // Depth is bounded: a path of thousands of components once kept the server busy for
+    // minutes (one checked open and fsync per directory). 64 levels, as deep as the sweep.
+    let deep = |n: usize| vec!["d"; n].join("/");
+    let made = c.ok("create_directory", json!({"path": deep(64)}));
+    assert_eq!(made["created"].as_array().map(Vec::len), Some(64));
+    let err = c.refused("create_directory", json!({"path": deep(65)}));
+    assert!(err.contains("more than 64 directories"), "{err}");
+    assert!(!tree.path().join(deep(65)).exists());
+    let err = c.refused(
+        "write_file",
+        json!({"path": format!("{}/f", deep(64)), "content": "x"}),
+    );
+    assert!(err.contains("more than 64 directories"), "{err}");
 }
 
 #[test]

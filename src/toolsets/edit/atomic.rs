@@ -137,8 +137,8 @@ pub(crate) fn mode_of(meta: &fs::Metadata) -> Option<u32> {
 
 /// At most this many entries are examined by one [`sweep`] of a root.
 pub(crate) const SWEEP_ENTRIES: usize = 100_000;
-/// Directory levels a [`sweep`] descends.
-const SWEEP_DEPTH: usize = 64;
+/// Directory levels a [`sweep`] descends: at least as deep as any write may be.
+const SWEEP_DEPTH: usize = crate::toolsets::workspace::sandbox::MAX_WRITE_DEPTH;
 
 /// Removes the temporary files killed writes left below `root`: names of the form
 /// [`temp_name`] makes whose process is gone. Bounded by [`SWEEP_ENTRIES`] entries and

@@ -6,13 +6,16 @@
 use std::fs;
 use std::io;
 
-use crate::toolsets::workspace::sandbox::{PathError, RelPath, Sandbox};
+use crate::toolsets::workspace::sandbox::{PathError, RelPath, Sandbox, MAX_WRITE_DEPTH};
 use crate::toolsets::workspace::target::is_temp_name;
 
 /// Makes the directory `local` and any missing parents, each created through its
 /// checked parent's handle; existing ones (or in-root links to directories) are kept.
 /// Returns the directories created.
 pub(crate) fn make_dirs(sandbox: &Sandbox, local: &RelPath) -> Result<Vec<RelPath>, PathError> {
+    if local.components().count() > MAX_WRITE_DEPTH {
+        return Err(PathError::TooDeep(sandbox.label().join_rel(local.as_str())));
+    }
     let mut real = sandbox.root().to_path_buf();
     let mut asked = RelPath::root();
     let mut created = Vec::new();

@@ -109,6 +109,16 @@ impl fmt::Display for RelPath {
     }
 }
 
+/// How many components below its root a path the edit tools write or create may have: each
+/// created directory costs a checked open and an `fsync`, and the startup sweep for
+/// leftover temporary files looks this deep (a fuzzer found a path of thousands of
+/// components keeping the server busy for minutes).
+#[cfg_attr(
+    not(feature = "edit"),
+    allow(dead_code, reason = "only the edit toolset writes")
+)]
+pub(crate) const MAX_WRITE_DEPTH: usize = 64;
+
 /// Why a path was refused or could not be used. Messages name the client's relative path,
 /// never an absolute one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +152,12 @@ pub(crate) enum PathError {
         allow(dead_code, reason = "only the edit toolset writes")
     )]
     Reserved(RelPath),
+    /// A write's target is more than [`MAX_WRITE_DEPTH`] components below its root.
+    #[cfg_attr(
+        not(feature = "edit"),
+        allow(dead_code, reason = "only the edit toolset writes")
+    )]
+    TooDeep(RelPath),
     /// A write's target has several hard links: replacing it would split them.
     #[cfg_attr(
         not(feature = "edit"),
@@ -186,6 +202,7 @@ impl fmt::Display for PathError {
             PathError::Outside(p) => write!(f, "`{p}` is outside the workspace roots and is refused: {RELATIVE}"),
             PathError::Ambiguous(p, all) => write!(f, "`{p}` exists in several workspace roots; name the one you mean: {}", all.join(", ")),
             PathError::Reserved(p) => write!(f, "`{p}` has the form of the server's temporary file names (.minimcp-write.*.tmp), which are reserved; choose another name"),
+            PathError::TooDeep(p) => write!(f, "`{p}` is more than {MAX_WRITE_DEPTH} directories below its root; the edit tools write only within {MAX_WRITE_DEPTH} levels (as deep as the leftover-file sweep looks). Choose a shallower path"),
             PathError::HardLinked(p) => write!(f, "`{p}` has several hard links; replacing it would leave the other names with the old content, so it is not written. Copy it to a file of its own first if you mean to change only this name"),
             PathError::NoParent(p) => write!(f, "the directory `{p}` does not exist: create that directory first, then write the file in it"),
             PathError::NoRoot => f.write_str(NO_ROOT),

@@ -37,6 +37,8 @@ use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
 
 use super::gitignore::Rules;
+#[cfg(feature = "edit")]
+pub(crate) use super::path::MAX_WRITE_DEPTH;
 pub(crate) use super::path::{PathError, RelPath, NO_ROOT};
 use super::platform::{
     file_id, open_nonblocking, opened_path, read_dir_of, FileId, OPEN_NEVER_BLOCKS,

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use super::platform::{open_nonblocking, opened_path};
 use super::roots::{expand_home, normalize, uri_path};
-use super::sandbox::{PathError, RelPath, Sandbox};
+use super::sandbox::{PathError, RelPath, Sandbox, MAX_WRITE_DEPTH};
 use super::Workspace;
 
 /// The prefix of every temporary file a write makes; see [`is_temp_name`].
@@ -135,6 +135,9 @@ impl Sandbox {
         }
         if is_temp_name(name) {
             return Err(PathError::Reserved(shown));
+        }
+        if local.components().count() > MAX_WRITE_DEPTH {
+            return Err(PathError::TooDeep(shown));
         }
         if self.is_denied(local, false) || self.is_denied(local, true) {
             return Err(PathError::Denied(shown));
