@@ -79,7 +79,7 @@ pub(crate) struct Inputs {
     /// The keys of `answers` the handler asked for in this run: only those are sealed into
     /// the next `requestState` (answers to questions never asked are ignored, not carried).
     pub(crate) used: BTreeSet<String>,
-    /// The key the handler chose for its next question ([`Context::input_key`]).
+    /// The key the handler chose for its next question ([`Context::input_key`](crate::Context::input_key)).
     pub(crate) next_key: Option<String>,
 }
 

@@ -63,7 +63,7 @@ impl Content {
 }
 
 impl Content {
-    /// Bytes of text this block puts before a model (see [`ToolOutput::budget_size`]).
+    /// Bytes of text this block puts before a model (see [`ToolOutput::budget_size`](crate::ToolOutput::budget_size)).
     pub(super) fn text_size(&self) -> usize {
         match self {
             Content::Text { text } => text.len(),
