@@ -683,6 +683,11 @@ fn create_directory_makes_parents_and_is_idempotent() {
         json!({"path": format!("{}/f", deep(64)), "content": "x"}),
     );
     assert!(err.contains("more than 64 directories"), "{err}");
+    // An absolute path passes the read side's own length bound (one shared rule).
+    let base = format!("{}/", tree.path().display());
+    let long = format!("{base}{}", "x/".repeat((4100 - base.len()) / 2));
+    let err = c.refused("write_file", json!({"path": long, "content": "x"}));
+    assert!(err.contains("bytes long"), "{err}");
 }
 
 #[test]

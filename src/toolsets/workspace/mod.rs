@@ -322,10 +322,8 @@ impl Workspace {
         if roots.len() == 1 {
             return roots[0].resolve(&rel);
         }
-        let mut parts = rel.as_str().splitn(2, '/');
-        let first = parts.next().unwrap_or("");
-        if let Some(root) = roots.iter().find(|r| r.label().as_str() == first) {
-            return root.resolve(&RelPath::parse(parts.next().unwrap_or(""))?);
+        if let Some((root, below)) = split_label(&roots, &rel)? {
+            return root.resolve(&below);
         }
         if rel.as_str().is_empty() {
             return Err(PathError::Ambiguous(rel, labels(&roots)));
@@ -358,9 +356,6 @@ impl Workspace {
         if roots.is_empty() {
             return Err(PathError::NoRoot);
         }
-        if path.as_os_str().len() > limits::MAX_PATH_BYTES {
-            return Err(PathError::TooLong(path.as_os_str().len()));
-        }
         self.resolve_absolute(&roots, shown, path)
     }
 
@@ -370,21 +365,8 @@ impl Workspace {
         input: &str,
         path: &Path,
     ) -> Result<Resolved, PathError> {
-        if input.contains('\0') {
-            return Err(PathError::Nul);
-        }
-        let path = roots::normalize(path).ok_or(PathError::Parent)?;
-        // The innermost root that holds it, by its configured or its canonical spelling.
-        let best = roots
-            .iter()
-            .flat_map(|r| [(r, r.given()), (r, r.root())])
-            .filter_map(|(r, base)| path.strip_prefix(base).ok().map(|rest| (r, base, rest)))
-            .max_by_key(|(_, base, _)| base.components().count());
-        let Some((root, _, rest)) = best else {
-            return Err(PathError::Outside(input.to_string()));
-        };
-        let rest = rest.to_str().ok_or(PathError::Outside(input.to_string()))?;
-        root.resolve(&RelPath::parse(rest)?)
+        let (root, rel) = split_absolute(roots, input, path)?;
+        root.resolve(&rel)
     }
 
     /// The directories a walk of `input` covers: with several roots, `.` is every root.
@@ -398,6 +380,47 @@ impl Workspace {
 }
 
 /// The labels of several roots, for messages.
+/// The root an absolute path lies in (the innermost, by its configured or its canonical
+/// spelling) and the path below it, checked lexically: the one rule reads and writes share.
+/// `input` is the client's spelling, for messages.
+pub(crate) fn split_absolute<'r>(
+    roots: &'r [Sandbox],
+    input: &str,
+    path: &Path,
+) -> Result<(&'r Sandbox, RelPath), PathError> {
+    if input.contains('\0') {
+        return Err(PathError::Nul);
+    }
+    if path.as_os_str().len() > limits::MAX_PATH_BYTES {
+        return Err(PathError::TooLong(path.as_os_str().len()));
+    }
+    let path = roots::normalize(path).ok_or(PathError::Parent)?;
+    let best = roots
+        .iter()
+        .flat_map(|r| [(r, r.given()), (r, r.root())])
+        .filter_map(|(r, base)| path.strip_prefix(base).ok().map(|rest| (r, base, rest)))
+        .max_by_key(|(_, base, _)| base.components().count());
+    let Some((root, _, rest)) = best else {
+        return Err(PathError::Outside(input.to_string()));
+    };
+    let rest = rest.to_str().ok_or(PathError::Outside(input.to_string()))?;
+    Ok((root, RelPath::parse(rest)?))
+}
+
+/// With several roots, a relative path that starts with a root's label: that root and the
+/// rest of the path.
+pub(crate) fn split_label<'r>(
+    roots: &'r [Sandbox],
+    rel: &RelPath,
+) -> Result<Option<(&'r Sandbox, RelPath)>, PathError> {
+    let mut parts = rel.as_str().splitn(2, '/');
+    let first = parts.next().unwrap_or("");
+    match roots.iter().find(|r| r.label().as_str() == first) {
+        Some(root) => Ok(Some((root, RelPath::parse(parts.next().unwrap_or(""))?))),
+        None => Ok(None),
+    }
+}
+
 fn labels(roots: &[Sandbox]) -> Vec<String> {
     roots.iter().map(|r| format!("{}/", r.label())).collect()
 }

@@ -24,9 +24,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::platform::{open_nonblocking, opened_path};
-use super::roots::{expand_home, normalize, uri_path};
+use super::roots::{expand_home, uri_path};
 use super::sandbox::{PathError, RelPath, Sandbox, MAX_WRITE_DEPTH};
 use super::Workspace;
+use super::{split_absolute, split_label};
 
 /// The prefix of every temporary file a write makes; see [`is_temp_name`].
 pub(crate) const TEMP_PREFIX: &str = ".minimcp-write.";
@@ -249,9 +250,6 @@ impl Workspace {
         if roots.is_empty() {
             return Err(PathError::NoRoot);
         }
-        if input.contains('\0') {
-            return Err(PathError::Nul);
-        }
         let absolute = match uri_path(input) {
             Some(Ok(path)) => Some(path),
             Some(Err(_)) => return Err(PathError::Outside(input.to_string())),
@@ -261,26 +259,15 @@ impl Workspace {
             None => None,
         };
         if let Some(path) = absolute {
-            let path = normalize(&path).ok_or(PathError::Parent)?;
-            let best = roots
-                .iter()
-                .flat_map(|r| [(r, r.given()), (r, r.root())])
-                .filter_map(|(r, base)| path.strip_prefix(base).ok().map(|rest| (r, base, rest)))
-                .max_by_key(|(_, base, _)| base.components().count());
-            let Some((root, _, rest)) = best else {
-                return Err(PathError::Outside(input.to_string()));
-            };
-            let rest = rest.to_str().ok_or(PathError::Outside(input.to_string()))?;
-            return Ok((root.clone(), RelPath::parse(rest)?));
+            let (root, rel) = split_absolute(&roots, input, &path)?;
+            return Ok((root.clone(), rel));
         }
         let rel = RelPath::parse(input)?;
         if roots.len() == 1 {
             return Ok((roots[0].clone(), rel));
         }
-        let mut parts = rel.as_str().splitn(2, '/');
-        let first = parts.next().unwrap_or("");
-        if let Some(root) = roots.iter().find(|r| r.label().as_str() == first) {
-            return Ok((root.clone(), RelPath::parse(parts.next().unwrap_or(""))?));
+        if let Some((root, below)) = split_label(&roots, &rel)? {
+            return Ok((root.clone(), below));
         }
         // Not named by label: the one root whose directory would hold it.
         let parent = rel.as_str().rsplit_once('/').map_or("", |(p, _)| p);
