@@ -237,6 +237,18 @@ fn diff_judges_only_the_functions_touched_since_a_revision() {
         failing(&report),
         [("tangled".into(), "cyclomatic".into(), String::new())]
     );
+    // A file whose name git quotes in its diff (non-ASCII, a quote): still judged.
+    assert!(commit(&dir, "three"));
+    let odd = "ünï \"q\".py";
+    write(&dir, odd, TANGLED);
+    assert!(commit(&dir, "four"));
+    write(&dir, odd, &TANGLED.replace("return None", "return 1"));
+    let (code, report) = analyze_json(&dir, &["--max-cyclomatic", "3", "--diff", "HEAD"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        failing(&report),
+        [("tangled".into(), "cyclomatic".into(), String::new())]
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

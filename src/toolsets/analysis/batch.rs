@@ -262,20 +262,23 @@ fn parse_diff(diff: &str) -> BTreeMap<String, Vec<(u32, u32)>> {
     let mut file: Option<String> = None;
     for line in diff.lines() {
         if let Some(path) = line.strip_prefix("+++ ") {
-            file = path.strip_prefix("b/").map(str::to_string);
+            // A name with a space ends with a tab (for patch(1)); one git quotes is in quotes.
+            let path = path.strip_suffix('\t').unwrap_or(path);
+            file = unquote(path).strip_prefix("b/").map(str::to_string);
         } else if let (Some(hunk), Some(file)) = (line.strip_prefix("@@ "), &file) {
             // `@@ -a[,b] +c[,d] @@`: d new lines from c; d = 0 is a deletion after line c.
             let Some(new) = hunk.split(' ').find_map(|w| w.strip_prefix('+')) else {
                 continue;
             };
-            let (start, count) = match new.split_once(',') {
+            let (start, count): (u32, u32) = match new.split_once(',') {
                 Some((s, c)) => (s.parse().unwrap_or(0), c.parse().unwrap_or(1)),
                 None => (new.parse().unwrap_or(0), 1),
             };
+            // Saturating: the numbers come from git's output, which is not ours to trust.
             let range = if count == 0 {
                 (start.max(1), start.max(1))
             } else {
-                (start, start + count - 1)
+                (start, start.saturating_add(count - 1))
             };
             out.entry(file.clone()).or_default().push(range);
         }
@@ -283,9 +286,77 @@ fn parse_diff(diff: &str) -> BTreeMap<String, Vec<(u32, u32)>> {
     out
 }
 
+/// A path as git prints it in a diff header: as is, or, when it holds a byte git quotes
+/// (a non-ASCII byte under the default `core.quotePath`, a quote, a backslash, a control
+/// character), in double quotes with C escapes and octal bytes.
+fn unquote(path: &str) -> String {
+    let Some(inner) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else {
+        return path.to_string();
+    };
+    let mut bytes = Vec::with_capacity(inner.len());
+    let mut rest = inner.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = tail;
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        let Some((&e, tail)) = rest.split_first() else {
+            bytes.push(b'\\');
+            break;
+        };
+        rest = tail;
+        let octal = |c: u8| (b'0'..=b'7').contains(&c);
+        bytes.push(match e {
+            b'a' => 7,
+            b'b' => 8,
+            b't' => b'\t',
+            b'n' => b'\n',
+            b'v' => 11,
+            b'f' => 12,
+            b'r' => b'\r',
+            b'0'..=b'3' if rest.len() >= 2 && octal(rest[0]) && octal(rest[1]) => {
+                let value = (e - b'0') * 64 + (rest[0] - b'0') * 8 + (rest[1] - b'0');
+                rest = &rest[2..];
+                value
+            }
+            other => other,
+        });
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_paths_are_decoded_as_git_quotes_them() {
+        assert_eq!(unquote("b/plain.rs"), "b/plain.rs");
+        assert_eq!(unquote(r#""b/\303\244 \"q\"\\.rs""#), "b/ä \"q\"\\.rs");
+        assert_eq!(unquote(r#""b/tab\there""#), "b/tab\there");
+        let diff = "+++ \"b/\\303\\274.py\"\n@@ -1 +1 @@\n";
+        assert_eq!(parse_diff(diff)["ü.py"], [(1, 1)]);
+        let diff =
+            "+++ b/a b.py\t\n@@ -1 +1 @@\n+++ \"b/\\303\\274 \\\"q\\\".py\"\t\n@@ -2 +2 @@\n";
+        let lines = parse_diff(diff);
+        assert_eq!(lines["a b.py"], [(1, 1)]);
+        assert_eq!(lines["ü \"q\".py"], [(2, 2)]);
+    }
+
+    #[test]
+    fn hostile_hunk_headers_neither_panic_nor_wrap() {
+        let diff = "+++ b/x\n@@ -1 +4294967295,2 @@\n@@ -1 +1,0 @@\n@@ +\n@@ -1 +-5,x @@\n+++ \"\\\n@@ -1 +1 @@\n";
+        let lines = parse_diff(diff);
+        assert_eq!(lines["x"][0], (u32::MAX, u32::MAX));
+        // Every prefix of a diff (cut anywhere, as a capped read could) parses too.
+        let whole = "+++ \"b/\\303\\244.rs\"\n@@ -3,2 +3,4 @@ fn a()\n";
+        for end in 0..=whole.len() {
+            if whole.is_char_boundary(end) {
+                let _ = parse_diff(&whole[..end]);
+            }
+        }
+    }
 
     #[test]
     fn a_diff_gives_the_new_side_of_each_hunk() {
