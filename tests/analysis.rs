@@ -1,17 +1,14 @@
 //! The analysis tools through the real binary (`minimcp call`): complexity of a tree the
 //! test writes, and churn of a git repository the test creates.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("minimcp-analysis-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+mod common;
+
+use common::scratch::Scratch;
 
 fn call(root: &Path, tool: &str, args: Value) -> Value {
     call_with(root, tool, args, &[])
@@ -29,7 +26,7 @@ fn call_with(root: &Path, tool: &str, args: Value, flags: &[&str]) -> Value {
 
 #[test]
 fn complexity_lists_every_function_with_its_metrics() {
-    let dir = scratch("cx");
+    let dir = Scratch::new("cx");
     std::fs::write(
         dir.join("a.py"),
         "def f(a):\n    if a and b:\n        return 1\n    return 2\n\ndef g():\n    pass\n",
@@ -80,12 +77,11 @@ fn complexity_lists_every_function_with_its_metrics() {
     );
     let bad = call(&dir, "analyze_complexity", json!({"project_path": "../x"}));
     assert_eq!(bad["isError"], true);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn complexity_pages_within_the_result_budget() {
-    let dir = scratch("pages");
+    let dir = Scratch::new("pages");
     let mut src = String::new();
     for i in 0..200 {
         src.push_str(&format!(
@@ -117,7 +113,6 @@ fn complexity_pages_within_the_result_budget() {
     assert!(pages > 1);
     let expected: Vec<String> = (0..200).map(|i| format!("f{i}")).collect();
     assert_eq!(names, expected);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn git(dir: &Path, args: &[&str]) -> bool {
@@ -131,7 +126,7 @@ fn git(dir: &Path, args: &[&str]) -> bool {
 
 #[test]
 fn churn_counts_commits_lines_and_authors() {
-    let dir = scratch("churn");
+    let dir = Scratch::new("churn");
     if !git(&dir, &["init", "-q"]) {
         eprintln!("skipped: git is not available");
         return;
@@ -168,7 +163,7 @@ fn churn_counts_commits_lines_and_authors() {
         .unwrap()
         .starts_with("file,commits,"));
 
-    let plain = scratch("plain");
+    let plain = Scratch::new("plain");
     let result = call(&plain, "analyze_code_churn", json!({}));
     assert_eq!(result["isError"], true);
     assert!(
@@ -178,16 +173,14 @@ fn churn_counts_commits_lines_and_authors() {
             .contains("not inside a git repository"),
         "{result}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(&plain);
 }
 
 /// Issue 17 part 4: an offset past the end, in any format, is a page with nothing on it,
 /// not a slice out of range (the SARIF page panicked and answered -32603).
 #[test]
 fn an_offset_past_the_end_is_an_empty_page_in_every_format() {
-    let empty = scratch("cx-empty");
-    let full = scratch("cx-offset");
+    let empty = Scratch::new("cx-empty");
+    let full = Scratch::new("cx-offset");
     std::fs::write(
         full.join("a.py"),
         "def f(a):\n    if a:\n        return 1\n",
@@ -214,7 +207,7 @@ fn an_offset_past_the_end_is_an_empty_page_in_every_format() {
 /// Issue 20 part 2: a file, several paths, `exclude`, and a path outside the roots.
 #[test]
 fn complexity_takes_a_file_several_paths_and_excludes() {
-    let dir = scratch("paths");
+    let dir = Scratch::new("paths");
     std::fs::create_dir_all(dir.join("src/gen")).unwrap();
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     std::fs::write(dir.join("src/main.rs"), "fn main() { if a { b() } }\n").unwrap();
@@ -281,12 +274,11 @@ fn complexity_takes_a_file_several_paths_and_excludes() {
         let refused = call(&dir, "analyze_complexity", args.clone());
         assert_eq!(refused["isError"], true, "{args}: {refused}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn churn_takes_a_file_several_paths_and_excludes() {
-    let dir = scratch("churn-paths");
+    let dir = Scratch::new("churn-paths");
     if !git(&dir, &["init", "-q"]) {
         eprintln!("skipped: git is not available");
         return;
@@ -349,7 +341,6 @@ fn churn_takes_a_file_several_paths_and_excludes() {
         let refused = call(&dir, "analyze_code_churn", args.clone());
         assert_eq!(refused["isError"], true, "{args}: {refused}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 20 part 3: a cancellation during `git log` is honoured at once, not when git
@@ -363,8 +354,8 @@ fn a_cancellation_during_git_log_is_honoured_at_once() {
     use std::sync::mpsc;
     use std::time::{Duration, Instant};
 
-    let dir = scratch("cancel");
-    let bin = scratch("cancel-bin");
+    let dir = Scratch::new("cancel");
+    let bin = Scratch::new("cancel-bin");
     let fake = bin.join("git");
     std::fs::write(
         &fake,
@@ -441,8 +432,6 @@ fn a_cancellation_during_git_log_is_honoured_at_once() {
     eprintln!("cancellation to the next answer: {elapsed:?}");
     // 100 ms is the aim; a loaded test machine gets slack, far below git's 30 s.
     assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(&bin);
 }
 
 /// Issue 20 part 5: a client that passes the model only the text content. With the
@@ -450,7 +439,7 @@ fn a_cancellation_during_git_log_is_honoured_at_once() {
 /// ranking, the page's functions and the paging hint, for both tools, within the budget.
 #[test]
 fn the_text_alone_carries_what_a_model_needs() {
-    let dir = scratch("text-only");
+    let dir = Scratch::new("text-only");
     let mut src = String::from("def tangled(a, b, c):\n    if a and b:\n        return 1\n    elif c or a:\n        return 2\n    return 3\n\n");
     for i in 0..120 {
         src.push_str(&format!("def plain_{i}(x):\n    return x\n\n"));
@@ -511,13 +500,12 @@ fn the_text_alone_carries_what_a_model_needs() {
         t.contains("## Hotspots") && t.contains("| `a.py` | 367 | 125 |"),
         "{t}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_long_call_at_a_terminal_shows_progress_on_stderr_and_a_pipe_stays_quiet() {
     // 1,200 files: the walk reports progress every 1,000 entries.
-    let root = scratch("progress");
+    let root = Scratch::new("progress");
     for d in 0..12 {
         let dir = root.join(format!("d{d}"));
         std::fs::create_dir_all(&dir).expect("dir");
@@ -553,5 +541,4 @@ fn a_long_call_at_a_terminal_shows_progress_on_stderr_and_a_pipe_stays_quiet() {
         "a terminal gets the progress line: {text:?}"
     );
     assert!(text.contains("/s)"), "with its rate: {text:?}");
-    let _ = std::fs::remove_dir_all(&root);
 }

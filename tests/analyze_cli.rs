@@ -3,10 +3,14 @@
 //! fingerprints that survive lines inserted above a function. (The SARIF schema itself is
 //! checked by tests/sarif_schema.sh, which needs the network.)
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
+
+mod common;
+
+use common::scratch::Scratch;
 
 /// Cyclomatic 4 (three `if`s), cognitive 3.
 const BRANCHY: &str =
@@ -21,14 +25,6 @@ const TANGLED: &str =
 
 const SIMPLE: &str = "def simple():\n    return 1\n";
 
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("minimcp-analyze-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
 fn git(dir: &Path, args: &[&str]) -> bool {
     Command::new("git")
         .current_dir(dir)
@@ -40,8 +36,8 @@ fn git(dir: &Path, args: &[&str]) -> bool {
 
 /// A repository with `a.py` (simple, branchy) and `b.py` (tangled), committed once; `None`
 /// (the test skips, visibly) when git is missing.
-fn repository(name: &str) -> Option<PathBuf> {
-    let dir = scratch(name);
+fn repository(name: &str) -> Option<Scratch> {
+    let dir = Scratch::new(name);
     if !git(&dir, &["init", "-q"]) {
         eprintln!("skipped: git is not available");
         return None;
@@ -141,7 +137,6 @@ fn limits_set_the_exit_status() {
         assert!(err.starts_with("minimcp: "), "{args:?}: {err}");
         assert!(out.is_empty(), "{args:?}: {out}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -200,7 +195,6 @@ fn a_baseline_fails_only_new_or_worse_functions() {
         failing(&report),
         [("fresh".into(), "cyclomatic".into(), "new".into())]
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -249,7 +243,6 @@ fn diff_judges_only_the_functions_touched_since_a_revision() {
         failing(&report),
         [("tangled".into(), "cyclomatic".into(), String::new())]
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The SARIF log of `dir` with a cyclomatic limit of 3.
@@ -325,7 +318,6 @@ fn every_format_parses() {
         root.starts_with("file:///") && root.ends_with('/'),
         "{root}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -368,7 +360,6 @@ fn a_fingerprint_survives_lines_inserted_above_its_function() {
         tangled["partialFingerprints"],
         before["partialFingerprints"]
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -396,12 +387,10 @@ fn churn_reports_the_whole_history() {
         "{report}"
     );
     // Not a repository: status 2 and the reason.
-    let plain = scratch("churn-plain");
+    let plain = Scratch::new("churn-plain");
     let (code, _, err) = minimcp(&plain, &["churn"]);
     assert_eq!(code, 2);
     assert!(err.contains("git repository"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(&plain);
 }
 
 #[test]
@@ -434,5 +423,4 @@ fn a_terminal_gets_a_progress_line() {
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
     assert_eq!(written["functions"].as_array().map(Vec::len), Some(3));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,53 +5,19 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+mod common;
+
+use common::scratch::Scratch;
+
 const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const WAIT: Duration = Duration::from_secs(20);
-
-static COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-/// A fresh directory (canonical path), removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> TempDir {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path =
-            std::env::temp_dir().join(format!("minimcp-edit-{}-{n}-{label}", std::process::id()));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).expect("create temp dir");
-        TempDir(path.canonicalize().expect("canonical"))
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn file(&self, rel: &str, contents: impl AsRef<[u8]>) -> &Self {
-        let path = self.0.join(rel);
-        fs::create_dir_all(path.parent().expect("parent")).expect("create parent");
-        fs::write(path, contents).expect("write");
-        self
-    }
-
-    fn read(&self, rel: &str) -> String {
-        fs::read_to_string(self.0.join(rel)).expect("read")
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
 
 struct Client {
     child: Child,
@@ -235,7 +201,7 @@ fn tool_names(client: &mut Client) -> Vec<String> {
 
 #[test]
 fn editing_is_off_unless_the_toolset_is_named_and_says_so_when_on() {
-    let tree = TempDir::new("default-off");
+    let tree = Scratch::new("default-off");
     tree.file("a.txt", "a\n");
     let mut plain = Client::with_args(&[tree.path()], &[]);
     let names = tool_names(&mut plain);
@@ -289,7 +255,7 @@ fn editing_is_off_unless_the_toolset_is_named_and_says_so_when_on() {
 
 #[test]
 fn write_file_creates_and_replaces_only_what_was_read() {
-    let tree = TempDir::new("write");
+    let tree = Scratch::new("write");
     tree.file("old.txt", "old content\n");
     let mut c = Client::start(&[tree.path()]);
     let made = c.ok(
@@ -363,7 +329,7 @@ fn write_file_creates_and_replaces_only_what_was_read() {
 #[test]
 fn write_file_keeps_permission_bits_and_refuses_what_is_not_one_regular_file() {
     use std::os::unix::fs::PermissionsExt;
-    let tree = TempDir::new("kinds");
+    let tree = Scratch::new("kinds");
     tree.file("script.sh", "#!/bin/sh\n")
         .file("dir/x", "x")
         .file("one", "1");
@@ -412,7 +378,7 @@ fn write_file_keeps_permission_bits_and_refuses_what_is_not_one_regular_file() {
 #[test]
 fn a_rewritten_file_keeps_its_owner_and_loses_setuid_and_setgid() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    let tree = TempDir::new("owner");
+    let tree = Scratch::new("owner");
     tree.file("tool.sh", "#!/bin/sh\n");
     let path = tree.path().join("tool.sh");
     // Giving a file away needs root: elsewhere the owner half cannot be set up.
@@ -438,7 +404,7 @@ fn a_rewritten_file_keeps_its_owner_and_loses_setuid_and_setgid() {
 
 #[test]
 fn max_write_bytes_bounds_what_is_written() {
-    let tree = TempDir::new("limit");
+    let tree = Scratch::new("limit");
     let mut c = Client::with_args(
         &[tree.path()],
         &["--toolsets", "workspace,edit", "--max-write-bytes", "10"],
@@ -460,7 +426,7 @@ fn max_write_bytes_bounds_what_is_written() {
 #[cfg(unix)]
 #[test]
 fn writes_never_leave_the_roots_nor_touch_denied_or_git_files() {
-    let base = TempDir::new("escape");
+    let base = Scratch::new("escape");
     base.file("root/in.txt", "inside\n")
         .file("root/.env", "SECRET=1\n")
         .file("root/.git/config", "[core]\n")
@@ -542,7 +508,7 @@ fn writes_never_leave_the_roots_nor_touch_denied_or_git_files() {
 
 #[test]
 fn edit_file_replaces_exactly_once_all_or_nothing_with_a_diff() {
-    let tree = TempDir::new("edit");
+    let tree = Scratch::new("edit");
     let original = "fn main() {\n    let x  = 1;\n    println!(\"{x}\");\n}\n// x = 1\n// x = 1\n";
     tree.file("main.rs", original);
     let mut c = Client::start(&[tree.path()]);
@@ -614,7 +580,7 @@ fn edit_file_replaces_exactly_once_all_or_nothing_with_a_diff() {
 
 #[test]
 fn a_file_changed_by_another_process_after_the_read_is_refused() {
-    let tree = TempDir::new("conflict");
+    let tree = Scratch::new("conflict");
     tree.file("notes.md", "draft one\n");
     let mut c = Client::start(&[tree.path()]);
     let seen = c.sha("notes.md");
@@ -657,7 +623,7 @@ fn a_file_changed_by_another_process_after_the_read_is_refused() {
 
 #[test]
 fn create_directory_makes_parents_and_is_idempotent() {
-    let tree = TempDir::new("mkdir");
+    let tree = Scratch::new("mkdir");
     tree.file("file", "x");
     let mut c = Client::start(&[tree.path()]);
     let made = c.ok("create_directory", json!({"path": "a/b/c"}));
@@ -692,8 +658,8 @@ fn create_directory_makes_parents_and_is_idempotent() {
 
 #[test]
 fn move_file_renames_refuses_to_overwrite_unless_asked_and_never_crosses_roots() {
-    let one = TempDir::new("move-one");
-    let two = TempDir::new("move-two");
+    let one = Scratch::new("move-one");
+    let two = Scratch::new("move-two");
     one.file("a.txt", "A\n")
         .file("b.txt", "B\n")
         .file("dir/inner.txt", "I\n");
@@ -761,8 +727,8 @@ fn move_file_renames_refuses_to_overwrite_unless_asked_and_never_crosses_roots()
 
 #[test]
 fn every_path_form_reaches_the_same_file_and_several_roots_need_a_label() {
-    let one = TempDir::new("forms-one");
-    let two = TempDir::new("forms-two");
+    let one = Scratch::new("forms-one");
+    let two = Scratch::new("forms-two");
     one.file("sub/f.txt", "1\n");
     two.file("sub/g.txt", "2\n");
     let mut single = Client::start(&[one.path()]);
@@ -801,7 +767,7 @@ fn every_path_form_reaches_the_same_file_and_several_roots_need_a_label() {
 
 #[test]
 fn in_2026_07_28_replacing_a_file_needs_expected_sha256() {
-    let tree = TempDir::new("stateless");
+    let tree = Scratch::new("stateless");
     tree.file("s.txt", "one\n");
     let mut c = Client::start(&[tree.path()]);
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
@@ -851,7 +817,7 @@ fn in_2026_07_28_replacing_a_file_needs_expected_sha256() {
 
 #[test]
 fn a_subscribed_file_changed_by_a_tool_is_announced() {
-    let tree = TempDir::new("notify");
+    let tree = Scratch::new("notify");
     tree.file("watched.txt", "before\n");
     let mut c = Client::start(&[tree.path()]);
     let uri = format!("file://{}/watched.txt", tree.path().display());
@@ -882,7 +848,7 @@ fn a_subscribed_file_changed_by_a_tool_is_announced() {
 
 #[test]
 fn leftovers_of_killed_writes_are_swept_at_start_only_with_editing_on() {
-    let tree = TempDir::new("sweep");
+    let tree = Scratch::new("sweep");
     // Pid 4294967295 is above every kernel's pid_max: its writer is surely gone.
     let dead = ".minimcp-write.4294967295.0123456789abcdef.tmp";
     tree.file(dead, "half a write")
@@ -901,16 +867,13 @@ fn leftovers_of_killed_writes_are_swept_at_start_only_with_editing_on() {
 
 // ---- Sessions over HTTP: what one session read does not vouch for another ---------------
 
-#[cfg(feature = "http")]
-mod common;
-
 /// Over HTTP many sessions share one process: a file session A read and session B then
 /// changed is refused to A until it reads again, and B's knowledge never lets A through.
 #[cfg(feature = "http")]
 #[test]
 fn over_http_each_session_answers_for_what_it_read_itself() {
     use std::net::TcpStream;
-    let tree = TempDir::new("http-sessions");
+    let tree = Scratch::new("http-sessions");
     tree.file("shared.txt", "v1\n");
     let root = tree.path().display().to_string();
     let (mut child, port, mut stderr) = common::spawn_http(&[

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 mod common;
 
 use common::response::{read_response, Response};
+use common::scratch::Scratch;
 
 const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const ACCEPT: &str = "application/json, text/event-stream";
@@ -488,8 +489,7 @@ fn foreign_hosts_and_origins_are_refused() {
 
 #[test]
 fn a_bearer_token_guards_every_request() {
-    let dir = std::env::temp_dir().join(format!("minimcp-http-token-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = Scratch::new("http-token");
     let file = dir.join("token");
     std::fs::write(&file, "s3cret-token\n").expect("write token");
     let server = Server::start(&["--token-file", file.to_str().expect("utf8")]);
@@ -502,7 +502,6 @@ fn a_bearer_token_guards_every_request() {
     assert_eq!(server.raw(&wrong).status, 401);
     let right = post_bytes(None, note, &["Authorization: Bearer s3cret-token"]);
     assert_eq!(server.raw(&right).status, 202);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -911,8 +910,7 @@ fn a_listen_stream_is_acknowledged_first_and_never_buffered() {
 
 #[test]
 fn input_required_retries_may_reach_another_connection_or_a_process_sharing_the_key() {
-    let dir = std::env::temp_dir().join(format!("minimcp-http-key-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = Scratch::new("http-key");
     let key = dir.join("key");
     std::fs::write(&key, [7u8; 32]).expect("key");
     let key = key.to_str().expect("utf8");
@@ -953,7 +951,6 @@ fn input_required_retries_may_reach_another_connection_or_a_process_sharing_the_
         refused.get("error").is_some(),
         "a process with another key refuses the state: {refused}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -984,7 +981,7 @@ fn closing_a_2026_request_stream_cancels_the_request() {
     );
 }
 
-// ---- One client never stalls another (issue 17) -----------------------------------------
+// ---- One client never stalls another ----------------------------------------------------
 
 /// The next message event of an open event stream (priming events and comments skipped);
 /// `None` once the stream ends.
@@ -1028,7 +1025,8 @@ fn sampling_left_unanswered(server: &Server, session: &str) -> (BufReader<TcpStr
 
 #[test]
 fn a_client_that_never_answers_the_server_stalls_nobody_else() {
-    // The default request timeout (60 s): before issue 17 the second client waited all of it.
+    // The default request timeout is 60 s: a server that ran one connection at a time
+    // made the second client wait all of it.
     let server = Server::start(&[]);
     let silent = server.session(json!({"sampling": {}}));
     let (mut held, request) = sampling_left_unanswered(&server, &silent);
@@ -1245,8 +1243,7 @@ fn a_parked_call_whose_client_left_for_good_is_dropped_at_once() {
 fn one_clients_roots_never_serve_another_clients_requests() {
     // Without --root each session's roots are its own client's (or the fallback): a
     // session that declares none must not be served the roots another session listed.
-    let dir = std::env::temp_dir().join(format!("minimcp-roots-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = Scratch::new("roots");
     std::fs::write(dir.join("only-for-a.txt"), "a's file").expect("write");
     let server = Server::start(&["--profile", "workspace"]);
     let a = server.session(json!({"roots": {}}));
@@ -1270,7 +1267,6 @@ fn one_clients_roots_never_serve_another_clients_requests() {
     // And a again gets its own, from its session's cache, without being asked again.
     let again = server.post(Some(&a), &list, &[]).json();
     assert!(again.to_string().contains("only-for-a.txt"), "{again}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The server installs no signal handler (std only, no unsafe), so SIGTERM takes its default

@@ -1,4 +1,4 @@
-//! HTTP/1.1 framing against request smuggling (issue 17): the real binary (`serve --http`)
+//! HTTP/1.1 framing against request smuggling: the real binary (`serve --http`)
 //! is sent named attacks and randomly damaged requests, each followed by a legitimate
 //! pipelined request on the same connection, and every request it executes must be one a
 //! strict RFC 9112 reader — written here from the grammar, independently of

@@ -1,4 +1,4 @@
-//! Many instances of the real binary (issue 10): an `input_required` retry answered by
+//! Many instances of the real binary: an `input_required` retry answered by
 //! another process sharing `--state-key-file`, key rotation, the errors for a state sealed
 //! with an unknown key, session ids that carry the balancer's routing key, `/healthz` for
 //! any Host, and the access log. nginx in front of three instances: tests/many_instances.sh.

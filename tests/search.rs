@@ -2,49 +2,22 @@
 //! DIR` on generated trees. Regular expressions, a pathological pattern, context lines, and
 //! paging through thousands of matches with every page inside the result budget.
 
-use std::fs;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{json, Value};
+
+mod common;
+
+use common::scratch::Scratch;
 
 const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 
 /// The default `--max-result-bytes`.
 const BUDGET: usize = 80_000;
 
-struct Tree(PathBuf);
-
-impl Tree {
-    fn new(label: &str) -> Tree {
-        let path =
-            std::env::temp_dir().join(format!("minimcp-search-{}-{label}", std::process::id()));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).expect("create temp dir");
-        Tree(path)
-    }
-
-    fn file(&self, rel: &str, contents: impl AsRef<[u8]>) -> &Tree {
-        let path = self.0.join(rel);
-        fs::create_dir_all(path.parent().expect("parent")).expect("create parent");
-        fs::write(path, contents).expect("write");
-        self
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Tree {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The tool result of one `minimcp call search_text`, and its size as the budget counts it
 /// (the larger of the text and the compact structured JSON).
-fn search(tree: &Tree, args: Value) -> (Value, usize) {
+fn search(tree: &Scratch, args: Value) -> (Value, usize) {
     let out = Command::new(BIN)
         .args(["call", "search_text", &args.to_string(), "--root"])
         .arg(tree.path())
@@ -80,7 +53,7 @@ fn text(result: &Value) -> &str {
 
 #[test]
 fn regular_expressions_search_the_tree() {
-    let tree = Tree::new("regex");
+    let tree = Scratch::new("regex");
     tree.file("src/a.rs", "fn alpha() {}\n// TODO: beta\nlet x = 10;\n")
         .file("src/b.rs", "pub fn beta(x: u8) {}\n")
         .file("README.md", "Call alpha() then beta().\n");
@@ -114,7 +87,7 @@ fn a_pathological_pattern_on_a_long_line_answers() {
     // A backtracking engine takes exponential time on (a*)*b against a run of `a`; this one
     // does at most (line length × NFA states) steps. The test asserts the answer, not a
     // time: the bound is by construction.
-    let tree = Tree::new("patho");
+    let tree = Scratch::new("patho");
     tree.file("long.txt", format!("{}\n", "a".repeat(2 << 20)));
     for pattern in ["(a*)*b", "(a|a)*b", "(a+)+$x"] {
         let (result, _) = search(&tree, json!({"query": pattern, "regex": true}));
@@ -125,7 +98,7 @@ fn a_pathological_pattern_on_a_long_line_answers() {
 
 #[test]
 fn thousands_of_matches_page_within_the_budget() {
-    let tree = Tree::new("pages");
+    let tree = Scratch::new("pages");
     // Long lines with characters JSON escapes, so the budget binds before max_results.
     let line = format!("needle \"{}\"\n", "é\\".repeat(150));
     for d in 0..20 {

@@ -12,6 +12,10 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
+mod common;
+
+use common::scratch::Scratch;
+
 /// Runs one session: the handshake, then `requests` (method, params), all at once; stdin
 /// is closed and every answer collected. Returns the answers in request order.
 fn session(args: &[&str], requests: &[(&str, Value)]) -> Vec<Value> {
@@ -233,8 +237,7 @@ fn checksums_agree_with_sha256sum() {
             ("tools/call", json!({"name": "generate_template", "arguments": {"resource_uri": uri, "parameters": required_only(uri)}}))
         })
         .collect();
-    let dir = std::env::temp_dir().join(format!("minimcp-sha-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("mkdir");
+    let dir = Scratch::new("sha");
     for (i, answer) in templates_only(&requests).iter().enumerate() {
         let s = &answer["result"]["structuredContent"];
         let file = dir.join(format!("{i}"));
@@ -247,7 +250,6 @@ fn checksums_agree_with_sha256sum() {
         let digest = printed.split_whitespace().next().expect("a digest");
         assert_eq!(s["checksum"], format!("sha256:{digest}"), "{}", uris[i]);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -306,8 +308,7 @@ fn templates_are_resources_with_completion() {
 
 #[test]
 fn the_default_profile_serves_files_and_templates_together() {
-    let root = std::env::temp_dir().join(format!("minimcp-both-{}", std::process::id()));
-    std::fs::create_dir_all(&root).expect("mkdir");
+    let root = Scratch::new("both");
     std::fs::write(root.join("a.txt"), "a").expect("write");
     let root_arg = root.to_str().expect("UTF-8 path");
     let answers = session(
@@ -326,7 +327,6 @@ fn the_default_profile_serves_files_and_templates_together() {
         "{uris:?}"
     );
     assert!(uris.contains(&"template://readme/go/lib"), "{uris:?}");
-    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]

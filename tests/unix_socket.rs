@@ -18,33 +18,11 @@ use serde_json::{json, Value};
 mod common;
 
 use common::response::{read_response, Response};
+use common::scratch::Scratch;
 
 const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const ACCEPT: &str = "application/json, text/event-stream";
 const MODERN: &str = "2026-07-28";
-
-/// A fresh directory for one test's socket, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        // Short: a socket path has a limit of about 100 bytes.
-        let dir = std::env::temp_dir().join(format!("mmus-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("scratch dir");
-        Scratch(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A running `minimcp serve --profile conformance --http unix:PATH`, killed on drop.
 struct Server {
@@ -183,7 +161,7 @@ impl Drop for Server {
 #[test]
 fn both_eras_over_a_unix_socket_with_mode_0600() {
     let scratch = Scratch::new("eras");
-    let path = scratch.path("m.sock");
+    let path = scratch.join("m.sock");
     let server = Server::start(&path, &["--access-log"]);
 
     let meta = fs::symlink_metadata(&path).expect("the socket exists");
@@ -193,7 +171,7 @@ fn both_eras_over_a_unix_socket_with_mode_0600() {
         0o600,
         "only this user may connect"
     );
-    let names: Vec<_> = fs::read_dir(&scratch.0)
+    let names: Vec<_> = fs::read_dir(scratch.path())
         .expect("list")
         .map(|e| e.expect("entry").file_name())
         .collect();
@@ -262,7 +240,7 @@ fn both_eras_over_a_unix_socket_with_mode_0600() {
 #[test]
 fn on_a_socket_any_host_is_served_but_a_token_and_origin_still_count() {
     let scratch = Scratch::new("access");
-    let open = Server::start(&scratch.path("open.sock"), &[]);
+    let open = Server::start(&scratch.join("open.sock"), &[]);
     // No loopback Host rule: the socket file has no address to rebind.
     for host in ["Host: example.com", "Host: 10.0.0.1:80"] {
         let reply = open.echo("hi", &[host]);
@@ -280,10 +258,10 @@ fn on_a_socket_any_host_is_served_but_a_token_and_origin_still_count() {
     assert_eq!(open.echo("hi", &["Origin: http://localhost"]).status, 200);
 
     // A token given explicitly is still required.
-    let token = scratch.path("token");
+    let token = scratch.join("token");
     fs::write(&token, "s3cret-token\n").expect("token file");
     let guarded = Server::start(
-        &scratch.path("tok.sock"),
+        &scratch.join("tok.sock"),
         &["--token-file", token.to_str().expect("utf8")],
     );
     let without = guarded.echo("hi", &[]);
@@ -300,7 +278,7 @@ fn on_a_socket_any_host_is_served_but_a_token_and_origin_still_count() {
 #[test]
 fn a_stale_socket_is_replaced_and_a_live_one_refused() {
     let scratch = Scratch::new("stale");
-    let path = scratch.path("s.sock");
+    let path = scratch.join("s.sock");
 
     // A socket file nobody listens on any more (its server was killed).
     drop(UnixListener::bind(&path).expect("bind"));
@@ -340,11 +318,11 @@ fn a_stale_socket_is_replaced_and_a_live_one_refused() {
 #[test]
 fn anything_but_a_socket_at_the_path_is_refused_and_left_alone() {
     let scratch = Scratch::new("occupied");
-    let file = scratch.path("file.sock");
+    let file = scratch.join("file.sock");
     fs::write(&file, "precious").expect("file");
-    let dir = scratch.path("dir.sock");
+    let dir = scratch.join("dir.sock");
     fs::create_dir(&dir).expect("dir");
-    let link = scratch.path("link.sock");
+    let link = scratch.join("link.sock");
     std::os::unix::fs::symlink(&file, &link).expect("symlink");
     for (path, what) in [
         (&file, "a regular file"),
@@ -364,11 +342,11 @@ fn anything_but_a_socket_at_the_path_is_refused_and_left_alone() {
         .expect("kept")
         .file_type()
         .is_symlink());
-    let names = fs::read_dir(&scratch.0).expect("list").count();
+    let names = fs::read_dir(scratch.path()).expect("list").count();
     assert_eq!(names, 3, "no temporary directory left behind");
 
     // A directory that does not exist: a clear message naming the cause.
-    let (code, stderr) = Server::try_start(&scratch.path("no/such.sock"), &[])
+    let (code, stderr) = Server::try_start(&scratch.join("no/such.sock"), &[])
         .err()
         .expect("must not start");
     assert_eq!(code, Some(2));
@@ -381,7 +359,7 @@ fn anything_but_a_socket_at_the_path_is_refused_and_left_alone() {
 #[test]
 fn allow_remote_is_refused_with_a_unix_socket() {
     let scratch = Scratch::new("remote");
-    let path = scratch.path("r.sock");
+    let path = scratch.join("r.sock");
     let (code, stderr) = Server::try_start(&path, &["--allow-remote"])
         .err()
         .expect("must not start");

@@ -10,60 +10,17 @@ use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+mod common;
+
+use common::scratch::Scratch;
+
 const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const WAIT: Duration = Duration::from_secs(20);
-
-// ---- Temporary trees ----------------------------------------------------------------------
-
-static COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-/// A directory under the system temp dir with a unique name (pid + counter), removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> TempDir {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path =
-            std::env::temp_dir().join(format!("minimcp-it-{}-{n}-{label}", std::process::id()));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).expect("create temp dir");
-        TempDir(path)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn file(&self, rel: &str, contents: impl AsRef<[u8]>) -> &Self {
-        let path = self.0.join(rel);
-        fs::create_dir_all(path.parent().expect("parent")).expect("create parent");
-        fs::write(path, contents).expect("write");
-        self
-    }
-
-    fn dir(&self, rel: &str) -> &Self {
-        fs::create_dir_all(self.0.join(rel)).expect("create dir");
-        self
-    }
-
-    #[cfg(unix)]
-    fn symlink(&self, target: impl AsRef<Path>, rel: &str) -> &Self {
-        std::os::unix::fs::symlink(target, self.0.join(rel)).expect("symlink");
-        self
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
 
 // ---- A client over pipes ------------------------------------------------------------------
 
@@ -390,7 +347,7 @@ fn complete(client: &mut Client, reference: Value, name: &str, value: &str) -> V
 #[cfg(unix)]
 #[test]
 fn sandbox_sibling_directory_sharing_the_root_name_prefix_is_outside() {
-    let base = TempDir::new("sibling");
+    let base = Scratch::new("sibling");
     base.file("ws/readme.md", "inside")
         .file("ws-secret/key.txt", "secret-marker");
     base.symlink("../ws-secret", "ws/link")
@@ -422,7 +379,7 @@ fn sandbox_sibling_directory_sharing_the_root_name_prefix_is_outside() {
 #[cfg(unix)]
 #[test]
 fn sandbox_escaping_symlink_is_not_read_directly() {
-    let base = TempDir::new("direct");
+    let base = Scratch::new("direct");
     base.file("ws/a.txt", "a")
         .file("outside.txt", "secret-marker");
     base.symlink("../outside.txt", "ws/link.txt");
@@ -458,7 +415,7 @@ fn sandbox_escaping_symlink_is_not_read_directly() {
 #[cfg(unix)]
 #[test]
 fn sandbox_escaping_symlink_is_not_listed_inside_a_directory() {
-    let base = TempDir::new("listed");
+    let base = Scratch::new("listed");
     base.file("ws/src/a.rs", "fn a() {}")
         .file("outside/b.rs", "fn secret_marker() {}");
     base.symlink("../../outside/b.rs", "ws/src/b.rs")
@@ -487,7 +444,7 @@ fn sandbox_escaping_symlink_is_not_listed_inside_a_directory() {
 #[cfg(unix)]
 #[test]
 fn sandbox_escaping_symlink_is_refused_as_a_parent_component() {
-    let base = TempDir::new("parent");
+    let base = Scratch::new("parent");
     base.file("ws/a.txt", "a")
         .file("outside/secret.txt", "secret-marker");
     base.symlink(base.path().join("outside"), "ws/out");
@@ -513,7 +470,7 @@ fn sandbox_escaping_symlink_is_refused_as_a_parent_component() {
 #[cfg(unix)]
 #[test]
 fn sandbox_symlink_staying_inside_is_followed() {
-    let root = TempDir::new("inside");
+    let root = Scratch::new("inside");
     root.file("docs/guide.md", "# Guide\nfollow me\n");
     root.symlink("docs", "manual")
         .symlink("docs/guide.md", "GUIDE.md");
@@ -542,7 +499,7 @@ fn sandbox_symlink_staying_inside_is_followed() {
 
 #[test]
 fn sandbox_parent_components_are_refused() {
-    let root = TempDir::new("dotdot");
+    let root = Scratch::new("dotdot");
     root.file("src/a.rs", "");
     let mut client = Client::start(root.path());
     for path in ["..", "../", "../etc/passwd", "src/../../x", "src/.."] {
@@ -560,7 +517,7 @@ fn sandbox_parent_components_are_refused() {
 
 #[test]
 fn sandbox_absolute_paths_outside_the_root_are_refused() {
-    let base = TempDir::new("absolute");
+    let base = Scratch::new("absolute");
     base.file("ws/a.txt", "a").file("ws-secret/key.txt", "k");
     let root = base.path().join("ws");
     let mut client = Client::start(&root);
@@ -592,7 +549,7 @@ fn sandbox_absolute_paths_outside_the_root_are_refused() {
 
 #[test]
 fn absolute_paths_inside_the_root_work_everywhere_and_results_stay_short() {
-    let root = TempDir::new("abs-inside");
+    let root = Scratch::new("abs-inside");
     root.file("src/main.rs", "fn main() {}\n")
         .file("src/lib.rs", "");
     let mut client = Client::start(root.path());
@@ -626,7 +583,7 @@ fn absolute_paths_inside_the_root_work_everywhere_and_results_stay_short() {
 
 #[test]
 fn file_uris_with_spaces_and_non_ascii_round_trip() {
-    let root = TempDir::new("uri names");
+    let root = Scratch::new("uri names");
     root.file("dir with space/naïve #1.txt", "hello\n");
     let mut client = Client::start(root.path());
     let listed = client.request("resources/list", json!({}));
@@ -651,7 +608,7 @@ fn file_uris_with_spaces_and_non_ascii_round_trip() {
 
 #[test]
 fn sandbox_home_paths_are_refused() {
-    let root = TempDir::new("home");
+    let root = Scratch::new("home");
     let mut client = Client::start(root.path());
     for path in ["~", "~/.ssh/id_rsa"] {
         assert_refused_everywhere(&mut client, path, "outside the workspace roots");
@@ -665,7 +622,7 @@ fn sandbox_home_paths_are_refused() {
 
 #[test]
 fn sandbox_nul_bytes_are_refused() {
-    let root = TempDir::new("nul");
+    let root = Scratch::new("nul");
     root.file("a.txt", "a");
     let mut client = Client::start(root.path());
     for path in ["a.txt\u{0}.png", "\u{0}", "src/\u{0}/x"] {
@@ -683,7 +640,7 @@ fn sandbox_nul_bytes_are_refused() {
 
 #[test]
 fn sandbox_percent_encoded_traversal_in_uris_is_refused() {
-    let base = TempDir::new("percent");
+    let base = Scratch::new("percent");
     base.file("ws/a.txt", "a")
         .file("secret.txt", "secret-marker");
     let mut client = Client::start(&base.path().join("ws"));
@@ -732,7 +689,7 @@ fn sandbox_percent_encoded_traversal_in_uris_is_refused() {
 
 #[test]
 fn sandbox_windows_separators_are_refused() {
-    let root = TempDir::new("backslash");
+    let root = Scratch::new("backslash");
     root.file("src/main.rs", "");
     let mut client = Client::start(root.path());
     for path in [
@@ -751,7 +708,7 @@ fn sandbox_windows_separators_are_refused() {
 
 #[test]
 fn sandbox_over_long_paths_are_refused() {
-    let root = TempDir::new("long");
+    let root = Scratch::new("long");
     let mut client = Client::start(root.path());
     // Over the schema's 4096 characters: the core refuses before the tool runs.
     let long = "a/".repeat(2100);
@@ -817,7 +774,7 @@ fn snapshot(dir: &Path) -> Vec<String> {
 #[test]
 fn sandbox_nothing_is_written_created_deleted_or_executed() {
     use std::os::unix::fs::PermissionsExt;
-    let base = TempDir::new("readonly");
+    let base = Scratch::new("readonly");
     base.file("ws/.gitignore", "target/\n")
         .file("ws/src/main.rs", "fn main() {}\n")
         .file("ws/target/x.o", [0u8, 1, 2])
@@ -905,7 +862,7 @@ fn sandbox_nothing_is_written_created_deleted_or_executed() {
 #[cfg(unix)]
 #[test]
 fn sandbox_special_files_are_not_read_and_do_not_hang() {
-    let root = TempDir::new("fifo");
+    let root = Scratch::new("fifo");
     root.file("a.txt", "needle\n");
     let made = Command::new("mkfifo")
         .arg(root.path().join("pipe"))
@@ -933,7 +890,7 @@ fn sandbox_special_files_are_not_read_and_do_not_hang() {
 
 #[test]
 fn sandbox_large_trees_stop_at_the_depth_limit_and_say_so() {
-    let root = TempDir::new("deep");
+    let root = Scratch::new("deep");
     let deep: String = (0..70).map(|i| format!("d{i}/")).collect();
     root.file(&format!("{deep}deep.txt"), "needle");
     root.file("top.txt", "needle");
@@ -959,7 +916,7 @@ fn sandbox_large_trees_stop_at_the_depth_limit_and_say_so() {
 
 #[test]
 fn sandbox_long_searches_report_progress() {
-    let root = TempDir::new("progress");
+    let root = Scratch::new("progress");
     for i in 0..2600 {
         root.file(
             &format!("d{}/f{i}.txt", i % 26),
@@ -985,7 +942,7 @@ fn sandbox_long_searches_report_progress() {
 
 #[test]
 fn sandbox_long_searches_can_be_cancelled() {
-    let root = TempDir::new("cancel");
+    let root = Scratch::new("cancel");
     for i in 0..5000 {
         root.file(&format!("d{}/f{i}.txt", i % 50), "needle\n");
     }
@@ -1010,7 +967,7 @@ fn sandbox_long_searches_can_be_cancelled() {
 
 #[test]
 fn tools_are_listed_read_only_with_strict_schemas() {
-    let root = TempDir::new("listing");
+    let root = Scratch::new("listing");
     let mut client = Client::start(root.path());
     let tools = client.request("tools/list", json!({}));
     let tools = tools["result"]["tools"].as_array().expect("tools").clone();
@@ -1051,7 +1008,7 @@ fn tools_are_listed_read_only_with_strict_schemas() {
 
 #[test]
 fn gitignore_keeps_target_and_node_modules_out() {
-    let root = TempDir::new("gitignore");
+    let root = Scratch::new("gitignore");
     root.file(".gitignore", "/target/\nnode_modules/\n*.log\n!keep.log\n")
         .file(".git/config", "[core]")
         .file("src/app.js", "needle")
@@ -1092,7 +1049,7 @@ fn gitignore_keeps_target_and_node_modules_out() {
 
 #[test]
 fn read_file_pages_text_and_attaches_binary() {
-    let root = TempDir::new("read");
+    let root = Scratch::new("read");
     let body: String = (1..=2500).map(|i| format!("line {i}\n")).collect();
     root.file("long.txt", body)
         .file("img.png", [0x89, b'P', b'N', b'G', 0, 0xff]);
@@ -1118,7 +1075,7 @@ fn read_file_pages_text_and_attaches_binary() {
 
 #[test]
 fn resources_are_listed_paginated_read_and_completed() {
-    let root = TempDir::new("resources");
+    let root = Scratch::new("resources");
     for i in 0..150 {
         root.file(&format!("f{i:03}.txt"), format!("file {i}"));
     }
@@ -1164,7 +1121,7 @@ fn resources_are_listed_paginated_read_and_completed() {
 
 #[test]
 fn subscriptions_report_updates_and_list_changes() {
-    let root = TempDir::new("subscribe");
+    let root = Scratch::new("subscribe");
     root.file("watched.txt", "one");
     let mut client = Client::start(root.path());
     let init_caps = client.request("ping", json!({}));
@@ -1198,7 +1155,7 @@ fn subscriptions_report_updates_and_list_changes() {
 
 #[test]
 fn prompts_embed_files_and_complete_arguments() {
-    let root = TempDir::new("prompts");
+    let root = Scratch::new("prompts");
     root.file("README.md", "# Demo\n")
         .file("src/main.rs", "fn main() {}\n");
     let mut client = Client::start(root.path());
@@ -1248,7 +1205,7 @@ fn prompts_embed_files_and_complete_arguments() {
 
 #[test]
 fn a_missing_or_non_directory_root_is_refused_at_startup() {
-    let base = TempDir::new("badroot");
+    let base = Scratch::new("badroot");
     base.file("plain.txt", "x").dir("empty");
     for (root, expected) in [
         (base.path().join("missing"), "does not exist"),
@@ -1374,7 +1331,7 @@ fn uri_of(path: &Path) -> String {
 
 #[test]
 fn roots_come_from_the_client_and_follow_its_changes() {
-    let base = TempDir::new("client-roots");
+    let base = Scratch::new("client-roots");
     base.file("cwd/fallback.txt", "fallback")
         .file("app/only-app.txt", "app")
         .file("app/common.txt", "app common")
@@ -1436,7 +1393,7 @@ fn roots_come_from_the_client_and_follow_its_changes() {
 
 #[test]
 fn several_roots_on_the_command_line() {
-    let base = TempDir::new("two-roots");
+    let base = Scratch::new("two-roots");
     base.file("one/src/a.rs", "one").file("two/src/a.rs", "two");
     let (one, two) = (base.path().join("one"), base.path().join("two"));
     let mut client = Client::launch(
@@ -1483,7 +1440,7 @@ fn several_roots_on_the_command_line() {
 
 #[test]
 fn a_bare_directory_argument_is_the_root() {
-    let root = TempDir::new("bare");
+    let root = Scratch::new("bare");
     root.file("hello.txt", "hi");
     let mut client = Client::launch(&[root.path().as_os_str()], None, None, root.path());
     let read = client.call("read_file", json!({"path": "hello.txt"}));
@@ -1492,7 +1449,7 @@ fn a_bare_directory_argument_is_the_root() {
 
 #[test]
 fn slash_and_home_are_never_served_implicitly() {
-    let home = TempDir::new("home-dir");
+    let home = Scratch::new("home-dir");
     home.file(".ssh/config", "Host *")
         .file("notes.txt", "private");
     for cwd in [Path::new("/"), home.path()] {
@@ -1532,7 +1489,7 @@ fn slash_and_home_are_never_served_implicitly() {
 #[cfg(unix)]
 #[test]
 fn denied_files_are_hidden_and_refused_everywhere() {
-    let root = TempDir::new("deny");
+    let root = Scratch::new("deny");
     root.file(".env", "TOKEN=marker-1")
         .file("config/.env.local", "TOKEN=marker-2")
         .file("secret.env", "TOKEN=marker-3")
@@ -1684,7 +1641,7 @@ fn page_all(client: &mut Client, tool: &str, args: Value, key: &str) -> (Vec<Val
 #[test]
 fn every_default_result_fits_the_budget_on_a_hostile_tree() {
     const BUDGET: usize = 80_000;
-    let root = TempDir::new("budget");
+    let root = Scratch::new("budget");
     // A log far larger than 32 MiB: line n is "line n" and padding.
     let huge_lines = 700_000u64;
     {
@@ -1818,7 +1775,7 @@ fn every_default_result_fits_the_budget_on_a_hostile_tree() {
 
 #[test]
 fn images_come_back_as_image_content() {
-    let root = TempDir::new("images");
+    let root = Scratch::new("images");
     let png = [&b"\x89PNG\r\n\x1a\n"[..], &[0, 0, 0, 13], b"IHDR"].concat();
     root.file("a.png", &png)
         .file("b.jpg", [0xFF, 0xD8, 0xFF, 0xE0, 0, 16])
@@ -1852,7 +1809,7 @@ fn images_come_back_as_image_content() {
 
 #[test]
 fn in_the_stateless_era_roots_come_with_input_required() {
-    let base = TempDir::new("mrtr-roots");
+    let base = Scratch::new("mrtr-roots");
     base.file("cwd/fallback.txt", "fallback")
         .file("proj/a.txt", "from the client's root");
     let proj = base.path().join("proj");

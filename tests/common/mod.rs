@@ -11,6 +11,7 @@
 
 pub(crate) mod response;
 pub(crate) mod rng;
+pub(crate) mod scratch;
 pub(crate) mod sha256;
 
 use std::io::{self, BufRead, BufReader, Read, Write};
