@@ -316,6 +316,45 @@ fn a_stream_the_server_ends_early_is_resumed_with_last_event_id() {
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
 }
 
+/// Streams kept for resuming are bounded in number by `--max-connections`: a client that
+/// makes the server end its streams early (or hangs up) in a loop cannot make it hold a
+/// stream's events per call for the whole resume window. Past the bound a call's result
+/// stays on its own response; resuming a kept stream makes room again.
+#[test]
+fn streams_kept_for_resuming_are_bounded_by_the_connection_limit() {
+    let server = Server::start(&["--max-connections", "3"]);
+    let id = session_at(&server, "2025-11-25");
+    let call = |n: u64| {
+        let call = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+            "params": {"name": "test_reconnection", "arguments": {}}});
+        server.post(Some(&id), &call, &[])
+    };
+    let released: Vec<Vec<String>> = (1..=3)
+        .map(|n| {
+            let first = call(n);
+            assert!(first.events().is_empty(), "{first:?}");
+            first.event_ids()
+        })
+        .collect();
+    for n in 4..=6 {
+        let answered = call(n);
+        assert_eq!(answered.header("content-type"), Some("application/json"));
+        let text = answered.json()["result"]["content"][0]["text"].clone();
+        assert_eq!(
+            text, "Reconnection test completed.",
+            "call {n}: {answered:?}"
+        );
+    }
+    // Each kept stream still resumes with its result; resuming one frees its place.
+    let resumed = resume(&server, &id, &released[0][0]);
+    assert_eq!(resumed.events()[0]["id"], 1, "{resumed:?}");
+    assert!(call(7).events().is_empty(), "a freed place is used again");
+    for (i, ids) in released.iter().enumerate().skip(1) {
+        let resumed = resume(&server, &id, &ids[0]);
+        assert_eq!(resumed.events()[0]["id"], i as u64 + 1, "{resumed:?}");
+    }
+}
+
 #[test]
 fn a_stream_whose_client_left_is_resumed_where_the_client_stopped() {
     let server = Server::start(&[]);

@@ -32,7 +32,7 @@
 //!
 //! Only a stream with event ids (a POST in a 2025-11-25 session) detaches; any other
 //! exchange whose client leaves is given up. A detached or complete stream nobody resumes
-//! within [`RESUME_WINDOW`] is dropped.
+//! within [`RESUME_WINDOW`] is dropped, and the hub keeps only so many at once.
 
 use std::mem;
 use std::time::{Duration, Instant};

@@ -37,10 +37,20 @@ pub(crate) struct Hub {
     pub(crate) resumable: HashSet<String>,
     /// Bytes a stream without a connection may hold for its client.
     max_held: usize,
+    /// Streams kept without a connection at once: past it a stream whose client leaves
+    /// ends, and a handler's `release_stream` is ignored. Without it a client that posts
+    /// and hangs up in a loop would make the server hold `max_held` bytes per call for the
+    /// whole resume window; with it they are at most `max_detached × max_held`.
+    max_detached: usize,
 }
 
 impl Hub {
-    pub(crate) fn new(rx: Receiver<Inbound>, max_backlog: usize, max_held: usize) -> Self {
+    pub(crate) fn new(
+        rx: Receiver<Inbound>,
+        max_backlog: usize,
+        max_held: usize,
+        max_detached: usize,
+    ) -> Self {
         Hub {
             rx,
             backlog: VecDeque::new(),
@@ -49,7 +59,14 @@ impl Hub {
             streams: HashMap::new(),
             resumable: HashSet::new(),
             max_held,
+            max_detached,
         }
+    }
+
+    /// Whether one more stream may be kept without a connection.
+    fn room_to_detach(&self) -> bool {
+        let kept = self.exchanges.values().filter(|e| e.detached().is_some());
+        kept.count() < self.max_detached
     }
 
     /// The next inbound message: the backlog first, then the channel, until `deadline`.
@@ -121,10 +138,12 @@ impl Hub {
     /// The client of `origin` went away: its exchange ends, unless it is a stream the
     /// client may resume.
     pub(crate) fn gone(&mut self, origin: Origin) {
-        let kept = self
-            .exchanges
-            .get_mut(&origin)
-            .is_some_and(Exchange::client_left);
+        let room = self.room_to_detach();
+        let kept = match self.exchanges.get_mut(&origin) {
+            Some(e) if e.detached().is_some() => true,
+            Some(e) => room && e.client_left(),
+            None => false,
+        };
         if !kept {
             if let Some(exchange) = self.exchanges.remove(&origin) {
                 exchange.abandon();
@@ -267,12 +286,18 @@ impl Port for HttpPort {
         let mut hub = self.hub.borrow_mut();
         // A stream without a connection is kept, complete, for its client to resume.
         if let Some(kept) = hub.exchanges.remove(&to).and_then(Exchange::complete) {
-            hub.exchanges.insert(to, kept);
+            if hub.room_to_detach() {
+                hub.exchanges.insert(to, kept);
+            } else {
+                kept.abandon();
+            }
         }
     }
 
     fn release(&mut self, to: Origin) {
-        if let Some(exchange) = self.hub.borrow_mut().exchanges.get_mut(&to) {
+        let mut hub = self.hub.borrow_mut();
+        let room = hub.room_to_detach();
+        if let Some(exchange) = hub.exchanges.get_mut(&to).filter(|_| room) {
             exchange.release();
         }
     }

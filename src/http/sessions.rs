@@ -30,6 +30,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
         rx,
         server.limits.max_queued_requests,
         2 * server.limits.max_message_bytes,
+        config.max_connections,
     )));
     let mut dispatch = Dispatch {
         stateless: Connection::new(server, port(&hub, None)),
