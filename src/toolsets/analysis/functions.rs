@@ -125,7 +125,7 @@ fn braced(tokens: &[Token<'_>], lang: Lang) -> Vec<Found> {
         let head = match lang {
             Lang::Rust => rust_head(tokens, i),
             Lang::Go => go_head(tokens, i, depth),
-            _ => js_head(tokens, i),
+            _ => js_head(tokens, i, lang == Lang::TypeScript),
         };
         if let Some((name, first, body)) = head {
             let expression = !op(tokens, body, "{");
