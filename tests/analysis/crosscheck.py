@@ -393,7 +393,7 @@ def complexipy_exclusions(root):
     return rule
 
 
-ESLINT = os.environ.get("ESLINT_HOME")
+ESLINT = os.environ["ESLINT_HOME"]
 ESLINT_APART = ("optional", "destructure", "template")
 COMPLEXITY = re.compile(r"has a complexity of (\d+)\.")
 

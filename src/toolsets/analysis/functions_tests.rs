@@ -188,3 +188,10 @@ fn typescript_type_level_question_marks_are_not_decisions() {
         [("toHash".into(), 1, 1), ("fin".into(), 5, 2)]
     );
 }
+
+#[test]
+fn go_results_over_several_lines_keep_the_body() {
+    // go/format's `parse`: named results, one of them a func type, one per line.
+    let src = "func parse(src []byte) (\n\tfile *File,\n\tadj func(src []byte) []byte,\n\terr error,\n) {\n\tif err != nil {\n\t}\n\treturn\n}\n";
+    assert_eq!(measured(src, Lang::Go), [("parse".into(), 1, 2)]);
+}
