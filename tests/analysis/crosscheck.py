@@ -118,7 +118,7 @@ def brace_exclusions(lang, root):
                 return "reserved-word-property"
             if lang == "typescript" and TYPE_QUESTION.search(text):
                 # Rule "a type is not a decision": `{[K in T]?: V}`, `[a?, b?]` and
-                # `A extends B ? X : Y` are types; lizard counts their `?` as a ternary.
+                # `A extends B ? X : Y` are types; lizard counts decisions in them.
                 return "type-question-mark"
         return None
     return rule
