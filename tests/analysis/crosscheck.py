@@ -1,5 +1,5 @@
-"""Compares minimcp's analyze_complexity with lizard, radon and complexipy, and
-validates its SARIF output. Run by tests/analysis_crosscheck.sh, which installs the tools and
+"""Compares minimcp's analyze_complexity with lizard, radon, complexipy, ESLint's `complexity`
+rule and gocyclo's rules (tests/analysis/gocyclo.go), and validates its SARIF output. Run by tests/analysis_crosscheck.sh, which installs the tools and
 fetches the corpus ($CORPUS/<language>/<project>/...).
 
 A function is matched by (file, name, start line). Recall is the share of the reference's
@@ -27,10 +27,11 @@ BIG = ["--max-result-bytes", "500000000", "--max-message-bytes", "1000000000",
        "--max-response-bytes", "1000000000"]
 EXT = {"rust": (".rs",), "python": (".py",), "javascript": (".js",), "typescript": (".ts",),
        "go": (".go",)}
-LANGS = ["rust", "python", "javascript", "typescript", "go"]
+LANGS = os.environ.get("CROSSCHECK_LANGS", "rust python javascript typescript go").split()
 THRESHOLD = 98.0
 # The pairs the project gates on; the others are printed as a second opinion.
-GATED = {(lang, "lizard") for lang in LANGS} | {("python", "complexipy")}
+GATED = ({(lang, "lizard") for lang in LANGS} | {("python", "complexipy"), ("python", "radon")}
+         | {("javascript", "eslint"), ("typescript", "eslint"), ("go", "gocyclo")})
 
 
 def minimcp(root, lang):
@@ -85,6 +86,10 @@ def source(root, path, first, last):
 RESERVED_PROPERTY = re.compile(r"(?<!\.)\.\s*(?:if|for|while|catch|case)\b")
 
 
+# A `?` no operand follows (`]?:`, `?,`, `?)`), or a conditional type's `extends … ?`.
+TYPE_QUESTION = re.compile(r"\?\s*[:,)\]]|\bextends\b[^;{}()=?:,]*\?")
+
+
 def closes(root, path, start, end):
     """True when line `end` is the `}` that closes the block opened on line `start` (a
     line starting with `}` at the start line's indentation)."""
@@ -111,6 +116,10 @@ def brace_exclusions(lang, root):
             text = source(root, path, mine["start_line"], mine["end_line"])
             if RESERVED_PROPERTY.search(text):
                 return "reserved-word-property"
+            if lang == "typescript" and TYPE_QUESTION.search(text):
+                # Rule "a type is not a decision": `{[K in T]?: V}`, `[a?, b?]` and
+                # `A extends B ? X : Y` are types; lizard counts decisions in them.
+                return "type-question-mark"
         return None
     return rule
 
@@ -170,9 +179,11 @@ def ts_drops(root):
 DROPS = {"rust": rust_drops, "typescript": ts_drops}
 
 
-def compare(lang, ref, ours, theirs, value="cyclomatic", exclude=None, drop=None):
+def compare(lang, ref, ours, theirs, value="cyclomatic", exclude=None, drop=None, by_rule=True):
     """Recall and exact agreement of `ours` (key -> [functions]) against `theirs` (key -> [n]).
-    `drop(key)` names the rule by which a reference function is not a function at all."""
+    `drop(key)` names the rule by which a reference function is not a function at all;
+    `by_rule=False` turns off the second pass that pairs keys by lizard's naming and
+    start-line conventions (for references keyed otherwise)."""
     dropped = Counter()
     theirs = dict(theirs)
     same = matched = 0
@@ -188,7 +199,7 @@ def compare(lang, ref, ours, theirs, value="cyclomatic", exclude=None, drop=None
     aliases = Counter()
     ours = dict(ours)
     for k, v in list(theirs.items()):
-        if k in ours or len(v) != 1:
+        if k in ours or len(v) != 1 or not by_rule:
             continue
         path, name, line = k
         rule = None
@@ -382,6 +393,102 @@ def complexipy_exclusions(root):
     return rule
 
 
+ESLINT = os.environ["ESLINT_HOME"]
+ESLINT_APART = ("optional", "destructure", "template")
+COMPLEXITY = re.compile(r"has a complexity of (\d+)\.")
+
+
+def eslint(root, lang):
+    """ESLint's `complexity` (classic, max 0) per function, mapped to minimcp's reading by
+    tests/analysis/eslint.config.mjs's `apart` counts. Keyed by (file, "", start line): ESLint
+    names a method's function `method 'x'` and an arrow after its variable or not at all, so
+    the name is left out; a line holding two functions on either side counts in recall only.
+    Returns (theirs, excluded, mapped): class field initializers and static blocks are code
+    paths of their own to ESLint and not functions to minimcp; `mapped` counts the functions
+    whose number the mapping changed, per rule."""
+    out_json = os.path.join(SCRATCH, f"eslint-{lang}.json")
+    run = subprocess.run(
+        [os.path.join(ESLINT, "node_modules", ".bin", "eslint"), "-c",
+         os.path.join(os.path.dirname(os.path.abspath(__file__)), "eslint.config.mjs"),
+         "--no-inline-config", "--format", "json", "-o", out_json, "."],
+        cwd=root, capture_output=True, text=True, env=dict(os.environ, ESLINT_HOME=ESLINT))
+    if run.returncode not in (0, 1):  # 1: rule messages, as max 0 wants
+        raise SystemExit(f"eslint failed ({run.returncode}): {run.stderr[-2000:]}")
+    with open(out_json) as fh:
+        report = json.load(fh)
+    theirs, excluded, mapped, fatal = defaultdict(list), Counter(), Counter(), 0
+    for entry in report:
+        path = os.path.normpath(os.path.relpath(entry["filePath"], root))
+        if not path.endswith(EXT[lang]):
+            continue  # rxjs ships a .js file among its .ts sources
+        found, apart = {}, {}
+        for m in entry["messages"]:
+            where = (m["line"], m["column"], m.get("endLine"), m.get("endColumn"))
+            if m.get("fatal"):
+                fatal += 1
+            elif m["ruleId"] == "complexity":
+                found[where] = int(COMPLEXITY.search(m["message"]).group(1))
+            elif m["ruleId"] == "crosscheck/apart":
+                apart[where] = json.loads(m["message"])
+        for where, n in found.items():
+            a = apart[where]
+            if a["origin"] != "function":
+                excluded[a["origin"]] += 1
+                continue
+            for rule in ESLINT_APART:
+                if a[rule]:
+                    mapped[rule] += 1
+            theirs[(path, "", where[0])].append(n - sum(a[r] for r in ESLINT_APART))
+    if fatal:
+        raise SystemExit(f"eslint could not parse {fatal} {lang} files (see {out_json})")
+    return theirs, excluded, mapped
+
+
+def by_line(functions):
+    out = defaultdict(list)
+    for f in functions:
+        out[(os.path.normpath(f["file"]), "", f["start_line"])].append(f)
+    return out
+
+
+def gocyclo(root, ours):
+    """gocyclo's reading (tests/analysis/gocyclo.go) and minimcp's numbers folded the same
+    way: a function literal's decisions count for the function around it (gocyclo walks
+    into closures), so a declaration's number is minimcp's own plus, for every function
+    minimcp reports inside its lines, that function's number minus its base 1."""
+    out = subprocess.run([os.path.join(SCRATCH, "gocyclo"), "."], cwd=root,
+                         capture_output=True, text=True, check=True)
+    if out.stderr:
+        raise SystemExit(f"gocyclo: {out.stderr[-2000:]}")
+    theirs, ranges, bodiless = defaultdict(list), {}, set()
+    for line in out.stdout.splitlines():
+        path, name, first, last, n, body = line.split("\t")
+        key = (os.path.normpath(path), name, int(first))
+        theirs[key].append(int(n))
+        ranges[key] = int(last)
+        if body == "no-body":
+            bodiless.add(key)
+    per_file = defaultdict(list)
+    for f in ours:
+        per_file[os.path.normpath(f["file"])].append(f)
+    mine, folded = defaultdict(list), Counter()
+    for f in ours:
+        path = os.path.normpath(f["file"])
+        key = (path, bare(f["name"]), f["start_line"])
+        last = ranges.get(key)
+        if last is None:
+            mine[key].append(f)
+            continue
+        inner = [g for g in per_file[path] if g is not f
+                 and f["start_line"] <= g["start_line"] and g["end_line"] <= last]
+        if inner:
+            folded["closures-folded"] += 1
+        mine[key].append(dict(f, cyclomatic=f["cyclomatic"] + sum(g["cyclomatic"] - 1 for g in inner)))
+    # Rule "a declaration is not a function": `func Sqrt(x float64) float64` with its body in
+    # assembly; gocyclo reports it (at 1), minimcp has no code to measure.
+    return mine, theirs, folded, lambda key: "body-less-declaration" if key in bodiless else None
+
+
 failed = []
 table = []
 started = time.time()
@@ -401,6 +508,21 @@ for lang in LANGS:
     print(f"{lang} corpus: " + ", ".join(f"{p} {n}" for p, n in sorted(projects.items())))
     table.append(compare(lang, "lizard", by_key(ours), bare_keys(theirs), exclude=EXCLUDED[lang](root) if lang in EXCLUDED else None,
                          drop=DROPS[lang](root) if lang in DROPS else None))
+    if lang in ("javascript", "typescript"):
+        t0 = time.time()
+        theirs, excluded, mapped = eslint(root, lang)
+        row = compare(lang, "eslint", by_line(ours), theirs, by_rule=False)
+        row["excluded"] = dict(Counter(row["excluded"]) + excluded)
+        row["mapped"] = dict(mapped)
+        table.append(row)
+        print(f"{lang}: eslint {sum(map(len, theirs.values()))} functions in {time.time() - t0:.1f}s", file=sys.stderr)
+    if lang == "go":
+        t0 = time.time()
+        mine, theirs, folded, bodiless = gocyclo(root, ours)
+        row = compare(lang, "gocyclo", mine, theirs, drop=bodiless)
+        row["mapped"] = dict(folded)
+        table.append(row)
+        print(f"go: gocyclo {sum(map(len, theirs.values()))} functions in {time.time() - t0:.1f}s", file=sys.stderr)
     if lang == "python":
         mine, radon = python_radon(root, ours)
         table.append(compare(lang, "radon", mine, radon))
@@ -409,15 +531,16 @@ for lang in LANGS:
                              exclude=complexipy_exclusions(root)))
 
 print()
-print("| language | reference | metric | reference's functions | recall | matched | exact agreement | excluded | matched by rule |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| language | reference | metric | reference's functions | recall | matched | exact agreement | excluded | matched by rule | mapped |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for r in table:
     gated = (r["language"], r["reference"]) in GATED
     print(f"| {r['language']} | {r['reference']}{'' if gated else ' (not gated)'} | {r['metric']} | "
           f"{r['reference_functions']:,} | {r['found']:,} ({r['recall']:.1f} %) | {r['matched']:,} | "
           f"{r['agree']:,} ({r['agreement']:.1f} %) | "
           f"{', '.join(f'{k}: {v}' for k, v in r['excluded'].items()) or '-'} | "
-          f"{', '.join(f'{k}: {v}' for k, v in r['aliases'].items()) or '-'} |")
+          f"{', '.join(f'{k}: {v}' for k, v in r['aliases'].items()) or '-'} | "
+          f"{', '.join(f'{k}: {v}' for k, v in r.get('mapped', {}).items()) or '-'} |")
     if gated and (r["recall"] < THRESHOLD or r["agreement"] < THRESHOLD):
         failed.append(f"{r['language']} vs {r['reference']}: recall {r['recall']}%, agreement {r['agreement']}%")
 print(f"\ncomparisons took {time.time() - started:.0f}s")

@@ -85,16 +85,45 @@ pub(crate) fn count(tokens: &[Token<'_>], lang: Lang, owner: &[u32], counts: &mu
     }
 }
 
-/// JavaScript/TypeScript: a `?` written right after a name (`name?`) is TypeScript's
-/// optional marker, not a ternary (lizard's tokenizer reads it the same way).
+/// JavaScript/TypeScript: a `?` that is not a ternary. TypeScript's optional marker written
+/// right after a name (`name?`; lizard's tokenizer reads it the same way), a `?` no
+/// expression follows (`{[K in T]?: V}`, `[a?, b?]`), and a conditional type's `?`
+/// (`): T extends U ? X : Y {`): types are not decisions.
 pub(crate) fn optional_marker(tokens: &[Token<'_>], i: usize) -> bool {
     let t = &tokens[i];
-    i > 0
+    let after_name = i > 0
         && !t.spaced
         && matches!(
             tokens[i - 1].kind,
             Kind::Ident | Kind::Keyword | Kind::Number
-        )
+        );
+    let no_operand = tokens
+        .get(i + 1)
+        .is_some_and(|n| n.kind == Kind::Op && matches!(n.text, ":" | "," | ")" | "]"));
+    after_name || no_operand || conditional_type(tokens, i)
+}
+
+/// TypeScript: true when the `?` at `i` follows `extends` at the same bracket depth within
+/// the same clause (`A extends B ? X : Y`); in an expression `extends` only names a class's
+/// base, which a `?` after it at that depth cannot follow.
+fn conditional_type(tokens: &[Token<'_>], i: usize) -> bool {
+    let mut depth = 0u32;
+    for t in tokens[i.saturating_sub(48)..i].iter().rev() {
+        match (t.kind, t.text) {
+            (Kind::Op, ")" | "]" | "}" | ">") => depth += 1,
+            (Kind::Op, ">>") => depth += 2,
+            (Kind::Op, "(" | "[" | "{" | "<") => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            (Kind::Keyword, "extends") if depth == 0 => return true,
+            (Kind::Op, ";" | "," | "=" | "?" | ":" | "=>" | "&&" | "||" | "??") if depth == 0 => {
+                return false
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Python: `match`/`case` at the start of a line used as a keyword, not as a name

@@ -125,7 +125,7 @@ fn braced(tokens: &[Token<'_>], lang: Lang) -> Vec<Found> {
         let head = match lang {
             Lang::Rust => rust_head(tokens, i),
             Lang::Go => go_head(tokens, i, depth),
-            _ => js_head(tokens, i),
+            _ => js_head(tokens, i, lang == Lang::TypeScript),
         };
         if let Some((name, first, body)) = head {
             let expression = !op(tokens, body, "{");
@@ -210,7 +210,7 @@ fn go_head(tokens: &[Token<'_>], i: usize, depth: u32) -> Option<(String, usize,
         return None;
     }
     let mut k = matching(tokens, j);
-    let line = tokens[k].line;
+    let mut line = tokens[k].line;
     k += 1;
     while let Some(t) = tokens.get(k) {
         if t.line != line {
@@ -218,7 +218,12 @@ fn go_head(tokens: &[Token<'_>], i: usize, depth: u32) -> Option<(String, usize,
         }
         match (t.kind, t.text) {
             (Kind::Op, "{") => return Some((name, i, k)),
-            (Kind::Op, "(" | "[") => k = matching(tokens, k),
+            // Results over several lines (`) (` ⏎ `err error,` ⏎ `) {`): the body's `{`
+            // follows the line of their `)`.
+            (Kind::Op, "(" | "[") => {
+                k = matching(tokens, k);
+                line = tokens[k].line;
+            }
             (Kind::Keyword, "interface" | "struct") if op(tokens, k + 1, "{") => {
                 k = matching(tokens, k + 1);
             }

@@ -47,8 +47,9 @@ const STATEMENT_WORDS: &[&str] = &[
 ];
 
 /// JavaScript/TypeScript: `function [name](…) {`, `(…) => …`, `x => …`, and methods
-/// `name(…) {` / `name(…): T {` at the start of a class member or object property.
-pub(super) fn js_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, usize)> {
+/// `name(…) {` / `name(…): T {` / `[key](…) {` at the start of a class member or object
+/// property. `ts`: TypeScript, where `): () => T` is a return type and `if(…): T {` a method.
+pub(super) fn js_head(tokens: &[Token<'_>], i: usize, ts: bool) -> Option<(String, usize, usize)> {
     let t = &tokens[i];
     if t.is("function") {
         let mut j = i + 1;
@@ -74,7 +75,8 @@ pub(super) fn js_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, 
     if t.is("=>") {
         // The parameters: `x` or a parenthesized list (possibly with a return type).
         let first = arrow_params(tokens, i)?;
-        if function_type(tokens, first) {
+        // JavaScript has no types: `c ? f() : () => x` is an arrow after a ternary's `:`.
+        if ts && function_type(tokens, first) {
             return None;
         }
         let mut start = first;
@@ -84,10 +86,18 @@ pub(super) fn js_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, 
         let name = assigned_name(tokens, start);
         return Some((name, first, i + 1));
     }
+    if t.is("[") {
+        return computed_member(tokens, i);
+    }
     // A member's name: a name, a reserved word other than those that start a statement
     // with `(` (`delete(v) {…}`, ajv's `else()`), a number or a quoted key (`1(a) {…}`).
+    // In TypeScript a return type tells a method from a statement: ajv's
+    // `if(condition: Code): CodeGen {…}` (`case (x): {` stays a case).
     let named = match t.kind {
         Kind::Ident | Kind::Number => true,
+        Kind::Keyword if ts && t.text != "case" && op(tokens, i + 1, "(") => {
+            !STATEMENT_WORDS.contains(&t.text) || op(tokens, matching(tokens, i + 1) + 1, ":")
+        }
         Kind::Keyword => !STATEMENT_WORDS.contains(&t.text),
         Kind::Str => t.text.starts_with(['"', '\'']),
         Kind::Op => false,
@@ -103,32 +113,66 @@ pub(super) fn js_head(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, 
     if !op(tokens, open, "(") {
         return None;
     }
-    let mut k = i;
-    while k > 0 && MODIFIERS.contains(&tokens[k - 1].text) && tokens[k - 1].kind != Kind::Str {
-        k -= 1;
-    }
-    // A member starts after `{ } ; ,`, or on a new line: without semicolons a class member
-    // follows the previous one's last token (`readonly a: true` ⏎ `constructor() {}`), and
-    // a call followed by a block on one statement is not valid code.
-    let member_start = k == 0 || {
-        let p = &tokens[k - 1];
-        (p.kind == Kind::Op && matches!(p.text, "{" | "}" | ";" | ","))
-            || (p.line < tokens[k].line && !p.is(".") && !p.is("?."))
-    };
-    if !member_start {
+    if !member_start(tokens, i) {
         return None;
     }
-    let close = matching(tokens, open);
-    let body = match tokens.get(close + 1) {
-        Some(n) if n.is("{") => close + 1,
-        Some(n) if n.is(":") => return_type_end(tokens, close + 2)?,
-        _ => return None,
-    };
+    let body = method_body(tokens, open)?;
     let name = match tokens[i.saturating_sub(1)].text {
         accessor @ ("get" | "set") if i > 0 => format!("{accessor} {}", t.text),
         _ => t.text.trim_matches(['"', '\'']).to_string(),
     };
-    Some((name, i, body))
+    // A method named `if` starts at its parameters: the name is not a decision of its own.
+    let first = if STATEMENT_WORDS.contains(&t.text) {
+        open
+    } else {
+        i
+    };
+    Some((name, first, body))
+}
+
+/// True when the member name at `i` (after any modifiers) starts a class member or object
+/// property: after `{ } ; ,`, or on a new line: without semicolons a class member follows
+/// the previous one's last token (`readonly a: true` ⏎ `constructor() {}`), and a call
+/// followed by a block on one statement is not valid code.
+fn member_start(tokens: &[Token<'_>], i: usize) -> bool {
+    let mut k = i;
+    while k > 0 && MODIFIERS.contains(&tokens[k - 1].text) && tokens[k - 1].kind != Kind::Str {
+        k -= 1;
+    }
+    k == 0 || {
+        let p = &tokens[k - 1];
+        (p.kind == Kind::Op && matches!(p.text, "{" | "}" | ";" | ","))
+            || (p.line < tokens[k].line && !p.is(".") && !p.is("?."))
+    }
+}
+
+/// The body `{` of a method whose parameters open at `open`: right after the `)` or after
+/// a return type.
+fn method_body(tokens: &[Token<'_>], open: usize) -> Option<usize> {
+    let close = matching(tokens, open);
+    match tokens.get(close + 1) {
+        Some(n) if n.is("{") => Some(close + 1),
+        Some(n) if n.is(":") => return_type_end(tokens, close + 2),
+        _ => None,
+    }
+}
+
+/// A method with a computed name, `[Symbol.iterator]() {…}` or `get [key]() {…}`, whose
+/// `[` is at `i`. The key is an expression evaluated by the code around the class or
+/// object (its decisions count there), so the function starts at its parameters.
+fn computed_member(tokens: &[Token<'_>], i: usize) -> Option<(String, usize, usize)> {
+    let close = matching(tokens, i);
+    if !op(tokens, close + 1, "(") || !member_start(tokens, i) {
+        return None;
+    }
+    let body = method_body(tokens, close + 1)?;
+    let key: String = tokens[i..=close].iter().map(|t| t.text).collect();
+    let name = if key.chars().count() <= 64 {
+        key
+    } else {
+        "[…]".to_string()
+    };
+    Some((name, close + 1, body))
 }
 
 /// The body `{` after a function's `)` at `from`: through a TypeScript return type when

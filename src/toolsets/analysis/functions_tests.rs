@@ -137,3 +137,61 @@ fn members_named_by_reserved_words_numbers_and_quoted_keys() {
         ]
     );
 }
+
+#[test]
+fn computed_member_names_are_methods_that_start_at_their_parameters() {
+    // ESLint's `[[…]](node) {…}` rule handlers, immer's `[Symbol.iterator]()`, mobx's
+    // `get [Symbol.toStringTag]()`: the key belongs to the code around, the method to itself.
+    let src = "function create(c) {\n  return {\n    [[\n      \"A\",\n      \"B\"\n    ]](node) {\n      if (node) {}\n    },\n    [k ? a : b](x) { return x || y },\n  }\n}\nclass S {\n  *[Symbol.iterator]() { yield 1 }\n  get [Symbol.toStringTag]() { return \"S\" }\n}";
+    assert_eq!(
+        measured(src, Lang::JavaScript),
+        [
+            ("create".into(), 1, 2),
+            ("[[\"A\",\"B\"]]".into(), 6, 2),
+            ("[k?a:b]".into(), 9, 2),
+            ("[Symbol.iterator]".into(), 13, 1),
+            ("[Symbol.toStringTag]".into(), 14, 1)
+        ]
+    );
+}
+
+#[test]
+fn typescript_methods_named_like_statements_have_return_types() {
+    // ajv's code generator: `if(…): CodeGen {…}`; a `case (x): {` stays a case.
+    let src = "class G {\n  if(c: Code, t?: Block): G {\n    return t ? this : c\n  }\n  for(i: I): G { return this }\n  m(x) {\n    switch (x) {\n      case (1): { return 2 }\n    }\n  }\n}";
+    assert_eq!(
+        measured(src, Lang::TypeScript),
+        [
+            ("if".into(), 2, 2),
+            ("for".into(), 5, 1),
+            ("m".into(), 6, 2)
+        ]
+    );
+}
+
+#[test]
+fn javascript_arrows_after_a_ternary_colon_are_functions() {
+    // npm's `ls`: `c ? f({…}) : () => true`; JavaScript has no return types to confuse it with.
+    let src = "function g(c) {\n  return c ? f({\n    a,\n  }) : () => true\n}";
+    assert_eq!(
+        measured(src, Lang::JavaScript),
+        [("g".into(), 1, 2), ("(anonymous)".into(), 4, 1)]
+    );
+}
+
+#[test]
+fn typescript_type_level_question_marks_are_not_decisions() {
+    // Mapped types' `]?:`, optional tuple members, conditional types in a signature.
+    let src = "function toHash<T extends string>(arr: T[]): {[K in T]?: true} {\n  const h: {[K in T]?: true} = {}\n  return h\n}\nfunction fin<D>(d: D, t: [a?, b?]): D extends Draft<infer T> ? T : never {\n  return d ? d : t\n}";
+    assert_eq!(
+        measured(src, Lang::TypeScript),
+        [("toHash".into(), 1, 1), ("fin".into(), 5, 2)]
+    );
+}
+
+#[test]
+fn go_results_over_several_lines_keep_the_body() {
+    // go/format's `parse`: named results, one of them a func type, one per line.
+    let src = "func parse(src []byte) (\n\tfile *File,\n\tadj func(src []byte) []byte,\n\terr error,\n) {\n\tif err != nil {\n\t}\n\treturn\n}\n";
+    assert_eq!(measured(src, Lang::Go), [("parse".into(), 1, 2)]);
+}
