@@ -98,6 +98,8 @@ mod session;
 mod stdio;
 #[cfg(any(test, feature = "testing"))]
 mod testing;
+// Every toolset needs `workspace` (templates, analysis and edit turn it on) or `conformance`.
+#[cfg(any(feature = "workspace", feature = "conformance"))]
 pub mod toolsets;
 mod transport;
 mod uri_template;

@@ -2,8 +2,8 @@
 //! the server is built from. Only the binary chooses toolsets by name, so the registry is
 //! here; each toolset's `add` is the library's (`minimcp::toolsets::NAME::add`).
 
-use minimcp::toolsets::Options;
-use minimcp::Builder;
+#[cfg(feature = "workspace")]
+use minimcp::{toolsets::Options, Builder};
 
 /// A toolset of the default profile.
 pub(crate) struct Toolset {
@@ -12,7 +12,7 @@ pub(crate) struct Toolset {
     /// What it serves, for `--help`.
     pub(crate) summary: &'static str,
     /// Adds it.
-    #[cfg_attr(not(feature = "workspace"), allow(dead_code))]
+    #[cfg(feature = "workspace")]
     pub(crate) add: fn(Builder, &Options) -> Builder,
     /// Served only when `--toolsets` names it (the edit toolset, which modifies files), never
     /// by default.
