@@ -55,7 +55,7 @@
 //! with [`run_stdio`] (or [`serve`] over any byte streams). A handler gets [`Arguments`] and a
 //! [`Context`], and returns a [`ToolOutput`] or a [`HandlerError`]; a handler that notices
 //! [`Context::is_cancelled`] returns [`Context::cancelled`]. [`TestClient`] runs a handler in
-//! a unit test. Beyond that: prompts ([`Prompt`]), resources ([`Builder::resource`],
+//! a unit test (feature `testing`). Beyond that: prompts ([`Prompt`]), resources ([`Builder::resource`],
 //! [`ResourceSource`]), [`Limits`], and helpers for results that page within
 //! [`Context::result_budget`] ([`json_size`]) or carry bytes ([`sha256_hex`], [`base64`],
 //! [`percent_decode`]).
@@ -66,7 +66,8 @@
 //! The rest is optional, and on by default: `http` (Streamable HTTP and the Unix-socket
 //! transport, `minimcp::http`), `workspace` (the read-only workspace toolset), `templates`
 //! and `analysis` (two more toolsets, each turning on `workspace`), and `conformance` (the
-//! fixture toolsets of the binary's `conformance` and `transcripts` profiles).
+//! fixture toolsets of the binary's `conformance` and `transcripts` profiles), and `testing`
+//! ([`TestClient`], for unit tests of handlers).
 //! `cargo build --no-default-features` builds the protocol library with stdio alone.
 //!
 //! ## Data flow
@@ -95,7 +96,10 @@ mod schema;
 mod server;
 mod session;
 mod stdio;
+#[cfg(any(test, feature = "testing"))]
 mod testing;
+// Every toolset needs `workspace` (templates, analysis and edit turn it on) or `conformance`.
+#[cfg(any(feature = "workspace", feature = "conformance"))]
 pub mod toolsets;
 mod transport;
 mod uri_template;
@@ -112,6 +116,7 @@ pub use protocol::{LogLevel, Version};
 pub use resources::VariableCompleteFn;
 pub use server::{Builder, ConfigError, Limits, Server};
 pub use stdio::serve;
+#[cfg(any(test, feature = "testing"))]
 pub use testing::TestClient;
 pub use uri_template::percent_decode;
 

@@ -28,15 +28,6 @@ pub(crate) struct StateKeys {
     pub(crate) previous: Option<[u8; 32]>,
 }
 
-impl StateKeys {
-    /// True when `mac` is `payload`'s MAC under one of the keys.
-    fn verifies(&self, payload: &[u8], mac: &[u8]) -> bool {
-        std::iter::once(&self.current)
-            .chain(self.previous.as_ref())
-            .any(|key| constant_time_eq(mac, &hmac_sha256(key, payload)))
-    }
-}
-
 /// Why a state that is not malformed was rejected: sealed with a key this process does not
 /// hold (another deployment, a retired key) or altered since, which a MAC cannot tell apart.
 const UNKNOWN_KEY: &str =
@@ -106,7 +97,8 @@ fn open_at(
     let (payload, mac) = state.split_once('.').ok_or("malformed")?;
     let payload = base64url_decode(payload).ok_or("malformed")?;
     let mac = base64url_decode(mac).ok_or("malformed")?;
-    if !keys.verifies(&payload, &mac) {
+    let mut held = std::iter::once(&keys.current).chain(keys.previous.as_ref());
+    if !held.any(|key| constant_time_eq(&mac, &hmac_sha256(key, &payload))) {
         return Err(UNKNOWN_KEY);
     }
     let mut payload: Map<String, Value> =

@@ -42,14 +42,6 @@ impl StaticResources {
     pub(crate) fn is_empty(&self) -> bool {
         self.resources.is_empty() && self.templates.is_empty()
     }
-
-    fn knows(&self, uri: &str) -> bool {
-        self.resources.iter().any(|(info, _)| info.uri == uri)
-            || self
-                .templates
-                .iter()
-                .any(|t| t.parsed.matches(uri).is_some())
-    }
 }
 
 impl ResourceSource for StaticResources {
@@ -115,6 +107,12 @@ impl ResourceSource for StaticResources {
 
     /// Fixed resources never change; they only need to exist to be subscribed to.
     fn fingerprint(&self, uri: &str) -> Option<u64> {
-        self.knows(uri).then_some(0)
+        let fixed = self.resources.iter().any(|(info, _)| info.uri == uri);
+        (fixed
+            || self
+                .templates
+                .iter()
+                .any(|t| t.parsed.matches(uri).is_some()))
+        .then_some(0)
     }
 }

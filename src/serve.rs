@@ -145,7 +145,7 @@ fn add_profile(builder: minimcp::Builder, options: &Options) -> Option<minimcp::
                 max_write_bytes: options.max_write_bytes,
             };
             match minimcp::toolsets::Options::new(&config) {
-                Ok(shared) => Some(minimcp::toolsets::add_named(
+                Ok(shared) => Some(cli::registry::add_named(
                     builder,
                     &options.toolsets,
                     &shared,

@@ -74,7 +74,7 @@ fn test_server(limits: Limits) -> Server {
     let no_args = json!({"type": "object", "additionalProperties": false});
     Server::builder("test-server", "9.9.9")
         .title("Test Server")
-        .instructions("Use the tools.")
+        .add_instructions("Use the tools.")
         .limits(limits)
         .tool(
             Tool::new("echo", "Echo text", object(json!({"text": {"type": "string"}}), &["text"]), |args, _| {

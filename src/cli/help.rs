@@ -154,9 +154,9 @@ OPTIONS:
     -V, --version             Print the version.
 ";
 
-/// The help text, with one line per toolset of [`minimcp::toolsets::TOOLSETS`].
+/// The help text, with one line per toolset of [`super::registry::TOOLSETS`].
 pub(crate) fn help() -> String {
-    let lines: Vec<String> = minimcp::toolsets::TOOLSETS
+    let lines: Vec<String> = super::registry::TOOLSETS
         .iter()
         .map(|t| format!("{:30}{}: {}\n", "", t.name, t.summary))
         .collect();

@@ -7,6 +7,7 @@
 pub(crate) mod analyze;
 mod help;
 pub(crate) mod keyfile;
+pub(crate) mod registry;
 mod values;
 
 #[cfg(feature = "http")]
@@ -87,7 +88,7 @@ pub(crate) struct Options {
     pub(crate) state_key_file: Option<PathBuf>,
     pub(crate) profile: Profile,
     /// The toolsets of the workspace profile (`--toolsets`), as names from
-    /// [`minimcp::toolsets::TOOLSETS`]; all of them by default.
+    /// [`registry::TOOLSETS`]; all of them by default.
     pub(crate) toolsets: Vec<&'static str>,
     pub(crate) log_level: Level,
     pub(crate) limits: Limits,
@@ -228,7 +229,7 @@ impl Line {
                 http: None,
                 state_key_file: None,
                 profile: Profile::Workspace,
-                toolsets: minimcp::toolsets::default_names(),
+                toolsets: registry::default_names(),
                 log_level: Level::Warn,
                 limits: Limits::default(),
             },

@@ -15,7 +15,7 @@ fn serve_is_the_default() {
         panic!("expected serve");
     };
     assert_eq!(options.profile, Profile::Workspace);
-    assert_eq!(options.toolsets, minimcp::toolsets::default_names());
+    assert_eq!(options.toolsets, super::registry::default_names());
     assert!(!options.toolsets.contains(&"edit"), "editing is opt-in");
     assert!(options.toolsets.contains(&"templates"));
     assert_eq!(options.limits, Limits::default());
@@ -74,7 +74,7 @@ fn http_takes_an_address_a_port_or_a_unix_socket() {
 fn help_lists_every_toolset() {
     let help = help();
     assert!(!help.contains("{toolsets}"));
-    for toolset in minimcp::toolsets::TOOLSETS {
+    for toolset in super::registry::TOOLSETS {
         assert!(help.contains(&format!("{}: ", toolset.name)), "{help}");
     }
 }

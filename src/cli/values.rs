@@ -142,7 +142,7 @@ pub(super) fn seconds(text: &str, flag: &str) -> Result<Duration, String> {
 }
 
 pub(super) fn all_toolsets() -> Vec<&'static str> {
-    minimcp::toolsets::TOOLSETS.iter().map(|t| t.name).collect()
+    super::registry::TOOLSETS.iter().map(|t| t.name).collect()
 }
 
 /// `workspace,templates` → the names, each checked against the known toolsets.

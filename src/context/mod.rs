@@ -1,16 +1,13 @@
 //! What a handler can do while it runs: report progress, log to the client, notice
 //! cancellation, ask the client for input (elicitation, sampling, roots), and fail.
 //!
-//! Asking works the same way in both eras. Before 2026-07-28 the server sends a request
-//! to the client; over stdio it waits for the answer on the same input (answering `ping`,
-//! queueing other requests). In 2026-07-28 the server may not send requests: the first time a
-//! handler asks, [`InputError::Pending`] comes back; returning it (with `?`) makes the server
-//! answer `input_required`, and when the client retries with the answer the handler runs again
-//! from the start and this time gets it (MRTR). Over HTTP, where one thread serves every
-//! client, the earlier versions work the same way inside the server: the request is sent, the
-//! handler gets [`InputError::Pending`], and it runs again once the answer arrives, so no
-//! client waits for another's answer (`session::parked`). Handlers should therefore ask
-//! before they do anything they would not want to do twice.
+//! Asking works the same way in both eras. Before 2026-07-28 over stdio the server sends
+//! the client a request and waits for the answer on the same input (answering `ping`,
+//! queueing other requests). Where it cannot wait — 2026-07-28, which has no server
+//! requests (MRTR), and earlier versions over HTTP, where one thread serves every client
+//! (`session::parked`) — the handler gets [`InputError::Pending`], returns it with `?`, and
+//! runs again from the start once the answer is there. Handlers should therefore ask before
+//! they do anything they would not want to do twice.
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -212,10 +209,9 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The budget for this tool's result, in bytes ([`crate::Limits::max_result_bytes`]): the
-    /// larger of the text part (media payloads excluded) and the `structuredContent` JSON
-    /// must stay within it, or the result is replaced by a tool error. Tools that can produce
-    /// more should page: return what fits, and say in `structuredContent` how to get the rest.
+    /// The budget for this tool's result, in bytes ([`crate::Limits::max_result_bytes`]).
+    /// Tools that can produce more should page: return what fits, and say in
+    /// `structuredContent` how to get the rest.
     pub fn result_budget(&self) -> usize {
         self.scope.result_budget
     }
@@ -360,34 +356,29 @@ impl<'a> Context<'a> {
             None => None,
         };
         let supported = self.scope.client_capabilities.get("roots").is_some();
-        let answer = match self.ask(
+        let answer = self.ask(
             key,
             "roots/list",
             json!({}),
             supported,
             json!({ "roots": {} }),
-        ) {
-            Err(e @ InputError::TimedOut(_)) => {
-                // Asking again would make every later request wait as long: the session
-                // is taken to have no roots until the client says they changed.
-                if let Some(cache) = self.link.roots_cache().filter(|_| !stateless) {
-                    if Some(cache.generation) == generation {
-                        cache.roots = Some(Rc::from([]));
-                    }
-                }
-                return Err(e);
-            }
-            answer => answer?,
-        };
-        let Some(roots) = answer.get("roots").and_then(Value::as_array) else {
-            return Err(InputError::Malformed("\"roots\" must be an array".into()));
+        );
+        let (kept, result) = match answer {
+            // Asking again would make every later request wait as long: the session is
+            // taken to have no roots until the client says they changed.
+            Err(e @ InputError::TimedOut(_)) => (Rc::from([]), Err(e)),
+            Err(e) => return Err(e),
+            Ok(answer) => match answer.get("roots").and_then(Value::as_array) {
+                Some(roots) => (roots.as_slice().into(), Ok(roots.clone())),
+                None => return Err(InputError::Malformed("\"roots\" must be an array".into())),
+            },
         };
         if let Some(cache) = self.link.roots_cache().filter(|_| !stateless) {
             if Some(cache.generation) == generation {
-                cache.roots = Some(roots.as_slice().into());
+                cache.roots = Some(kept);
             }
         }
-        Ok(roots.clone())
+        result
     }
 
     fn ask(
@@ -398,31 +389,30 @@ impl<'a> Context<'a> {
         supported: bool,
         required: Value,
     ) -> Result<Value, InputError> {
-        if self.scope.version.is_stateless() {
-            // Keys are stable across rounds because the handler asks in the same order (or
-            // names its questions).
-            let key = key.unwrap_or_else(|| {
-                format!(
-                    "{}-{}",
-                    method.split('/').next().unwrap_or(method),
-                    self.scope.inputs.asked
-                )
-            });
-            self.scope.inputs.asked += 1;
-            if let Some(answer) = self.scope.inputs.answers.get(&key) {
-                let answer = answer.clone();
-                self.scope.inputs.used.insert(key);
-                return Ok(answer);
-            }
-            if !supported {
-                return Err(InputError::Unsupported(required));
-            }
-            let request = json!({ "method": method, "params": params });
-            self.scope.inputs.pending.insert(key, request);
-            return Err(InputError::Pending);
+        let stateless = self.scope.version.is_stateless();
+        // Keys are stable across rounds because the handler asks in the same order (or
+        // names its questions).
+        let inputs = &mut self.scope.inputs;
+        let key = key.unwrap_or_else(|| {
+            format!(
+                "{}-{}",
+                method.split('/').next().unwrap_or(method),
+                inputs.asked
+            )
+        });
+        inputs.asked += 1;
+        if let Some(answer) = inputs.answers.get(&key).filter(|_| stateless) {
+            let answer = answer.clone();
+            inputs.used.insert(key);
+            return Ok(answer);
         }
         if !supported {
             return Err(InputError::Unsupported(required));
+        }
+        if stateless {
+            let request = json!({ "method": method, "params": params });
+            inputs.pending.insert(key, request);
+            return Err(InputError::Pending);
         }
         if !self.link.client_ready() {
             return Err(InputError::NotReady);

@@ -60,9 +60,7 @@ impl Content {
             mime_type: mime_type.into(),
         }
     }
-}
 
-impl Content {
     /// Bytes of text this block puts before a model (see [`ToolOutput::budget_size`](crate::ToolOutput::budget_size)).
     pub(super) fn text_size(&self) -> usize {
         match self {

@@ -44,9 +44,8 @@ impl ResourceContents {
     /// Binary contents; the bytes are base64-encoded here.
     pub fn blob(uri: impl Into<String>, mime_type: Option<&str>, bytes: &[u8]) -> Self {
         ResourceContents {
-            uri: uri.into(),
-            mime_type: mime_type.map(str::to_string),
             body: ResourceBody::Blob(base64(bytes)),
+            ..ResourceContents::text(uri, mime_type, String::new())
         }
     }
 }

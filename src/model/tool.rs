@@ -86,19 +86,15 @@ impl ToolOutput {
     /// support (conformance/REQUIREMENTS.md T-10: "SHOULD also return the serialized JSON in a
     /// TextContent").
     pub fn structured(value: Value) -> ToolOutput {
-        ToolOutput {
-            content: vec![Content::text(value.to_string())],
-            structured: Some(value),
-            is_error: false,
-        }
+        let text = value.to_string();
+        ToolOutput::structured_with_text(value, text)
     }
 
     /// Structured output with a readable text block of your own instead of the JSON copy.
     pub fn structured_with_text(value: Value, text: impl Into<String>) -> ToolOutput {
         ToolOutput {
-            content: vec![Content::text(text)],
             structured: Some(value),
-            is_error: false,
+            ..ToolOutput::text(text)
         }
     }
 
@@ -113,9 +109,8 @@ impl ToolOutput {
     /// A tool error the model should read: `isError: true` with the message as text.
     pub fn error(message: impl Into<String>) -> ToolOutput {
         ToolOutput {
-            content: vec![Content::text(message)],
-            structured: None,
             is_error: true,
+            ..ToolOutput::text(message)
         }
     }
 

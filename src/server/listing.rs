@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::Server;
 use crate::model::{Prompt, Tool};
 use crate::protocol::Version;
 
@@ -15,67 +16,69 @@ pub(crate) struct Identity {
     pub(crate) instructions: Option<String>,
 }
 
-impl Identity {
+impl Server {
     /// The `Implementation` object for `version`.
-    pub(super) fn implementation(&self, version: Version) -> Value {
+    pub(crate) fn implementation(&self, version: Version) -> Value {
         // Built from clones, not `json!`: every 2026-07-28 result carries this object, and
         // `json!` serializes each field into a `Value` through serde on every call.
         let text = |s: &String| Value::String(s.clone());
         let mut info = Map::new();
-        info.insert("name".into(), text(&self.name));
-        info.insert("version".into(), text(&self.version));
+        info.insert("name".into(), text(&self.identity.name));
+        info.insert("version".into(), text(&self.identity.version));
         if version.has_structured_output() {
-            if let Some(title) = &self.title {
+            if let Some(title) = &self.identity.title {
                 info.insert("title".into(), text(title));
             }
         }
         Value::Object(info)
     }
-}
 
-/// A tool as `tools/list` shows it to a client of `version`.
-pub(super) fn tool_json(tool: &Tool, version: Version) -> Value {
-    let mut out = json!({
-        "name": tool.name,
-        "description": tool.description,
-        "inputSchema": tool.input_schema,
-    });
-    if version.has_structured_output() {
-        if let Some(title) = &tool.title {
-            out["title"] = json!(title);
+    /// A tool as `tools/list` shows it to a client of `version`.
+    pub(crate) fn tool_json(&self, tool: &Tool, version: Version) -> Value {
+        let mut out = json!({
+            "name": tool.name,
+            "description": tool.description,
+            "inputSchema": tool.input_schema,
+        });
+        if version.has_structured_output() {
+            if let Some(title) = &tool.title {
+                out["title"] = json!(title);
+            }
+            if let Some(schema) = &tool.output_schema {
+                out["outputSchema"] = schema.clone();
+            }
         }
-        if let Some(schema) = &tool.output_schema {
-            out["outputSchema"] = schema.clone();
+        if version.has_annotations() {
+            if let Some(annotations) = &tool.annotations {
+                out["annotations"] = annotations.clone();
+            }
         }
+        if version.has_icons() {
+            if let Some(icons) = &tool.icons {
+                out["icons"] = icons.clone();
+            }
+        }
+        out
     }
-    if version.has_annotations() {
-        if let Some(annotations) = &tool.annotations {
-            out["annotations"] = annotations.clone();
-        }
-    }
-    if version.has_icons() {
-        if let Some(icons) = &tool.icons {
-            out["icons"] = icons.clone();
-        }
-    }
-    out
-}
 
-/// A prompt as `prompts/list` shows it to a client of `version`.
-pub(super) fn prompt_json(prompt: &Prompt, version: Version) -> Value {
-    let arguments: Vec<Value> = prompt
-        .arguments
-        .iter()
-        .map(|a| json!({ "name": a.name, "description": a.description, "required": a.required }))
-        .collect();
-    let mut out = json!({ "name": prompt.name, "description": prompt.description });
-    if !arguments.is_empty() {
-        out["arguments"] = json!(arguments);
+    /// A prompt as `prompts/list` shows it to a client of `version`.
+    pub(crate) fn prompt_json(&self, prompt: &Prompt, version: Version) -> Value {
+        let arguments: Vec<Value> = prompt
+            .arguments
+            .iter()
+            .map(
+                |a| json!({ "name": a.name, "description": a.description, "required": a.required }),
+            )
+            .collect();
+        let mut out = json!({ "name": prompt.name, "description": prompt.description });
+        if !arguments.is_empty() {
+            out["arguments"] = json!(arguments);
+        }
+        if let (Some(t), true) = (&prompt.title, version.has_structured_output()) {
+            out["title"] = json!(t);
+        }
+        out
     }
-    if let (Some(t), true) = (&prompt.title, version.has_structured_output()) {
-        out["title"] = json!(t);
-    }
-    out
 }
 
 /// Removes the fields a `version` client does not know from a resource or template listing.

@@ -32,12 +32,10 @@ pub struct Limits {
     /// tool error; any other larger response becomes error −32001.
     pub max_response_bytes: usize,
     /// Budget for one tool result, in bytes (`--max-result-bytes`): the larger of its text
-    /// part (text of the content blocks; image and audio data are bounded by the tool and
-    /// `max_response_bytes`) and its `structuredContent` as JSON. Results are read by models,
-    /// and clients refuse large ones (Claude Code: 25,000 tokens, and it shows the model only
-    /// `structuredContent` when there is one); the default of 80,000 bytes is about 20,000
-    /// tokens. Tools size their pages with [`crate::Context::result_budget`]; a result over
-    /// the budget is replaced by a tool error that says so.
+    /// (media payloads left out) and its `structuredContent` as JSON; a result over it is
+    /// replaced by a tool error. Clients refuse large results (Claude Code: 25,000 tokens,
+    /// and it shows the model only `structuredContent` when there is one); the default of
+    /// 80,000 bytes is about 20,000 tokens.
     pub max_result_bytes: usize,
     /// Server-to-client requests that may await an answer at once.
     pub max_outstanding_requests: usize,
@@ -176,25 +174,10 @@ impl Server {
         Value::Object(caps)
     }
 
-    /// The `Implementation` object for `version`.
-    pub(crate) fn implementation(&self, version: Version) -> Value {
-        self.identity.implementation(version)
-    }
-
     /// [`Server::implementation`], shared rather than built.
     pub(crate) fn shared_implementation(&self, version: Version) -> Arc<Value> {
         // Built in `Version::ALL` order, which is the declaration order.
         Arc::clone(&self.implementations[version as usize])
-    }
-
-    /// A tool as `tools/list` shows it to a client of `version`.
-    pub(crate) fn tool_json(&self, tool: &Tool, version: Version) -> Value {
-        listing::tool_json(tool, version)
-    }
-
-    /// A prompt as `prompts/list` shows it to a client of `version`.
-    pub(crate) fn prompt_json(&self, prompt: &Prompt, version: Version) -> Value {
-        listing::prompt_json(prompt, version)
     }
 }
 
@@ -205,13 +188,8 @@ impl Builder {
         self
     }
 
-    /// Guidance for the model on how to use the server, sent at initialization.
-    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
-        self.identity.instructions = Some(instructions.into());
-        self
-    }
-
-    /// Appends a paragraph to the instructions: each toolset of a server adds its own.
+    /// Appends a paragraph to the guidance for the model on how to use the server, sent at
+    /// initialization: each toolset of a server adds its own.
     pub fn add_instructions(mut self, paragraph: &str) -> Self {
         let text = match self.identity.instructions.take() {
             Some(before) => format!("{before}\n\n{paragraph}"),
@@ -299,8 +277,16 @@ impl Builder {
     pub fn build(mut self) -> Result<Server, ConfigError> {
         let mut tool_index = HashMap::new();
         for (i, tool) in self.tools.iter().enumerate() {
-            if let Err(e) = check_name(&tool.name) {
-                self.errors.push(format!("tool {:?}: {e}", tool.name));
+            // MCP 2025-11-25 tool names.
+            let valid_chars = tool
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+            if tool.name.is_empty() || tool.name.len() > 128 || !valid_chars {
+                self.errors.push(format!(
+                    "tool {:?}: a name must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.'",
+                    tool.name
+                ));
             }
             if tool.description.trim().is_empty() {
                 self.errors.push(format!(
@@ -381,17 +367,6 @@ impl Builder {
             .collect();
         Ok(server)
     }
-}
-
-/// MCP 2025-11-25 tool names: 1–128 of `A-Z a-z 0-9 _ - .`.
-fn check_name(name: &str) -> Result<(), String> {
-    let valid_chars = name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if name.is_empty() || name.len() > 128 || !valid_chars {
-        return Err("a name must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.'".into());
-    }
-    Ok(())
 }
 
 /// 32 bytes from the OS; if that is impossible, from std's randomly seeded hasher, the

@@ -64,8 +64,8 @@ impl Editor {
     }
 }
 
-/// Adds the edit toolset for the workspace `options` opened: the entry of
-/// [`super::TOOLSETS`]. It turns on the workspace's memory of what each session read.
+/// Adds the edit toolset for the workspace `options` opened: the entry of the binary's
+/// `TOOLSETS` (src/cli/registry.rs). It turns on the workspace's memory of what each session read.
 pub fn add(builder: Builder, options: &super::Options) -> Builder {
     let editor = Rc::new(Editor {
         ws: Rc::clone(&options.workspace),

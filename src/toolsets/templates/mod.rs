@@ -38,7 +38,7 @@ use error::TemplateError;
 /// Guidance for the model, appended to the server's instructions.
 pub const INSTRUCTIONS: &str = "Project templates (Makefile, README, .gitignore, Dockerfile, CI workflow for rust, python, deno, go) are template://<category>/<toolchain>/<variant> URIs. Find one with list_templates or search_templates, check parameters with validate_template, then generate_template returns one rendered file and scaffold_project several; nothing is written to disk.";
 
-/// Adds the templates toolset: the entry of [`super::TOOLSETS`].
+/// Adds the templates toolset: the entry of the binary's `TOOLSETS` (src/cli/registry.rs).
 pub fn add(builder: Builder, _options: &super::Options) -> Builder {
     let mut builder = builder.add_instructions(INSTRUCTIONS);
     for tool in tools::tools() {

@@ -80,7 +80,7 @@ use walk::Bounds;
 
 pub use roots::{expand_home, is_too_broad, DEFAULT_DENY};
 
-/// Guidance for the model, suitable for [`Builder::instructions`].
+/// Guidance for the model, suitable for [`Builder::add_instructions`].
 pub const INSTRUCTIONS: &str = "This server is a read-only view of the workspace: one or more root directories. Paths are relative to the root (`.`), or absolute paths inside a root; with several roots, relative paths start with the root's name (list_directory of `.` shows them). Start with list_directory or search_files to find files, search_text to find where something is used, and read_file to read files by line range (or their last lines with `tail`). Large results come in pages: pass `next_offset` back as `offset`. Files excluded by .gitignore are not listed or searched, but can be read by path; secrets on the server's deny list (.env files, private keys) are hidden and refused everywhere. Resources are file:// URIs of the files' absolute paths.";
 
 /// How the workspace toolset finds its roots and what it hides.
@@ -112,8 +112,8 @@ pub struct Config {
 }
 
 /// Adds the workspace toolset for the workspace `options` opened, with its instructions:
-/// the four tools, the prompts, and the files as resources (the entry of
-/// [`super::TOOLSETS`]).
+/// the four tools, the prompts, and the files as resources (the entry of the binary's
+/// `TOOLSETS`, src/cli/registry.rs).
 pub fn add(builder: Builder, options: &super::Options) -> Builder {
     add_to(builder.add_instructions(INSTRUCTIONS), &options.workspace)
 }
