@@ -6,7 +6,7 @@
 //!   `jsonrpc`, beside the envelope it describes, so that layer imports nothing above it).
 //! - [`McpError`] is about one valid request the server cannot serve.
 //!
-//! The last two never end the session; [`EnvelopeError::code`] and [`McpError::to_object`]
+//! The last two never end the session; [`EnvelopeError::to_object`] and [`McpError::to_object`]
 //! turn them into the `error` member of a response. Codes of our own are listed in
 //! [`code`] and stay inside the implementation-defined range −32000…−32019 (2026-07-28
 //! reserves −32020…−32099 for the spec).
@@ -53,19 +53,15 @@ pub enum Error {
 }
 
 impl EnvelopeError {
-    /// The JSON-RPC error code for this error.
-    pub(crate) fn code(&self) -> i64 {
-        match self {
+    /// The error object sent to the client.
+    pub(crate) fn to_object(&self) -> ErrorObject {
+        let code = match self {
             EnvelopeError::InvalidUtf8(_) | EnvelopeError::Syntax(_) => rpc::PARSE_ERROR,
             EnvelopeError::PositionalParams => rpc::INVALID_PARAMS,
             _ => rpc::INVALID_REQUEST,
-        }
-    }
-
-    /// The error object sent to the client.
-    pub(crate) fn to_object(&self) -> ErrorObject {
+        };
         ErrorObject {
-            code: self.code(),
+            code,
             message: self.to_string(),
             data: None,
         }
@@ -238,10 +234,15 @@ mod tests {
 
     #[test]
     fn envelope_codes() {
-        assert_eq!(EnvelopeError::Syntax("x".into()).code(), -32700);
-        assert_eq!(EnvelopeError::InvalidUtf8(3).code(), -32700);
-        assert_eq!(EnvelopeError::PositionalParams.code(), -32602);
-        assert_eq!(EnvelopeError::EmptyBatch.code(), -32600);
-        assert_eq!(EnvelopeError::TooLarge { size: 9, limit: 1 }.code(), -32600);
+        assert_eq!(EnvelopeError::Syntax("x".into()).to_object().code, -32700);
+        assert_eq!(EnvelopeError::InvalidUtf8(3).to_object().code, -32700);
+        assert_eq!(EnvelopeError::PositionalParams.to_object().code, -32602);
+        assert_eq!(EnvelopeError::EmptyBatch.to_object().code, -32600);
+        assert_eq!(
+            EnvelopeError::TooLarge { size: 9, limit: 1 }
+                .to_object()
+                .code,
+            -32600
+        );
     }
 }

@@ -432,7 +432,7 @@ mod tests {
                 "reject id={:?} answer={} code={}",
                 r.id,
                 r.answer,
-                r.error.code()
+                r.error.to_object().code
             ),
         };
         assert_eq!(actual, expected, "input: {input}");

@@ -1,4 +1,5 @@
-//! Bytes in, bytes out: newline-delimited framing with bounded reads, and a buffered writer.
+//! Bytes in, bytes out: newline-delimited framing with bounded reads, and compact JSON
+//! output bounded as it is written.
 //!
 //! This layer knows nothing about JSON-RPC methods. [`LineReader`] hands out one line at a
 //! time: a trailing `\r` and a leading UTF-8 byte-order mark are stripped, blank lines are
@@ -24,8 +25,6 @@ use crate::jsonrpc::{scan_id, RequestId};
 /// Bytes asked for per read. Small on purpose: a pipe holds 64 KiB, but buffers only count
 /// against resident memory once written to, and larger reads gain nothing measurable.
 const CHUNK: usize = 16 * 1024;
-/// Bytes of output buffered before writing even though more input is waiting.
-const OUTPUT_HIGH_WATER: usize = 16 * 1024;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One unit of input.
@@ -313,68 +312,6 @@ pub(crate) fn to_json_limited(
     Ok(())
 }
 
-/// Buffered, line-per-message output. A closed pipe is remembered, not reported again.
-pub(crate) struct Output<W: Write> {
-    inner: W,
-    buf: Vec<u8>,
-    closed: bool,
-}
-
-impl<W: Write> Output<W> {
-    pub(crate) fn new(inner: W) -> Self {
-        Output {
-            inner,
-            buf: Vec::with_capacity(OUTPUT_HIGH_WATER),
-            closed: false,
-        }
-    }
-
-    /// Appends one message as a compact JSON line, unless it would exceed `limit` bytes.
-    #[cfg(test)]
-    pub(crate) fn send(&mut self, message: &impl Serialize, limit: usize) -> Result<(), TooLarge> {
-        to_json_limited(message, limit, &mut self.buf)?;
-        self.buf.push(b'\n');
-        Ok(())
-    }
-
-    /// Appends one serialized message (a single line of JSON) and its line ending.
-    pub(crate) fn send_line(&mut self, message: &[u8]) {
-        self.buf.extend_from_slice(message);
-        self.buf.push(b'\n');
-    }
-
-    /// True when enough output is buffered that it should be written now.
-    pub(crate) fn wants_flush(&self) -> bool {
-        self.buf.len() >= OUTPUT_HIGH_WATER
-    }
-
-    /// True once the client has closed its end.
-    pub(crate) fn is_closed(&self) -> bool {
-        self.closed
-    }
-
-    /// Writes everything buffered. A broken pipe marks the output closed and is not an error:
-    /// the client left, and there is nobody to tell.
-    pub(crate) fn flush(&mut self) -> io::Result<()> {
-        if self.closed {
-            self.buf.clear();
-            return Ok(());
-        }
-        let result = self
-            .inner
-            .write_all(&self.buf)
-            .and_then(|()| self.inner.flush());
-        self.buf.clear();
-        match result {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            other => other,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -500,31 +437,10 @@ mod tests {
 
     #[test]
     fn output_refuses_messages_over_the_limit_without_writing_any_part() {
-        let mut out = Output::new(Vec::new());
-        out.send(&"short", 100).expect("fits");
-        let err = out.send(&"x".repeat(200), 100).expect_err("too large");
+        let mut out = Vec::new();
+        to_json_limited(&"short", 100, &mut out).expect("fits");
+        let err = to_json_limited(&"x".repeat(200), 100, &mut out).expect_err("too large");
         assert_eq!(err.0, 202);
-        out.flush().expect("flushes");
-        assert_eq!(out.inner, b"\"short\"\n");
-    }
-
-    struct Broken;
-    impl Write for Broken {
-        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
-            Err(io::ErrorKind::BrokenPipe.into())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn broken_pipe_closes_quietly() {
-        let mut out = Output::new(Broken);
-        out.send(&1, 10).expect("fits");
-        out.flush().expect("broken pipe is not an error");
-        assert!(out.is_closed());
-        out.send(&2, 10).expect("fits");
-        out.flush().expect("still quiet");
+        assert_eq!(out, b"\"short\"");
     }
 }
