@@ -88,11 +88,10 @@ pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
         0x5be0cd19,
     ];
+    // The data, 0x80, zeros up to 8 bytes short of a whole block, then the length in bits.
     let mut message = data.to_vec();
     message.push(0x80);
-    while message.len() % 64 != 56 {
-        message.push(0);
-    }
+    message.resize((message.len() + 8).next_multiple_of(64) - 8, 0);
     message.extend_from_slice(&((data.len() as u64) * 8).to_be_bytes());
     for block in message.chunks(64) {
         let mut w = [0u32; 64];

@@ -1,12 +1,8 @@
-//! JSON-RPC 2.0 envelopes, written by hand on top of `serde_json::Value`.
+//! JSON-RPC 2.0 envelopes on top of `serde_json::Value`; nothing here knows MCP.
 //!
-//! This layer knows nothing about MCP. It classifies one parsed JSON value as a request, a
-//! notification or a response (to a request *we* sent), or rejects it with the reason and, whenever
-//! it can be read, the request id, so the error can still be correlated
-//! (conformance/REQUIREMENTS.md A-3: recover the id whenever the input is an object with a valid
-//! `id`).
-//!
-//! Classification rules, in order:
+//! [`classify`] makes one parsed value a request, a notification or a response (to a request
+//! *we* sent), or rejects it with the reason and, whenever it can be read, the id, so the error
+//! can still be correlated (conformance/REQUIREMENTS.md A-3). The rules, in order:
 //! 1. The value must be an object.
 //! 2. A `method` member makes it a request (`id` present) or a notification (`id` absent).
 //!    Anything carrying a string `method` and no `id` is *notification-shaped* and is never
@@ -25,25 +21,18 @@ use serde_json::{Map, Value};
 
 use thiserror::Error;
 
-/// JSON-RPC error codes defined by JSON-RPC 2.0 and used by MCP.
+/// The error codes JSON-RPC 2.0 defines (its section 5.1) that MCP uses.
 pub(crate) mod code {
-    /// Invalid JSON was received.
     pub(crate) const PARSE_ERROR: i64 = -32700;
-    /// The JSON sent is not a valid request object.
     pub(crate) const INVALID_REQUEST: i64 = -32600;
-    /// The method does not exist or is not available.
     pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
-    /// Invalid method parameters.
     pub(crate) const INVALID_PARAMS: i64 = -32602;
-    /// Internal JSON-RPC error.
     pub(crate) const INTERNAL_ERROR: i64 = -32603;
 }
 
-/// A request id exactly as the peer sent it: a string or a 64-bit integer.
-///
-/// The JSON type is preserved (`"7"` and `7` are different ids) and integers keep their full range,
-/// so the id is echoed back unchanged (REQUIREMENTS.md B-5; python-sdk#961 is what goes wrong
-/// otherwise).
+/// A request id exactly as the peer sent it: `"7"` and `7` differ, and integers keep their
+/// full 64-bit range, so it is echoed back unchanged (REQUIREMENTS.md B-5; python-sdk#961 is
+/// what goes wrong otherwise).
 #[derive(Clone, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(untagged)]
 pub(crate) enum RequestId {
@@ -99,12 +88,11 @@ pub struct ErrorObject {
     pub data: Option<Value>,
 }
 
-/// A request from the peer.
+/// A request from the peer; `params` is `None` when the member was absent.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Request {
     pub id: RequestId,
     pub method: String,
-    /// Named parameters; `None` when the member was absent.
     pub params: Option<Map<String, Value>>,
 }
 
@@ -115,27 +103,24 @@ pub(crate) struct Notification {
     pub params: Option<Map<String, Value>>,
 }
 
-/// A response from the peer to a request the server sent.
+/// A response from the peer to a request the server sent: its `result` or its `error`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Response {
     pub id: RequestId,
-    /// The `result`, or the `error`.
     pub outcome: Result<Value, ErrorObject>,
 }
 
-/// One classified message.
+/// One classified message; only a request is answered (exactly once).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Message {
-    /// Must be answered exactly once.
     Request(Request),
     Notification(Notification),
     Response(Response),
 }
 
-/// A value that is not a valid message.
+/// A value that is not a valid message, and the id to echo when one could be read.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Rejected {
-    /// The id, when one could be read; the error response echoes it.
     pub id: Option<RequestId>,
     pub error: EnvelopeError,
     /// False for notification-shaped values and responses, which are never answered.
@@ -263,12 +248,11 @@ pub(crate) enum UnreadableId {
     Omit,
 }
 
-/// The `id` of an outgoing response.
+/// The `id` of an outgoing response: the request's, or written as the policy says when it
+/// could not be read.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum ResponseId<'a> {
-    /// The request's id, echoed.
     Id(&'a RequestId),
-    /// The request's id could not be read.
     Unreadable(UnreadableId),
 }
 
@@ -282,15 +266,12 @@ impl<'a> ResponseId<'a> {
     }
 }
 
-/// An outgoing message, serialized compactly with the members in a fixed order.
+/// An outgoing message (a request is the server's), serialized compactly with the members
+/// in a fixed order.
 pub(crate) enum Outgoing<'a, T: Serialize + ?Sized> {
-    /// A successful response.
     Result(ResponseId<'a>, &'a T),
-    /// An error response.
     Error(ResponseId<'a>, &'a ErrorObject),
-    /// A notification.
     Notification(&'a str, &'a T),
-    /// A request from the server.
     Request(&'a RequestId, &'a str, &'a T),
 }
 
@@ -363,11 +344,11 @@ impl<'de> Visitor<'de> for IdScan<'_> {
     }
 }
 
-/// Why one line is not a valid JSON-RPC message.
+/// Why one line is not a valid JSON-RPC message; a variant's documentation only adds to
+/// what its message says.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub(crate) enum EnvelopeError {
-    /// The line is not UTF-8.
     #[error("parse error: message is not valid UTF-8 (invalid byte at offset {0})")]
     InvalidUtf8(usize),
     /// The line is not JSON (or nests deeper than serde_json's limit of 128).
@@ -375,28 +356,19 @@ pub(crate) enum EnvelopeError {
     Syntax(String),
     /// The line is longer than the configured limit; it was skipped unread.
     #[error("message of {size} bytes exceeds the {limit}-byte limit (--max-message-bytes); it was skipped")]
-    TooLarge {
-        /// Bytes in the line.
-        size: u64,
-        /// The limit.
-        limit: usize,
-    },
-    /// A member of a request is missing or malformed; the text says which and how.
+    TooLarge { size: u64, limit: usize },
+    /// A member of a request is missing or malformed.
     #[error("invalid request: {0}")]
     Invalid(&'static str),
     /// A response is malformed (logged only: responses are never answered).
     #[error("invalid response: {0}")]
     BadResponse(&'static str),
-    /// The JSON value is not an object.
     #[error("invalid request: a message must be a JSON object")]
     NotAnObject,
-    /// `id` is not a string or a 64-bit integer.
     #[error("invalid request: \"id\" must be a string or an integer, not {0}")]
     BadId(&'static str),
-    /// `params` is an array; MCP uses named parameters only.
     #[error("invalid params: \"params\" must be an object (MCP uses named parameters)")]
     PositionalParams,
-    /// An empty JSON array.
     #[error("invalid request: empty batch")]
     EmptyBatch,
     /// A JSON array outside a 2025-03-26 session.

@@ -1,11 +1,10 @@
 //! Bytes in, bytes out: newline-delimited framing with bounded reads, and compact JSON
 //! output bounded as it is written.
 //!
-//! This layer knows nothing about JSON-RPC methods. [`LineReader`] hands out one line at a
-//! time: a trailing `\r` and a leading UTF-8 byte-order mark are stripped, blank lines are
-//! skipped, a last line without a newline at EOF is still delivered, and a line longer than
-//! the limit is skipped *without being held in memory* (only the first `limit` bytes are
-//! kept, to recover the request id) and reported as [`Frame::TooLarge`].
+//! [`LineReader`] hands out one line at a time: a trailing `\r` and a leading UTF-8 byte-order
+//! mark are stripped, blank lines are skipped, a last line without a newline at EOF is still
+//! delivered, and a line longer than the limit is skipped *without being held in memory* (only
+//! its first `limit` bytes are kept, to recover the request id) as [`Frame::TooLarge`].
 //!
 //! Input is read directly on the dispatch thread. Only when something needs a timer (a
 //! handler waiting for the client with a timeout, a cancellation check, resource change
@@ -32,13 +31,9 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub(crate) enum Frame<'a> {
     /// A non-blank line, without its line ending.
     Line(&'a [u8]),
-    /// A line over the limit, skipped; the id is recovered from its first bytes when possible.
-    TooLarge {
-        /// Length of the line in bytes.
-        size: u64,
-        /// The request id found at the start of the line.
-        id: Option<RequestId>,
-    },
+    /// A line of `size` bytes, over the limit, skipped; `id` is read from its first bytes
+    /// when possible.
+    TooLarge { size: u64, id: Option<RequestId> },
     /// The input is closed.
     Eof,
     /// The deadline passed with no complete line.
