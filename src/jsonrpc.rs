@@ -190,28 +190,25 @@ pub(crate) fn classify(value: Value) -> Result<Message, Rejected> {
         Some(_) => reject(EnvelopeError::Invalid("\"method\" must be a string")),
         None if !is_response => reject(EnvelopeError::Invalid("missing \"method\"")),
         None => {
-            let Some(id) = id.clone() else {
-                return reject(EnvelopeError::BadResponse(
-                    "\"id\" must be a string or an integer",
-                ));
+            let response = match (id.clone(), member.result, member.error) {
+                (None, ..) => Err("\"id\" must be a string or an integer"),
+                (Some(id), Some(result), None) => Ok(Response {
+                    id,
+                    outcome: Ok(result),
+                }),
+                (Some(id), None, Some(error)) => serde_json::from_value(error)
+                    .map(|error| Response {
+                        id,
+                        outcome: Err(error),
+                    })
+                    .map_err(|_| {
+                        "\"error\" must have an integer \"code\" and a string \"message\""
+                    }),
+                _ => Err("exactly one of \"result\" and \"error\" must be present"),
             };
-            let outcome = match (member.result, member.error) {
-                (Some(result), None) => Ok(result),
-                (None, Some(error)) => match serde_json::from_value::<ErrorObject>(error) {
-                    Ok(error) => Err(error),
-                    Err(_) => {
-                        return reject(EnvelopeError::BadResponse(
-                            "\"error\" must have an integer \"code\" and a string \"message\"",
-                        ))
-                    }
-                },
-                _ => {
-                    return reject(EnvelopeError::BadResponse(
-                        "exactly one of \"result\" and \"error\" must be present",
-                    ))
-                }
-            };
-            Ok(Message::Response(Response { id, outcome }))
+            response
+                .map(Message::Response)
+                .or_else(|why| reject(EnvelopeError::BadResponse(why)))
         }
     }
 }
