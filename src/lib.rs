@@ -60,8 +60,7 @@
 //! ## Cargo features
 //!
 //! The protocol core and the stdio transport ([`serve`], [`run_stdio`]) are always built;
-//! `http`, `workspace`, `edit`, `templates`, `analysis` and `conformance` are features, all on
-//! by default (the README's "Cargo features" says what each adds).
+//! everything else is a feature, listed with its default in the README's "Cargo features".
 //!
 //! ## Data flow
 //!
