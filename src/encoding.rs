@@ -55,29 +55,6 @@ pub(crate) fn base64url_decode(text: &str) -> Option<Vec<u8>> {
     (base64url(&out) == text).then_some(out)
 }
 
-/// Decodes standard, padded base64 strictly: wrong padding or a stray character is `None`.
-#[cfg(feature = "http")]
-pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(4) {
-        return None;
-    }
-    let unpadded = text.trim_end_matches('=');
-    if text.len() - unpadded.len() > 2 {
-        return None;
-    }
-    let url: String = unpadded
-        .chars()
-        .map(|c| match c {
-            '+' => '-',
-            '/' => '_',
-            '-' | '_' => '!',
-            c => c,
-        })
-        .collect();
-    let out = base64url_decode(&url)?;
-    (base64(&out) == text).then_some(out)
-}
-
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -96,7 +73,6 @@ pub fn sha256_hex(data: &[u8]) -> String {
 }
 
 /// `bytes` as lowercase hex digits, two per byte.
-#[cfg_attr(not(any(feature = "http", feature = "templates")), allow(dead_code))]
 pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     let mut out = String::with_capacity(bytes.len() * 2);
@@ -112,11 +88,10 @@ pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
         0x5be0cd19,
     ];
+    // The data, 0x80, zeros up to 8 bytes short of a whole block, then the length in bits.
     let mut message = data.to_vec();
     message.push(0x80);
-    while message.len() % 64 != 56 {
-        message.push(0);
-    }
+    message.resize((message.len() + 8).next_multiple_of(64) - 8, 0);
     message.extend_from_slice(&((data.len() as u64) * 8).to_be_bytes());
     for block in message.chunks(64) {
         let mut w = [0u32; 64];
@@ -131,8 +106,9 @@ pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
                 .wrapping_add(w[i - 7])
                 .wrapping_add(s1);
         }
-        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
+        let mut v = h;
         for i in 0..64 {
+            let [a, b, c, _, e, f, g, hh] = v;
             let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
             let ch = (e & f) ^ (!e & g);
             let t1 = hh
@@ -142,17 +118,12 @@ pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
                 .wrapping_add(w[i]);
             let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
             let maj = (a & b) ^ (a & c) ^ (b & c);
-            let t2 = s0.wrapping_add(maj);
-            hh = g;
-            g = f;
-            f = e;
-            e = d.wrapping_add(t1);
-            d = c;
-            c = b;
-            b = a;
-            a = t1.wrapping_add(t2);
+            // Each round shifts the working variables by one: a→b … g→h, d+t1→e, t1+t2→a.
+            v.rotate_right(1);
+            v[0] = t1.wrapping_add(s0.wrapping_add(maj));
+            v[4] = v[4].wrapping_add(t1);
         }
-        for (state, add) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+        for (state, add) in h.iter_mut().zip(v) {
             *state = state.wrapping_add(add);
         }
     }

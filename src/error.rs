@@ -6,7 +6,7 @@
 //!   `jsonrpc`, beside the envelope it describes, so that layer imports nothing above it).
 //! - [`McpError`] is about one valid request the server cannot serve.
 //!
-//! The last two never end the session; [`EnvelopeError::code`] and [`McpError::to_object`]
+//! The last two never end the session; [`EnvelopeError::to_object`] and [`McpError::to_object`]
 //! turn them into the `error` member of a response. Codes of our own are listed in
 //! [`code`] and stay inside the implementation-defined range −32000…−32019 (2026-07-28
 //! reserves −32020…−32099 for the spec).
@@ -16,7 +16,6 @@ use std::io;
 use serde_json::{json, Value};
 use thiserror::Error;
 
-/// Defined with the envelope it describes (`jsonrpc`); its codes are mapped here.
 pub(crate) use crate::jsonrpc::EnvelopeError;
 use crate::jsonrpc::{code as rpc, ErrorObject};
 
@@ -53,26 +52,23 @@ pub enum Error {
 }
 
 impl EnvelopeError {
-    /// The JSON-RPC error code for this error.
-    pub(crate) fn code(&self) -> i64 {
-        match self {
+    /// The error object sent to the client.
+    pub(crate) fn to_object(&self) -> ErrorObject {
+        let code = match self {
             EnvelopeError::InvalidUtf8(_) | EnvelopeError::Syntax(_) => rpc::PARSE_ERROR,
             EnvelopeError::PositionalParams => rpc::INVALID_PARAMS,
             _ => rpc::INVALID_REQUEST,
-        }
-    }
-
-    /// The error object sent to the client.
-    pub(crate) fn to_object(&self) -> ErrorObject {
+        };
         ErrorObject {
-            code: self.code(),
+            code,
             message: self.to_string(),
             data: None,
         }
     }
 }
 
-/// Why a valid request cannot be served.
+/// Why a valid request cannot be served; a variant's documentation only adds to what its
+/// message says.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub(crate) enum McpError {
@@ -85,7 +81,6 @@ pub(crate) enum McpError {
     /// A request other than `ping` or `initialize` before `initialize`.
     #[error("invalid request: the session is not initialized; send \"initialize\" first (or, for protocol 2026-07-28, put \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\" in params._meta)")]
     NotInitialized,
-    /// A second `initialize` on the same session.
     #[error("invalid request: the session is already initialized")]
     AlreadyInitialized,
     /// `tools/call` for a tool that does not exist, and the name it was perhaps meant to be.
@@ -99,35 +94,19 @@ pub(crate) enum McpError {
     /// `resources/read` (or a completion) for a resource that does not exist.
     #[error("resource not found: {0}")]
     ResourceNotFound(String),
-    /// A 2026-07-28 request with a protocol version the server does not speak.
     #[error("unsupported protocol version {requested:?}; supported: {}", supported.join(", "))]
     UnsupportedProtocolVersion {
-        /// The version in the request.
         requested: String,
-        /// The versions the server speaks.
         supported: Vec<&'static str>,
     },
-    /// A 2026-07-28 request needs a client capability that it did not declare.
     #[error("the request needs the client capability {0}, which it did not declare in io.modelcontextprotocol/clientCapabilities")]
     MissingClientCapability(Value),
-    /// The rate limit is exhausted.
     #[error("rate limit exceeded; retry after {retry_after_ms} ms")]
-    RateLimited {
-        /// When a token will be available.
-        retry_after_ms: u64,
-    },
-    /// The response is larger than the configured limit.
+    RateLimited { retry_after_ms: u64 },
     #[error("the response of {size} bytes exceeds the {limit}-byte limit (--max-response-bytes); ask for less")]
-    ResponseTooLarge {
-        /// Bytes in the serialized response.
-        size: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// Too many requests are waiting behind a handler that waits for the client.
+    ResponseTooLarge { size: usize, limit: usize },
     #[error("server busy: {0} requests are already queued; retry later")]
     Overloaded(usize),
-    /// A request reuses the id of a request that is still in flight.
     #[error("invalid request: id {0} is already in use by a request in flight")]
     DuplicateId(String),
     /// Something failed inside the server; details go to stderr, never to the client.
@@ -238,10 +217,15 @@ mod tests {
 
     #[test]
     fn envelope_codes() {
-        assert_eq!(EnvelopeError::Syntax("x".into()).code(), -32700);
-        assert_eq!(EnvelopeError::InvalidUtf8(3).code(), -32700);
-        assert_eq!(EnvelopeError::PositionalParams.code(), -32602);
-        assert_eq!(EnvelopeError::EmptyBatch.code(), -32600);
-        assert_eq!(EnvelopeError::TooLarge { size: 9, limit: 1 }.code(), -32600);
+        assert_eq!(EnvelopeError::Syntax("x".into()).to_object().code, -32700);
+        assert_eq!(EnvelopeError::InvalidUtf8(3).to_object().code, -32700);
+        assert_eq!(EnvelopeError::PositionalParams.to_object().code, -32602);
+        assert_eq!(EnvelopeError::EmptyBatch.to_object().code, -32600);
+        assert_eq!(
+            EnvelopeError::TooLarge { size: 9, limit: 1 }
+                .to_object()
+                .code,
+            -32600
+        );
     }
 }

@@ -1,12 +1,8 @@
-//! JSON-RPC 2.0 envelopes, written by hand on top of `serde_json::Value`.
+//! JSON-RPC 2.0 envelopes on top of `serde_json::Value`; nothing here knows MCP.
 //!
-//! This layer knows nothing about MCP. It classifies one parsed JSON value as a request, a
-//! notification or a response (to a request *we* sent), or rejects it with the reason and, whenever
-//! it can be read, the request id, so the error can still be correlated
-//! (conformance/REQUIREMENTS.md A-3: recover the id whenever the input is an object with a valid
-//! `id`).
-//!
-//! Classification rules, in order:
+//! [`classify`] makes one parsed value a request, a notification or a response (to a request
+//! *we* sent), or rejects it with the reason and, whenever it can be read, the id, so the error
+//! can still be correlated (conformance/REQUIREMENTS.md A-3). The rules, in order:
 //! 1. The value must be an object.
 //! 2. A `method` member makes it a request (`id` present) or a notification (`id` absent).
 //!    Anything carrying a string `method` and no `id` is *notification-shaped* and is never
@@ -19,35 +15,27 @@
 
 use std::fmt;
 
+use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use thiserror::Error;
 
-/// JSON-RPC error codes defined by JSON-RPC 2.0 and used by MCP.
+/// The error codes JSON-RPC 2.0 defines (its section 5.1) that MCP uses.
 pub(crate) mod code {
-    /// Invalid JSON was received.
     pub(crate) const PARSE_ERROR: i64 = -32700;
-    /// The JSON sent is not a valid request object.
     pub(crate) const INVALID_REQUEST: i64 = -32600;
-    /// The method does not exist or is not available.
     pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
-    /// Invalid method parameters.
     pub(crate) const INVALID_PARAMS: i64 = -32602;
-    /// Internal JSON-RPC error.
     pub(crate) const INTERNAL_ERROR: i64 = -32603;
 }
 
-/// A request id exactly as the peer sent it: a string or a 64-bit integer.
-///
-/// The JSON type is preserved (`"7"` and `7` are different ids) and integers keep their full range,
-/// so the id is echoed back unchanged (REQUIREMENTS.md B-5; python-sdk#961 is what goes wrong
-/// otherwise).
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub(crate) struct RequestId(IdRepr);
-
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum IdRepr {
+/// A request id exactly as the peer sent it: `"7"` and `7` differ, and integers keep their
+/// full 64-bit range, so it is echoed back unchanged (REQUIREMENTS.md B-5; python-sdk#961 is
+/// what goes wrong otherwise).
+#[derive(Clone, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(untagged)]
+pub(crate) enum RequestId {
     Unsigned(u64),
     Negative(i64),
     Str(String),
@@ -58,51 +46,26 @@ impl RequestId {
     /// booleans, arrays and objects.
     pub(crate) fn from_value(value: &Value) -> Option<RequestId> {
         match value {
-            Value::String(s) => Some(RequestId(IdRepr::Str(s.clone()))),
-            Value::Number(n) => {
-                if let Some(u) = n.as_u64() {
-                    Some(RequestId(IdRepr::Unsigned(u)))
-                } else {
-                    n.as_i64().map(|i| RequestId(IdRepr::Negative(i)))
-                }
-            }
+            Value::String(s) => Some(RequestId::Str(s.clone())),
+            Value::Number(n) => (n.as_u64().map(RequestId::Unsigned))
+                .or_else(|| n.as_i64().map(RequestId::Negative)),
             _ => None,
         }
     }
 
     /// An integer id, as minted by the server for its own requests.
     pub(crate) fn number(n: u64) -> RequestId {
-        RequestId(IdRepr::Unsigned(n))
-    }
-
-    /// The id as a JSON value.
-    #[cfg(test)]
-    pub(crate) fn to_value(&self) -> Value {
-        match &self.0 {
-            IdRepr::Unsigned(u) => Value::from(*u),
-            IdRepr::Negative(i) => Value::from(*i),
-            IdRepr::Str(s) => Value::from(s.as_str()),
-        }
-    }
-}
-
-impl Serialize for RequestId {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            IdRepr::Unsigned(u) => serializer.serialize_u64(*u),
-            IdRepr::Negative(i) => serializer.serialize_i64(*i),
-            IdRepr::Str(s) => serializer.serialize_str(s),
-        }
+        RequestId::Unsigned(n)
     }
 }
 
 /// Strings print quoted, so `7` and `"7"` look different in logs (lsp-server does the same).
 impl fmt::Debug for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            IdRepr::Unsigned(u) => write!(f, "{u}"),
-            IdRepr::Negative(i) => write!(f, "{i}"),
-            IdRepr::Str(s) => write!(f, "{s:?}"),
+        match self {
+            RequestId::Unsigned(u) => write!(f, "{u}"),
+            RequestId::Negative(i) => write!(f, "{i}"),
+            RequestId::Str(s) => write!(f, "{s:?}"),
         }
     }
 }
@@ -125,52 +88,40 @@ pub struct ErrorObject {
     pub data: Option<Value>,
 }
 
-/// A request from the peer.
+/// A request from the peer; `params` is `None` when the member was absent.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Request {
-    /// The id to echo in the response.
     pub id: RequestId,
-    /// The method name.
     pub method: String,
-    /// Named parameters; `None` when the member was absent.
     pub params: Option<Map<String, Value>>,
 }
 
 /// A notification from the peer: never answered.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Notification {
-    /// The method name.
     pub method: String,
-    /// Named parameters; `None` when the member was absent.
     pub params: Option<Map<String, Value>>,
 }
 
-/// A response from the peer to a request the server sent.
+/// A response from the peer to a request the server sent: its `result` or its `error`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Response {
-    /// The id of the server's request.
     pub id: RequestId,
-    /// The `result`, or the `error`.
     pub outcome: Result<Value, ErrorObject>,
 }
 
-/// One classified message.
+/// One classified message; only a request is answered (exactly once).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Message {
-    /// A request: must be answered exactly once.
     Request(Request),
-    /// A notification: never answered.
     Notification(Notification),
-    /// A response to one of our requests: never answered.
     Response(Response),
 }
 
-/// A value that is not a valid message.
+/// A value that is not a valid message, and the id to echo when one could be read.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Rejected {
-    /// The id, when one could be read; the error response echoes it.
     pub id: Option<RequestId>,
-    /// What was wrong.
     pub error: EnvelopeError,
     /// False for notification-shaped values and responses, which are never answered.
     pub answer: bool,
@@ -200,71 +151,65 @@ pub(crate) fn classify(value: Value) -> Result<Message, Rejected> {
         };
         *slot = Some(value);
     }
-    let id_member = member.id;
-    let id = id_member.as_ref().and_then(RequestId::from_value);
+    let id = member.id.as_ref().and_then(RequestId::from_value);
+    let is_call = matches!(member.method, Some(Value::String(_)));
+    let is_response =
+        member.method.is_none() && (member.result.is_some() || member.error.is_some());
+    // Notification-shaped values and responses are never answered, even when invalid.
+    let answer = !(is_response || is_call && member.id.is_none());
+    let reject = |error| {
+        Err(Rejected {
+            id: id.clone(),
+            error,
+            answer,
+        })
+    };
     let version_ok = matches!(&member.jsonrpc, Some(Value::String(v)) if v == "2.0");
-
+    if (is_call || is_response) && !version_ok {
+        return reject(EnvelopeError::Invalid(
+            "\"jsonrpc\" must be exactly \"2.0\"",
+        ));
+    }
     match member.method {
         Some(Value::String(method)) => {
-            // No `id` member at all: a notification, never answered, even when invalid.
-            let is_notification = id_member.is_none();
-            let reject = |error| {
-                Err(Rejected {
-                    id: id.clone(),
-                    error,
-                    answer: !is_notification,
-                })
-            };
-            if !version_ok {
-                return reject(EnvelopeError::BadVersion);
-            }
             let params = match member.params {
                 None => None,
                 Some(Value::Object(map)) => Some(map),
                 Some(Value::Array(_)) => return reject(EnvelopeError::PositionalParams),
-                Some(_) => return reject(EnvelopeError::BadParams),
+                Some(_) => {
+                    let error = "\"params\" must be an object when present";
+                    return reject(EnvelopeError::Invalid(error));
+                }
             };
-            match (id_member, id.clone()) {
+            match (member.id, id.clone()) {
                 (None, _) => Ok(Message::Notification(Notification { method, params })),
                 (Some(_), Some(id)) => Ok(Message::Request(Request { id, method, params })),
                 (Some(raw), None) => reject(EnvelopeError::BadId(id_kind(&raw))),
             }
         }
-        Some(_) => Err(Rejected {
-            id,
-            error: EnvelopeError::BadMethod,
-            answer: true,
-        }),
-        None if member.result.is_some() || member.error.is_some() => {
-            // A response: never answered, so every problem is reported as not-to-answer.
-            let reject = |error| {
-                Err(Rejected {
-                    id: id.clone(),
-                    error,
-                    answer: false,
-                })
+        Some(_) => reject(EnvelopeError::Invalid("\"method\" must be a string")),
+        None if !is_response => reject(EnvelopeError::Invalid("missing \"method\"")),
+        None => {
+            let response = match (id.clone(), member.result, member.error) {
+                (None, ..) => Err("\"id\" must be a string or an integer"),
+                (Some(id), Some(result), None) => Ok(Response {
+                    id,
+                    outcome: Ok(result),
+                }),
+                (Some(id), None, Some(error)) => serde_json::from_value(error)
+                    .map(|error| Response {
+                        id,
+                        outcome: Err(error),
+                    })
+                    .map_err(|_| {
+                        "\"error\" must have an integer \"code\" and a string \"message\""
+                    }),
+                _ => Err("exactly one of \"result\" and \"error\" must be present"),
             };
-            if !version_ok {
-                return reject(EnvelopeError::BadVersion);
-            }
-            let Some(id) = id.clone() else {
-                return reject(EnvelopeError::ResponseWithoutId);
-            };
-            let outcome = match (member.result, member.error) {
-                (Some(result), None) => Ok(result),
-                (None, Some(error)) => match serde_json::from_value::<ErrorObject>(error) {
-                    Ok(error) => Err(error),
-                    Err(_) => return reject(EnvelopeError::BadErrorObject),
-                },
-                _ => return reject(EnvelopeError::ResultAndError),
-            };
-            Ok(Message::Response(Response { id, outcome }))
+            response
+                .map(Message::Response)
+                .or_else(|why| reject(EnvelopeError::BadResponse(why)))
         }
-        None => Err(Rejected {
-            id,
-            error: EnvelopeError::MissingMethod,
-            answer: true,
-        }),
     }
 }
 
@@ -300,12 +245,11 @@ pub(crate) enum UnreadableId {
     Omit,
 }
 
-/// The `id` of an outgoing response.
+/// The `id` of an outgoing response: the request's, or written as the policy says when it
+/// could not be read.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum ResponseId<'a> {
-    /// The request's id, echoed.
     Id(&'a RequestId),
-    /// The request's id could not be read.
     Unreadable(UnreadableId),
 }
 
@@ -319,15 +263,12 @@ impl<'a> ResponseId<'a> {
     }
 }
 
-/// An outgoing message, serialized compactly with the members in a fixed order.
+/// An outgoing message (a request is the server's), serialized compactly with the members
+/// in a fixed order.
 pub(crate) enum Outgoing<'a, T: Serialize + ?Sized> {
-    /// A successful response.
     Result(ResponseId<'a>, &'a T),
-    /// An error response.
     Error(ResponseId<'a>, &'a ErrorObject),
-    /// A notification.
     Notification(&'a str, &'a T),
-    /// A request from the server.
     Request(&'a RequestId, &'a str, &'a T),
 }
 
@@ -369,64 +310,42 @@ impl<T: Serialize + ?Sized> Serialize for Outgoing<'_, T> {
 /// and echoing it lets the client match the "too large" error to its request instead of
 /// waiting for a timeout. Returns `None` unless a complete string or integer id is found.
 pub(crate) fn scan_id(prefix: &[u8]) -> Option<RequestId> {
-    let mut depth = 0usize;
-    let mut i = 0;
-    let mut expect_key = false;
-    while i < prefix.len() {
-        match prefix[i] {
-            b'{' => {
-                depth += 1;
-                expect_key = depth == 1;
-            }
-            b'[' => depth += 1,
-            b'}' | b']' => depth = depth.checked_sub(1)?,
-            b',' => expect_key = depth == 1,
-            b'"' => {
-                let end = string_end(prefix, i)?;
-                if depth == 1 && expect_key && &prefix[i..=end] == b"\"id\"" {
-                    return parse_id_value(&prefix[end + 1..]);
-                }
-                expect_key = false;
-                i = end;
-            }
-            _ => {}
-        }
-        i += 1;
+    // Digits at the very end may be a number cut short: `"id":12` can be `"id":123`.
+    let end = prefix.iter().rposition(|b| !b.is_ascii_digit());
+    let mut found = None;
+    // Parsing fails where the prefix ends; by then the id has been kept if it came first.
+    let mut parser = serde_json::Deserializer::from_slice(&prefix[..end.map_or(0, |i| i + 1)]);
+    let _ = parser.deserialize_map(IdScan(&mut found));
+    found
+}
+
+/// Walks an object's members up to `id`, skipping the others' values unkept.
+struct IdScan<'a>(&'a mut Option<RequestId>);
+
+impl<'de> Visitor<'de> for IdScan<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
     }
-    None
-}
 
-/// Index of the closing quote of the string starting at `start`.
-fn string_end(text: &[u8], start: usize) -> Option<usize> {
-    let mut i = start + 1;
-    while i < text.len() {
-        match text[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "id" {
+                *self.0 = RequestId::from_value(&map.next_value()?);
+                return Ok(());
+            }
+            map.next_value::<IgnoredAny>()?;
         }
+        Ok(())
     }
-    None
 }
 
-/// Parses `: <string or integer>` followed by a delimiter.
-fn parse_id_value(rest: &[u8]) -> Option<RequestId> {
-    let text = std::str::from_utf8(&rest[..rest.len().min(1024)]).ok()?;
-    let text = text.trim_start().strip_prefix(':')?.trim_start();
-    let end = if text.starts_with('"') {
-        string_end(text.as_bytes(), 0)? + 1
-    } else {
-        text.find([',', '}', ' ', '\t', '\r', '\n'])?
-    };
-    let value: Value = serde_json::from_str(&text[..end]).ok()?;
-    RequestId::from_value(&value)
-}
-
-/// Why one line is not a valid JSON-RPC message.
+/// Why one line is not a valid JSON-RPC message; a variant's documentation only adds to
+/// what its message says.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub(crate) enum EnvelopeError {
-    /// The line is not UTF-8.
     #[error("parse error: message is not valid UTF-8 (invalid byte at offset {0})")]
     InvalidUtf8(usize),
     /// The line is not JSON (or nests deeper than serde_json's limit of 128).
@@ -434,43 +353,19 @@ pub(crate) enum EnvelopeError {
     Syntax(String),
     /// The line is longer than the configured limit; it was skipped unread.
     #[error("message of {size} bytes exceeds the {limit}-byte limit (--max-message-bytes); it was skipped")]
-    TooLarge {
-        /// Bytes in the line.
-        size: u64,
-        /// The limit.
-        limit: usize,
-    },
-    /// The JSON value is not an object.
+    TooLarge { size: u64, limit: usize },
+    /// A member of a request is missing or malformed.
+    #[error("invalid request: {0}")]
+    Invalid(&'static str),
+    /// A response is malformed (logged only: responses are never answered).
+    #[error("invalid response: {0}")]
+    BadResponse(&'static str),
     #[error("invalid request: a message must be a JSON object")]
     NotAnObject,
-    /// `jsonrpc` is missing or not exactly `"2.0"`.
-    #[error("invalid request: \"jsonrpc\" must be exactly \"2.0\"")]
-    BadVersion,
-    /// `id` is not a string or a 64-bit integer.
     #[error("invalid request: \"id\" must be a string or an integer, not {0}")]
     BadId(&'static str),
-    /// `method` is not a string.
-    #[error("invalid request: \"method\" must be a string")]
-    BadMethod,
-    /// Neither `method` nor `result`/`error`.
-    #[error("invalid request: missing \"method\"")]
-    MissingMethod,
-    /// `params` is neither an object nor an array.
-    #[error("invalid request: \"params\" must be an object when present")]
-    BadParams,
-    /// `params` is an array; MCP uses named parameters only.
     #[error("invalid params: \"params\" must be an object (MCP uses named parameters)")]
     PositionalParams,
-    /// A response whose `id` cannot be read.
-    #[error("invalid response: \"id\" must be a string or an integer")]
-    ResponseWithoutId,
-    /// A response with both or neither of `result` and `error`.
-    #[error("invalid response: exactly one of \"result\" and \"error\" must be present")]
-    ResultAndError,
-    /// A response whose `error` lacks an integer `code` or a string `message`.
-    #[error("invalid response: \"error\" must have an integer \"code\" and a string \"message\"")]
-    BadErrorObject,
-    /// An empty JSON array.
     #[error("invalid request: empty batch")]
     EmptyBatch,
     /// A JSON array outside a 2025-03-26 session.
@@ -506,7 +401,7 @@ mod tests {
                 "reject id={:?} answer={} code={}",
                 r.id,
                 r.answer,
-                r.error.code()
+                r.error.to_object().code
             ),
         };
         assert_eq!(actual, expected, "input: {input}");
@@ -677,7 +572,7 @@ mod tests {
 
     #[test]
     fn outgoing_messages_are_compact_with_a_fixed_member_order() {
-        let id = RequestId(IdRepr::Str("a".into()));
+        let id = RequestId::Str("a".into());
         let render = |m: &Outgoing<'_, Value>| serde_json::to_string(m).expect("serializes");
         assert_eq!(
             render(&Outgoing::Result(ResponseId::Id(&id), &json!({}))),
@@ -732,7 +627,7 @@ mod tests {
             (r#"[{"id":1}"#, None),
         ];
         for (prefix, expected) in cases {
-            let found = scan_id(prefix.as_bytes()).map(|id| id.to_value());
+            let found = scan_id(prefix.as_bytes()).map(|id| json!(id));
             assert_eq!(&found, expected, "prefix: {prefix}");
         }
     }

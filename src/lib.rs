@@ -1,13 +1,10 @@
 //! # minimcp
 //!
 //! A small, synchronous Model Context Protocol server: a library for adding your own tools,
-//! prompts and resources, and a ready binary with read-only toolsets ([`toolsets`]: the
-//! workspace, project templates).
+//! prompts and resources, and a ready binary with its toolsets ([`toolsets`]).
 //!
-//! It speaks every published MCP version — the handshake versions 2024-11-05, 2025-03-26,
-//! 2025-06-18 and 2025-11-25, and the stateless 2026-07-28 — chosen per message. It uses
-//! blocking I/O on one thread: no async runtime, three dependencies (serde, serde_json,
-//! thiserror), and a read loop a reviewer can follow from stdin to stdout.
+//! It speaks every published MCP version ([`Version`]), chosen per message, with blocking
+//! I/O on one thread: no async runtime, three dependencies (serde, serde_json, thiserror).
 //!
 //! ## Adding a tool
 //!
@@ -62,21 +59,14 @@
 //!
 //! ## Cargo features
 //!
-//! The protocol core and the stdio transport ([`serve`], [`run_stdio`]) are always built.
-//! The rest is optional, and on by default: `http` (Streamable HTTP and the Unix-socket
-//! transport, `minimcp::http`), `workspace` (the read-only workspace toolset), `templates`
-//! and `analysis` (two more toolsets, each turning on `workspace`), and `conformance` (the
-//! fixture toolsets of the binary's `conformance` and `transcripts` profiles), and `testing`
-//! ([`TestClient`], for unit tests of handlers).
-//! `cargo build --no-default-features` builds the protocol library with stdio alone.
+//! The protocol core and the stdio transport ([`serve`], [`run_stdio`]) are always built;
+//! everything else is a feature, listed with its default in the README's "Cargo features".
 //!
 //! ## Data flow
 //!
-//! `transport` (bounded line reads, buffered writes) → `jsonrpc` (envelopes, ids, no MCP) →
-//! `session` (the state machine, the read loop, the one `match`, a file per method family)
-//! → your handlers, which get a [`Context`] for progress, logging, cancellation and asking
-//! the client for input. Everything that can go wrong with one message becomes a JSON-RPC error
-//! or a tool error; only a failing stdin or stdout ends [`serve`] with an [`enum@Error`].
+//! `transport` (bounded lines) → `jsonrpc` (envelopes, no MCP) → `session` (state, the one
+//! `match`) → your handlers, with a [`Context`]. Whatever goes wrong with one message becomes
+//! a JSON-RPC or tool error; only a failing stdin or stdout ends [`serve`] ([`enum@Error`]).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -128,17 +128,12 @@ pub(crate) fn request_meta(params: Option<&Map<String, Value>>) -> Option<&Map<S
     params?.get("_meta")?.as_object()
 }
 
-/// True when a request carries the 2026-07-28 per-request protocol version, which selects
-/// stateless handling for that one message.
-pub(crate) fn is_stateless_request(params: Option<&Map<String, Value>>) -> bool {
-    request_meta(params).is_some_and(|m| m.contains_key(meta::PROTOCOL_VERSION))
-}
-
 /// True when a request is served by 2026-07-28 rules: it carries that version's `_meta`, or
 /// names a method only 2026-07-28 has (so a client that left out `_meta` is told what is
 /// missing rather than to initialize). The one rule for every transport.
 pub(crate) fn is_stateless(method: &str, params: Option<&Map<String, Value>>) -> bool {
-    is_stateless_request(params) || matches!(method, "server/discover" | "subscriptions/listen")
+    request_meta(params).is_some_and(|m| m.contains_key(meta::PROTOCOL_VERSION))
+        || matches!(method, "server/discover" | "subscriptions/listen")
 }
 
 /// RFC 5424 severities, as MCP's `LoggingLevel`, least severe first.

@@ -1,10 +1,10 @@
-//! Bytes in, bytes out: newline-delimited framing with bounded reads, and a buffered writer.
+//! Bytes in, bytes out: newline-delimited framing with bounded reads, and compact JSON
+//! output bounded as it is written.
 //!
-//! This layer knows nothing about JSON-RPC methods. [`LineReader`] hands out one line at a
-//! time: a trailing `\r` and a leading UTF-8 byte-order mark are stripped, blank lines are
-//! skipped, a last line without a newline at EOF is still delivered, and a line longer than
-//! the limit is skipped *without being held in memory* (only the first `limit` bytes are
-//! kept, to recover the request id) and reported as [`Frame::TooLarge`].
+//! [`LineReader`] hands out one line at a time: a trailing `\r` and a leading UTF-8 byte-order
+//! mark are stripped, blank lines are skipped, a last line without a newline at EOF is still
+//! delivered, and a line longer than the limit is skipped *without being held in memory* (only
+//! its first `limit` bytes are kept, to recover the request id) as [`Frame::TooLarge`].
 //!
 //! Input is read directly on the dispatch thread. Only when something needs a timer (a
 //! handler waiting for the client with a timeout, a cancellation check, resource change
@@ -13,7 +13,7 @@
 //! a request answered without a timer costs no context switch.
 
 use std::io::{self, Read, Write};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::Instant;
 
@@ -24,8 +24,6 @@ use crate::jsonrpc::{scan_id, RequestId};
 /// Bytes asked for per read. Small on purpose: a pipe holds 64 KiB, but buffers only count
 /// against resident memory once written to, and larger reads gain nothing measurable.
 const CHUNK: usize = 16 * 1024;
-/// Bytes of output buffered before writing even though more input is waiting.
-const OUTPUT_HIGH_WATER: usize = 16 * 1024;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One unit of input.
@@ -33,13 +31,9 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub(crate) enum Frame<'a> {
     /// A non-blank line, without its line ending.
     Line(&'a [u8]),
-    /// A line over the limit, skipped; the id is recovered from its first bytes when possible.
-    TooLarge {
-        /// Length of the line in bytes.
-        size: u64,
-        /// The request id found at the start of the line.
-        id: Option<RequestId>,
-    },
+    /// A line of `size` bytes, over the limit, skipped; `id` is read from its first bytes
+    /// when possible.
+    TooLarge { size: u64, id: Option<RequestId> },
     /// The input is closed.
     Eof,
     /// The deadline passed with no complete line.
@@ -49,12 +43,6 @@ pub(crate) enum Frame<'a> {
 enum Source<R> {
     Direct(R),
     Threaded(Receiver<io::Result<Vec<u8>>>),
-    Closed,
-}
-
-struct Discarding {
-    size: u64,
-    id: Option<RequestId>,
 }
 
 /// Splits a byte stream into lines of at most `max` bytes.
@@ -67,7 +55,8 @@ pub(crate) struct LineReader<R> {
     scanned: usize,
     max: usize,
     eof: bool,
-    discarding: Option<Discarding>,
+    /// While skipping a line over the limit: its length so far, and the id from its start.
+    discarding: Option<(u64, Option<RequestId>)>,
     /// Where the last line handed out started, so it can be put back ([`LineReader::unread`]).
     last_start: Option<usize>,
 }
@@ -115,11 +104,6 @@ impl<R: Read + Send + 'static> LineReader<R> {
         self.max
     }
 
-    /// True once input has been moved to the helper thread.
-    pub(crate) fn is_threaded(&self) -> bool {
-        matches!(self.source, Source::Threaded(_))
-    }
-
     /// Puts the line last returned by [`LineReader::next_frame`] back, so the next call
     /// returns it again. Only valid right after a [`Frame::Line`].
     pub(crate) fn unread(&mut self) {
@@ -133,21 +117,35 @@ impl<R: Read + Send + 'static> LineReader<R> {
     pub(crate) fn next_frame(&mut self, deadline: Option<Instant>) -> io::Result<Frame<'_>> {
         self.last_start = None;
         loop {
-            if self.discarding.is_none() {
-                let from = self.start + self.scanned;
-                let newline = self.buf[from..self.end].iter().position(|&b| b == b'\n');
+            let pending = &self.buf[self.start..self.end];
+            if let Some((size, _)) = &mut self.discarding {
+                // Drops the line as it arrives, counting it, up to its newline or EOF.
+                let newline = pending.iter().position(|&b| b == b'\n');
+                *size += newline.unwrap_or(pending.len()) as u64;
+                self.start = newline.map_or(self.end, |offset| self.start + offset + 1);
+                if newline.is_some() || self.eof {
+                    let (size, id) = self.discarding.take().unwrap_or_default();
+                    return Ok(Frame::TooLarge { size, id });
+                }
+            } else {
+                let from = self.scanned;
+                let newline = pending[from..].iter().position(|&b| b == b'\n');
                 // A last line without a newline is still a message.
                 let line_end = match newline {
-                    Some(offset) => Some(from + offset),
+                    Some(offset) => Some(self.start + from + offset),
                     None => (self.eof && self.end > self.start).then_some(self.end),
                 };
+                if line_end.unwrap_or(self.end) - self.start > self.max {
+                    // Keep only what identifies the request; drop the rest as it arrives.
+                    let id = scan_id(&pending[..self.max]);
+                    self.discarding = Some((0, id));
+                    self.scanned = 0;
+                    continue;
+                }
                 if let Some(line_end) = line_end {
                     let line_start = self.start;
                     self.start = (line_end + 1).min(self.end);
                     self.scanned = 0;
-                    if line_end - line_start > self.max {
-                        return Ok(self.too_large(line_start, line_end));
-                    }
                     if let Some((a, b)) = trim_line(&self.buf[line_start..line_end]) {
                         self.last_start = Some(line_start);
                         return Ok(Frame::Line(&self.buf[line_start + a..line_start + b]));
@@ -155,27 +153,9 @@ impl<R: Read + Send + 'static> LineReader<R> {
                     continue;
                 }
                 if self.eof {
-                    self.start = self.end;
-                    self.scanned = 0;
                     return Ok(Frame::Eof);
                 }
                 self.scanned = self.end - self.start;
-                if self.end - self.start > self.max {
-                    // Keep only what identifies the request; drop the rest as it arrives.
-                    let id = scan_id(&self.buf[self.start..self.start + self.max]);
-                    self.discarding = Some(Discarding {
-                        size: (self.end - self.start) as u64,
-                        id,
-                    });
-                    self.start = 0;
-                    self.end = 0;
-                    self.scanned = 0;
-                }
-            } else if let Some(frame) = self.finish_discard() {
-                return Ok(frame);
-            }
-            if self.eof {
-                continue;
             }
             if !self.fill(deadline)? {
                 return Ok(Frame::TimedOut);
@@ -183,49 +163,10 @@ impl<R: Read + Send + 'static> LineReader<R> {
         }
     }
 
-    /// Reports the line `[line_start, line_end)` as too large.
-    fn too_large(&self, line_start: usize, line_end: usize) -> Frame<'static> {
-        Frame::TooLarge {
-            size: (line_end - line_start) as u64,
-            id: scan_id(&self.buf[line_start..line_start + self.max]),
-        }
-    }
-
-    /// While discarding: consumes buffered bytes up to the next newline.
-    fn finish_discard(&mut self) -> Option<Frame<'static>> {
-        let pending = &self.buf[self.start..self.end];
-        let newline = pending.iter().position(|&b| b == b'\n');
-        let discard = self.discarding.as_mut()?;
-        match newline {
-            Some(offset) => {
-                discard.size += offset as u64;
-                self.start += offset + 1;
-                let done = self.discarding.take()?;
-                Some(Frame::TooLarge {
-                    size: done.size,
-                    id: done.id,
-                })
-            }
-            None => {
-                discard.size += pending.len() as u64;
-                self.start = 0;
-                self.end = 0;
-                if self.eof {
-                    let done = self.discarding.take()?;
-                    return Some(Frame::TooLarge {
-                        size: done.size,
-                        id: done.id,
-                    });
-                }
-                None
-            }
-        }
-    }
-
     /// Reads more input. Returns false when the deadline passed first.
     fn fill(&mut self, deadline: Option<Instant>) -> io::Result<bool> {
         self.last_start = None;
-        if deadline.is_some() && !self.is_threaded() {
+        if deadline.is_some() && matches!(self.source, Source::Direct(_)) {
             self.make_threaded();
         }
         // Compact: move unread bytes to the front so the buffer never grows past max + CHUNK.
@@ -249,57 +190,35 @@ impl<R: Read + Send + 'static> LineReader<R> {
                 };
                 self.end += n;
                 self.eof = n == 0;
-                Ok(true)
             }
             Source::Threaded(rx) => {
                 let received = match deadline {
-                    None => rx.recv().map_err(|_| TryRecvError::Disconnected),
-                    Some(deadline) => {
-                        let wait = deadline.saturating_duration_since(Instant::now());
-                        if wait.is_zero() {
-                            rx.try_recv()
-                        } else {
-                            rx.recv_timeout(wait).map_err(|e| match e {
-                                RecvTimeoutError::Timeout => TryRecvError::Empty,
-                                RecvTimeoutError::Disconnected => TryRecvError::Disconnected,
-                            })
-                        }
-                    }
+                    None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                    Some(at) => rx.recv_timeout(at.saturating_duration_since(Instant::now())),
                 };
                 match received {
-                    Ok(Ok(chunk)) => {
-                        if chunk.is_empty() {
-                            self.eof = true;
-                        } else {
-                            if self.buf.len() < self.end + chunk.len() {
-                                self.buf.resize(self.end + chunk.len(), 0);
-                            }
-                            self.buf[self.end..self.end + chunk.len()].copy_from_slice(&chunk);
-                            self.end += chunk.len();
-                        }
-                        Ok(true)
+                    Ok(chunk) => {
+                        self.buf.truncate(self.end);
+                        self.buf.extend_from_slice(&chunk?);
+                        self.end = self.buf.len();
                     }
-                    Ok(Err(e)) => Err(e),
-                    Err(TryRecvError::Empty) => Ok(false),
-                    Err(TryRecvError::Disconnected) => {
-                        self.eof = true;
-                        Ok(true)
-                    }
+                    Err(RecvTimeoutError::Timeout) => return Ok(false),
+                    // The helper thread drops its sender at EOF.
+                    Err(RecvTimeoutError::Disconnected) => self.eof = true,
                 }
             }
-            Source::Closed => {
-                self.eof = true;
-                Ok(true)
-            }
         }
+        Ok(true)
     }
 
     /// Moves reading to a helper thread so later reads can time out.
     fn make_threaded(&mut self) {
-        let Source::Direct(mut input) = std::mem::replace(&mut self.source, Source::Closed) else {
+        let (tx, rx) = mpsc::channel();
+        let source = std::mem::replace(&mut self.source, Source::Threaded(rx));
+        let Source::Direct(mut input) = source else {
+            self.source = source;
             return;
         };
-        let (tx, rx) = mpsc::channel();
         let spawned = thread::Builder::new()
             .name("minimcp-input".into())
             .spawn(move || loop {
@@ -307,7 +226,7 @@ impl<R: Read + Send + 'static> LineReader<R> {
                 match input.read(&mut chunk) {
                     Ok(n) => {
                         chunk.truncate(n);
-                        if tx.send(Ok(chunk)).is_err() || n == 0 {
+                        if n == 0 || tx.send(Ok(chunk)).is_err() {
                             return;
                         }
                     }
@@ -318,32 +237,23 @@ impl<R: Read + Send + 'static> LineReader<R> {
                     }
                 }
             });
-        match spawned {
-            Ok(_) => self.source = Source::Threaded(rx),
-            Err(e) => {
-                // Without the thread, reads just block: timeouts degrade, nothing breaks.
-                crate::log::warn(format_args!("cannot start the input thread: {e}"));
-                self.source = Source::Closed;
-                self.eof = true;
-            }
+        if let Err(e) = spawned {
+            // The input went with the thread that never started: the session ends at once.
+            crate::log::warn(format_args!("cannot start the input thread: {e}"));
         }
     }
 }
 
-/// Strips a UTF-8 BOM, a trailing `\r` and surrounding blanks; `None` for a blank line.
+/// Where a line starts and ends without a UTF-8 BOM and surrounding blanks (a trailing
+/// `\r` included); `None` for a blank line.
 fn trim_line(line: &[u8]) -> Option<(usize, usize)> {
-    let mut a = 0;
-    if line.starts_with(BOM) {
-        a = BOM.len();
-    }
-    let mut b = line.len();
-    while b > a && line[b - 1].is_ascii_whitespace() {
-        b -= 1;
-    }
-    while a < b && line[a].is_ascii_whitespace() {
-        a += 1;
-    }
-    (a < b).then_some((a, b))
+    let bom = if line.starts_with(BOM) { BOM.len() } else { 0 };
+    let end = line.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
+    let start = bom
+        + line[bom..end]
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())?;
+    Some((start, end))
 }
 
 /// Counts bytes, keeps at most `limit` of them.
@@ -395,68 +305,6 @@ pub(crate) fn to_json_limited(
         return Err(TooLarge(written));
     }
     Ok(())
-}
-
-/// Buffered, line-per-message output. A closed pipe is remembered, not reported again.
-pub(crate) struct Output<W: Write> {
-    inner: W,
-    buf: Vec<u8>,
-    closed: bool,
-}
-
-impl<W: Write> Output<W> {
-    pub(crate) fn new(inner: W) -> Self {
-        Output {
-            inner,
-            buf: Vec::with_capacity(OUTPUT_HIGH_WATER),
-            closed: false,
-        }
-    }
-
-    /// Appends one message as a compact JSON line, unless it would exceed `limit` bytes.
-    #[cfg(test)]
-    pub(crate) fn send(&mut self, message: &impl Serialize, limit: usize) -> Result<(), TooLarge> {
-        to_json_limited(message, limit, &mut self.buf)?;
-        self.buf.push(b'\n');
-        Ok(())
-    }
-
-    /// Appends one serialized message (a single line of JSON) and its line ending.
-    pub(crate) fn send_line(&mut self, message: &[u8]) {
-        self.buf.extend_from_slice(message);
-        self.buf.push(b'\n');
-    }
-
-    /// True when enough output is buffered that it should be written now.
-    pub(crate) fn wants_flush(&self) -> bool {
-        self.buf.len() >= OUTPUT_HIGH_WATER
-    }
-
-    /// True once the client has closed its end.
-    pub(crate) fn is_closed(&self) -> bool {
-        self.closed
-    }
-
-    /// Writes everything buffered. A broken pipe marks the output closed and is not an error:
-    /// the client left, and there is nobody to tell.
-    pub(crate) fn flush(&mut self) -> io::Result<()> {
-        if self.closed {
-            self.buf.clear();
-            return Ok(());
-        }
-        let result = self
-            .inner
-            .write_all(&self.buf)
-            .and_then(|()| self.inner.flush());
-        self.buf.clear();
-        match result {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            other => other,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -572,7 +420,7 @@ mod tests {
             reader.next_frame(Some(soon)).expect("read"),
             Frame::TimedOut
         );
-        assert!(reader.is_threaded());
+        assert!(matches!(reader.source, Source::Threaded(_)));
         tx.write_all(b"hello\n").expect("write");
         drop(tx);
         assert_eq!(
@@ -584,31 +432,10 @@ mod tests {
 
     #[test]
     fn output_refuses_messages_over_the_limit_without_writing_any_part() {
-        let mut out = Output::new(Vec::new());
-        out.send(&"short", 100).expect("fits");
-        let err = out.send(&"x".repeat(200), 100).expect_err("too large");
+        let mut out = Vec::new();
+        to_json_limited(&"short", 100, &mut out).expect("fits");
+        let err = to_json_limited(&"x".repeat(200), 100, &mut out).expect_err("too large");
         assert_eq!(err.0, 202);
-        out.flush().expect("flushes");
-        assert_eq!(out.inner, b"\"short\"\n");
-    }
-
-    struct Broken;
-    impl Write for Broken {
-        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
-            Err(io::ErrorKind::BrokenPipe.into())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn broken_pipe_closes_quietly() {
-        let mut out = Output::new(Broken);
-        out.send(&1, 10).expect("fits");
-        out.flush().expect("broken pipe is not an error");
-        assert!(out.is_closed());
-        out.send(&2, 10).expect("fits");
-        out.flush().expect("still quiet");
+        assert_eq!(out, b"\"short\"");
     }
 }

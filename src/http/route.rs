@@ -10,6 +10,7 @@ use super::config::HttpConfig;
 use super::guard::accepts;
 use super::parse::Request;
 use super::reply::{Kind, Route};
+use crate::encoding;
 use crate::error::code;
 use crate::jsonrpc::code as rpc;
 use crate::protocol::{self, Version};
@@ -243,12 +244,34 @@ fn header(request: &Request, name: &str) -> Result<Option<String>, String> {
         .strip_prefix("=?base64?")
         .and_then(|rest| rest.strip_suffix("?="))
     {
-        Some(encoded) => crate::encoding::base64_decode(encoded)
+        Some(encoded) => base64_decode(encoded)
             .and_then(|bytes| String::from_utf8(bytes).ok())
             .map(Some)
             .ok_or_else(|| format!("header mismatch: {name} is not valid =?base64?…?=")),
         None => Ok(Some(raw.to_string())),
     }
+}
+
+/// Decodes standard, padded base64 strictly: wrong padding or a stray character is `None`.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let unpadded = text.trim_end_matches('=');
+    if text.len() - unpadded.len() > 2 {
+        return None;
+    }
+    let url: String = unpadded
+        .chars()
+        .map(|c| match c {
+            '+' => '-',
+            '/' => '_',
+            '-' | '_' => '!',
+            c => c,
+        })
+        .collect();
+    let out = encoding::base64url_decode(&url)?;
+    (encoding::base64(&out) == text).then_some(out)
 }
 
 #[cfg(test)]
