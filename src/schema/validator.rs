@@ -60,18 +60,16 @@ type ObjectKeywords<'s> = (
 /// Checks `value` against `schema` without changing it (used for structured tool output).
 /// Returns every problem found (up to [`MAX_ERRORS`]), each naming the argument and the fix.
 pub(crate) fn validate_ref(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
-    let errors = Vec::new();
     let mut validator = Validator {
         root: schema,
-        errors,
+        errors: Vec::new(),
     };
     validator.check(schema, value, &Path::Root, 0);
-    let mut errors = validator.errors;
-    errors.truncate(MAX_ERRORS);
-    if errors.is_empty() {
+    validator.errors.truncate(MAX_ERRORS);
+    if validator.errors.is_empty() {
         Ok(())
     } else {
-        Err(errors)
+        Err(validator.errors)
     }
 }
 
@@ -83,7 +81,7 @@ struct Validator<'s> {
 
 impl<'s> Validator<'s> {
     /// A problem with the value at `path`, said after its name.
-    fn fail(&mut self, path: &Path<'_>, problem: std::fmt::Arguments<'_>) {
+    fn fail(&mut self, path: &Path<'_>, problem: impl std::fmt::Display) {
         self.errors.push(format!("{} {problem}", path.name()));
     }
 
@@ -92,132 +90,94 @@ impl<'s> Validator<'s> {
             return;
         }
         let schema = match schema {
-            Value::Bool(false) => return self.fail(path, format_args!("is not allowed")),
+            Value::Bool(false) => return self.fail(path, "is not allowed"),
             Value::Object(map) => map,
             _ => return,
         };
         if depth > MAX_DEPTH {
-            return self.fail(path, format_args!("nests too deeply"));
+            return self.fail(path, "nests too deeply");
         }
-        // One pass over the schema's members rather than a map lookup per keyword: a tool
-        // schema has a handful of members, and twenty lookups (string comparisons each) were
-        // most of the validation of a small call.
+        // One pass over the members, not a map lookup per keyword: twenty lookups (string
+        // comparisons each) were most of the validation of a small call.
         let start = self.errors.len();
         let (mut properties, mut required, mut additional) = (None, None, None);
         for (keyword, arg) in schema {
-            match (keyword.as_str(), value) {
+            match keyword.as_str() {
                 // A value of the wrong type gets that one message, not one per keyword that
                 // cannot apply (`type` sorts after the others, so little work is wasted).
-                ("type", _) if !type_matches(arg, value) => {
+                "type" if !type_matches(arg, value) => {
                     self.errors.truncate(start);
                     let expected: Vec<String> = type_names(arg).map(article).collect();
                     let (expected, got) = (expected.join(" or "), describe_value(value));
                     return self.fail(path, format_args!("must be {expected}, got {got}"));
                 }
-                ("properties", _) => properties = arg.as_object(),
-                ("required", _) => required = arg.as_array(),
-                ("additionalProperties", _) => additional = Some(arg),
-                ("$ref", _) => {
+                "properties" => properties = arg.as_object(),
+                "required" => required = arg.as_array(),
+                "additionalProperties" => additional = Some(arg),
+                "$ref" => {
                     if let Some(target) = arg.as_str().and_then(|r| resolve(self.root, r)) {
                         self.check(target, value, path, depth + 1);
                     }
                 }
-                ("enum", _) => {
-                    let allowed = arg.as_array().map_or(&[][..], Vec::as_slice);
-                    if arg.is_array() && !allowed.iter().any(|a| json_equal(a, value)) {
-                        let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-                        let list = list.join(", ");
-                        self.fail(path, format_args!("must be one of {list}, got {value}"));
-                    }
-                }
-                ("const", _) if !json_equal(arg, value) => {
-                    self.fail(path, format_args!("must be {arg}, got {value}"))
-                }
-                ("minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum", _) => {
-                    let (Some(n), Some(b)) = (value.as_f64(), arg.as_f64()) else {
-                        continue;
-                    };
-                    let (holds, sign) = match keyword.as_str() {
-                        "minimum" => (n >= b, "≥"),
-                        "maximum" => (n <= b, "≤"),
-                        "exclusiveMinimum" => (n > b, ">"),
-                        _ => (n < b, "<"),
-                    };
-                    if !holds {
-                        self.fail(path, format_args!("must be {sign} {arg}, got {value}"));
-                    }
-                }
-                // A string's length is in characters.
-                ("minLength" | "maxLength" | "minItems" | "maxItems", _) => {
-                    let (len, unit) = match value {
-                        Value::String(text) if keyword.ends_with("Length") => {
-                            (text.chars().count(), "character")
-                        }
-                        Value::Array(items) if keyword.ends_with("Items") => (items.len(), "item"),
-                        _ => continue,
-                    };
-                    let (Some(bound), len) = (arg.as_u64(), len as u64) else {
-                        continue;
-                    };
-                    let (word, fails) = if keyword.starts_with("min") {
-                        ("least", len < bound)
-                    } else {
-                        ("most", len > bound)
-                    };
-                    let plural = if bound == 1 { "" } else { "s" };
-                    if fails {
-                        self.fail(
-                            path,
-                            format_args!("must have at {word} {bound} {unit}{plural}, got {len}"),
-                        );
-                    }
-                }
-                ("items", Value::Array(items)) => {
-                    for (i, item) in items.iter().enumerate() {
+                "items" => {
+                    for (i, item) in value.as_array().into_iter().flatten().enumerate() {
                         self.check(arg, item, &Path::Index(path, i), depth + 1);
                     }
                 }
-                ("allOf", _) => {
+                "allOf" => {
                     for branch in arg.as_array().into_iter().flatten() {
                         self.check(branch, value, path, depth + 1);
                     }
                 }
-                // `anyOf`: at least one of the forms must match; `oneOf`: exactly one.
-                ("anyOf" | "oneOf", _) => {
-                    let forms = arg.as_array().into_iter().flatten();
-                    let failed: Vec<Vec<String>> = forms
-                        .map(|f| self.errors_of(f, value, path, depth))
-                        .collect();
-                    let passed = failed.iter().filter(|f| f.is_empty()).count();
-                    if passed == 0 {
-                        // Every form failed, so each has a first problem to show.
-                        let firsts = failed
-                            .iter()
-                            .zip(1..)
-                            .map(|(f, i)| format!("({i}) {}", f[0]));
-                        let firsts = firsts.collect::<Vec<_>>().join(" or ");
-                        let problem = format!("matches none of the allowed forms: {firsts}");
-                        self.fail(path, format_args!("{problem}"));
-                    } else if keyword == "oneOf" && passed > 1 {
-                        let forms = "of the allowed forms, it must match exactly one";
-                        self.fail(
-                            path,
-                            format_args!("is ambiguous: it matches {passed} {forms}"),
-                        );
-                    }
-                }
+                "anyOf" | "oneOf" => self.check_forms(keyword == "oneOf", arg, value, path, depth),
                 // `if` only picks `then` or `else`; its own failures are not errors.
-                ("if", _) => {
+                "if" => {
                     let passed = self.errors_of(arg, value, path, depth).is_empty();
                     if let Some(branch) = schema.get(if passed { "then" } else { "else" }) {
                         self.check(branch, value, path, depth + 1);
                     }
                 }
-                _ => {}
+                _ => {
+                    if let Some(problem) = assertion(keyword, arg, value) {
+                        self.fail(path, problem);
+                    }
+                }
             }
         }
         if let Value::Object(obj) = value {
             self.check_object((properties, required, additional), obj, path, depth);
+        }
+    }
+
+    /// `anyOf` (at least one of the `forms` must match) or `oneOf` (exactly one).
+    fn check_forms(
+        &mut self,
+        one: bool,
+        forms: &'s Value,
+        value: &Value,
+        path: &Path<'_>,
+        depth: usize,
+    ) {
+        let forms = forms.as_array().into_iter().flatten();
+        let failed: Vec<Vec<String>> = forms
+            .map(|f| self.errors_of(f, value, path, depth))
+            .collect();
+        let passed = failed.iter().filter(|f| f.is_empty()).count();
+        if passed == 0 {
+            // Every form failed, so each has a first problem to show.
+            let firsts: Vec<String> = failed
+                .iter()
+                .zip(1..)
+                .map(|(f, i)| format!("({i}) {}", f[0]))
+                .collect();
+            let problem = format!("matches none of the allowed forms: {}", firsts.join(" or "));
+            self.fail(path, problem);
+        } else if one && passed > 1 {
+            let problem = "of the allowed forms, it must match exactly one";
+            self.fail(
+                path,
+                format_args!("is ambiguous: it matches {passed} {problem}"),
+            );
         }
     }
 
@@ -243,7 +203,7 @@ impl<'s> Validator<'s> {
     ) {
         for name in required.into_iter().flatten().filter_map(Value::as_str) {
             if !obj.contains_key(name) {
-                self.fail(&Path::Key(path, name), format_args!("is required"));
+                self.fail(&Path::Key(path, name), "is required");
             }
         }
         for (key, child) in obj {
@@ -254,14 +214,56 @@ impl<'s> Validator<'s> {
             match (props.and_then(|p| p.get(key)), additional) {
                 (Some(prop), _) => self.check(prop, child, &child_path, depth + 1),
                 (None, Some(Value::Bool(false))) => {
-                    let problem = unknown_argument(&child_path, key, props);
-                    self.errors.push(problem);
+                    self.errors.push(unknown_argument(&child_path, key, props))
                 }
                 (None, Some(extra)) => self.check(extra, child, &child_path, depth + 1),
                 (None, None) => {}
             }
         }
     }
+}
+
+/// What is wrong with `value` by a keyword that judges it alone, without subschemas.
+fn assertion(keyword: &str, arg: &Value, value: &Value) -> Option<String> {
+    match (keyword, value) {
+        ("enum", _) => {
+            let allowed = arg.as_array()?;
+            if allowed.iter().any(|a| json_equal(a, value)) {
+                return None;
+            }
+            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+            Some(format!("must be one of {}, got {value}", list.join(", ")))
+        }
+        ("const", _) => (!json_equal(arg, value)).then(|| format!("must be {arg}, got {value}")),
+        ("minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum", _) => {
+            let (n, b) = (value.as_f64()?, arg.as_f64()?);
+            let (holds, sign) = match keyword {
+                "minimum" => (n >= b, "≥"),
+                "maximum" => (n <= b, "≤"),
+                "exclusiveMinimum" => (n > b, ">"),
+                _ => (n < b, "<"),
+            };
+            (!holds).then(|| format!("must be {sign} {arg}, got {value}"))
+        }
+        // A string's length is in characters.
+        ("minLength" | "maxLength", Value::String(text)) => {
+            length(keyword, arg, text.chars().count(), "character")
+        }
+        ("minItems" | "maxItems", Value::Array(items)) => length(keyword, arg, items.len(), "item"),
+        _ => None,
+    }
+}
+
+/// `minLength`/`minItems` or `maxLength`/`maxItems` against a length of `len` `unit`s.
+fn length(keyword: &str, bound: &Value, len: usize, unit: &str) -> Option<String> {
+    let (bound, len) = (bound.as_u64()?, len as u64);
+    let (word, fails) = if keyword.starts_with("min") {
+        ("least", len < bound)
+    } else {
+        ("most", len > bound)
+    };
+    let plural = if bound == 1 { "" } else { "s" };
+    fails.then(|| format!("must have at {word} {bound} {unit}{plural}, got {len}"))
 }
 
 /// The message for an argument `key` the schema does not allow, with those it does.
@@ -281,12 +283,10 @@ fn unknown_argument(path: &Path<'_>, key: &str, props: Option<&Map<String, Value
 
 /// The names in `type`: one string or a list of them.
 fn type_names(ty: &Value) -> impl Iterator<Item = &str> {
-    let list = ty
+    let names = ty
         .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str);
-    ty.as_str().into_iter().chain(list)
+        .map_or(std::slice::from_ref(ty), Vec::as_slice);
+    names.iter().filter_map(Value::as_str)
 }
 
 fn type_matches(ty: &Value, value: &Value) -> bool {
