@@ -50,13 +50,6 @@ impl Path<'_> {
     }
 }
 
-/// `properties`, `required` and `additionalProperties`.
-type ObjectKeywords<'s> = (
-    Option<&'s Map<String, Value>>,
-    Option<&'s Vec<Value>>,
-    Option<&'s Value>,
-);
-
 /// Checks `value` against `schema` without changing it (used for structured tool output).
 /// Returns every problem found (up to [`MAX_ERRORS`]), each naming the argument and the fix.
 pub(crate) fn validate_ref(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
@@ -145,7 +138,7 @@ impl<'s> Validator<'s> {
             }
         }
         if let Value::Object(obj) = value {
-            self.check_object((properties, required, additional), obj, path, depth);
+            self.check_object(properties, required, additional, obj, path, depth);
         }
     }
 
@@ -194,9 +187,12 @@ impl<'s> Validator<'s> {
         std::mem::replace(&mut self.errors, outer)
     }
 
+    /// `properties`, `required` and `additionalProperties`.
     fn check_object(
         &mut self,
-        (props, required, additional): ObjectKeywords<'s>,
+        props: Option<&'s Map<String, Value>>,
+        required: Option<&'s Vec<Value>>,
+        additional: Option<&'s Value>,
         obj: &Map<String, Value>,
         path: &Path<'_>,
         depth: usize,
