@@ -1,8 +1,8 @@
 //! "Did you mean": the nearest of some names to a misspelled one.
 
-/// The candidate a misspelled `name` most likely meant: the same but for case, or within
-/// a third of its length in edits (at least one, at most three). `None` when nothing is
-/// that close, or `name` is too long to compare cheaply (it came from a client).
+/// The candidate a misspelled `name` most likely meant: within a third of its length in
+/// edits (at least one, at most three), case ignored. `None` when nothing is that close, or
+/// `name` is too long to compare cheaply (it came from a client).
 pub(crate) fn closest<'a>(
     name: &str,
     candidates: impl Iterator<Item = &'a str>,
@@ -14,44 +14,34 @@ pub(crate) fn closest<'a>(
     let limit = (name.chars().count() / 3).clamp(1, 3);
     candidates
         .filter(|c| c.len() <= MAX_COMPARED)
-        .map(|c| {
-            let distance = if c.eq_ignore_ascii_case(name) {
-                0
-            } else {
-                edit_distance(name, c)
-            };
-            (distance, c)
-        })
+        .map(|c| (edit_distance(name, c), c))
         .filter(|&(distance, _)| distance <= limit)
         .min_by_key(|&(distance, _)| distance)
         .map(|(_, c)| c)
 }
 
-/// Edits between `a` and `b`, over characters: insertions, deletions, substitutions and
-/// swaps of two neighbours (the optimal string alignment distance: `ehco` is one edit from
-/// `echo`, the commonest typo). Both are at most 64 characters here.
+/// Edits between `a` and `b`, over characters with ASCII case ignored: insertions,
+/// deletions, substitutions and swaps of two neighbours (the optimal string alignment
+/// distance: `ehco` is one edit from `echo`, the commonest typo).
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let width = b.len() + 1;
-    let mut d: Vec<usize> = vec![0; (a.len() + 1) * width];
-    for i in 0..=a.len() {
-        for j in 0..=b.len() {
-            d[i * width + j] = if i == 0 || j == 0 {
-                i + j
-            } else {
-                let cost = usize::from(a[i - 1] != b[j - 1]);
-                let mut best = (d[(i - 1) * width + j] + 1)
-                    .min(d[i * width + j - 1] + 1)
-                    .min(d[(i - 1) * width + j - 1] + cost);
-                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                    best = best.min(d[(i - 2) * width + j - 2] + 1);
-                }
-                best
-            };
+    let lower = |s: &str| -> Vec<char> { s.chars().map(|c| c.to_ascii_lowercase()).collect() };
+    let (a, b) = (lower(a), lower(b));
+    // d[i][j]: the distance between a[..i] and b[..j]; i + j edits when one of them is empty.
+    let mut d: Vec<Vec<usize>> = (0..=a.len())
+        .map(|i| (0..=b.len()).map(|j| i + j).collect())
+        .collect();
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
         }
     }
-    d[a.len() * width + b.len()]
+    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -77,6 +67,7 @@ mod tests {
             ("a", "", 1),
             ("kitten", "sitting", 3),
             ("é", "e", 1),
+            ("ehco", "ECHO", 1),
         ] {
             assert_eq!(edit_distance(a, b), d, "{a} {b}");
             assert_eq!(edit_distance(b, a), d, "{b} {a}");

@@ -5,20 +5,20 @@
 //! schema), `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
 //! `minLength`, `maxLength` (in characters), `items`, `minItems`, `maxItems`, `anyOf`,
 //! `oneOf`, `allOf`, `if`/`then`/`else`, `default` (filled in for missing properties before
-//! validation) and
-//! local `$ref`s (`#/$defs/...`, `#/definitions/...`). Every other keyword (`pattern`,
+//! validation) and local `$ref`s (`#/$defs/...`, `#/definitions/...`). Every other keyword (`pattern`,
 //! `format`, `title`, `description`, ...) is an annotation here: kept verbatim in
 //! `tools/list`, not enforced. [`check_schema`] refuses, when a tool is registered, what
 //! cannot be honoured: a root that is not `"type": "object"`, an unknown `$schema` dialect,
 //! and `$ref`s that leave the document (MCP 2026-07-28 forbids fetching them).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 mod closest;
 mod validator;
 
 pub(crate) use closest::closest;
-use validator::{follow, resolve, Path, Validator, MAX_DEPTH, MAX_ERRORS};
+pub(crate) use validator::validate_ref;
+use validator::{follow, resolve, MAX_DEPTH};
 
 /// The dialects `$schema` may name; a schema without `$schema` is 2020-12
 /// (conformance/REQUIREMENTS.md T-17).
@@ -45,39 +45,38 @@ pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
             ));
         }
     }
-    check_refs(schema, schema, 0)
+    let outside = |map: &Map<String, Value>| {
+        let reference = map.get("$ref")?;
+        let target = reference.as_str().and_then(|r| resolve(schema, r));
+        target.is_none().then(|| {
+            format!("$ref {reference} does not point inside the schema (only \"#/...\" references are supported)")
+        })
+    };
+    find(schema, 0, &outside).map_or(Ok(()), Err)
 }
 
-fn check_refs(root: &Value, node: &Value, depth: usize) -> Result<(), String> {
-    if depth > MAX_DEPTH {
-        return Err(format!("the schema nests deeper than {MAX_DEPTH} levels"));
-    }
+/// What `check` says of the first object in `node` (itself or nested) it has something to
+/// say about, or that `node` nests too deeply to look through.
+fn find(
+    node: &Value,
+    depth: usize,
+    check: &dyn Fn(&Map<String, Value>) -> Option<String>,
+) -> Option<String> {
     match node {
+        _ if depth > MAX_DEPTH => Some(format!("the schema nests deeper than {MAX_DEPTH} levels")),
         Value::Object(map) => {
-            if let Some(reference) = map.get("$ref") {
-                let target = reference.as_str().and_then(|r| resolve(root, r));
-                if target.is_none() {
-                    return Err(format!(
-                        "$ref {reference} does not point inside the schema (only \"#/...\" references are supported)"
-                    ));
-                }
-            }
-            map.values()
-                .try_for_each(|v| check_refs(root, v, depth + 1))
+            check(map).or_else(|| map.values().find_map(|v| find(v, depth + 1, check)))
         }
-        Value::Array(items) => items
-            .iter()
-            .try_for_each(|v| check_refs(root, v, depth + 1)),
-        _ => Ok(()),
+        Value::Array(items) => items.iter().find_map(|v| find(v, depth + 1, check)),
+        _ => None,
     }
 }
 
-/// Checks an elicitation form (REQUIREMENTS.md SE-2): an object whose properties are primitives —
-/// string, number, integer, boolean, or an array of enumerated strings (multi-select).
+/// Checks an elicitation form (REQUIREMENTS.md SE-2): a usable schema ([`check_schema`]) whose
+/// properties are primitives — string, number, integer, boolean, or an array of enumerated
+/// strings (multi-select).
 pub(crate) fn check_elicitation_schema(schema: &Value) -> Result<(), String> {
-    if schema.get("type") != Some(&Value::from("object")) {
-        return Err("the form's schema must have \"type\": \"object\"".into());
-    }
+    check_schema(schema)?;
     let properties = match schema.get("properties") {
         None => return Ok(()),
         Some(Value::Object(properties)) => properties,
@@ -101,9 +100,7 @@ pub(crate) fn check_elicitation_schema(schema: &Value) -> Result<(), String> {
 }
 
 /// Fills in `default`s for missing properties (when `fill` says the schema has any: see
-/// [`has_defaults`]), then validates `value` against `schema`.
-///
-/// Returns every problem found (up to ten), each naming the argument and what to change.
+/// [`has_defaults`]), then validates `value` against `schema` ([`validate_ref`]).
 pub(crate) fn validate(schema: &Value, value: &mut Value, fill: bool) -> Result<(), Vec<String>> {
     if fill {
         apply_defaults(schema, schema, value, 0);
@@ -111,57 +108,25 @@ pub(crate) fn validate(schema: &Value, value: &mut Value, fill: bool) -> Result<
     validate_ref(schema, value)
 }
 
-/// Checks `value` against `schema` without changing it (used for structured tool output).
-pub(crate) fn validate_ref(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
-    let mut errors = Vec::new();
-    Validator { root: schema }.check(schema, value, &mut Path::Root, &mut errors, 0);
-    errors.truncate(MAX_ERRORS);
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
-    }
-}
-
 /// Whether a `default` member appears anywhere in `schema` (or it nests too deeply to
 /// tell): worked out once per tool, so the arguments of a tool without defaults are not
 /// walked against its schema twice per call.
 pub(crate) fn has_defaults(schema: &Value) -> bool {
-    fn walk(node: &Value, depth: usize) -> bool {
-        match node {
-            _ if depth > MAX_DEPTH => true,
-            Value::Object(map) => {
-                map.contains_key("default") || map.values().any(|v| walk(v, depth + 1))
-            }
-            Value::Array(items) => items.iter().any(|v| walk(v, depth + 1)),
-            _ => false,
-        }
-    }
-    walk(schema, 0)
+    let has_default = |map: &Map<String, Value>| map.contains_key("default").then(String::new);
+    find(schema, 0, &has_default).is_some()
 }
 
 fn apply_defaults(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let Some(schema) = follow(root, schema, 0) else {
-        return;
-    };
-    let (Some(props), Some(obj)) = (
-        schema.get("properties").and_then(Value::as_object),
-        value.as_object_mut(),
-    ) else {
+    let props = follow(root, schema, 0).and_then(|s| s.get("properties")?.as_object());
+    let (Some(props), Some(obj), false) = (props, value.as_object_mut(), depth > MAX_DEPTH) else {
         return;
     };
     for (name, prop) in props {
         let prop = follow(root, prop, 0).unwrap_or(prop);
-        match obj.get_mut(name) {
-            Some(child) => apply_defaults(root, prop, child, depth + 1),
-            None => {
-                if let Some(default) = prop.get("default") {
-                    obj.insert(name.clone(), default.clone());
-                }
-            }
+        if let Some(child) = obj.get_mut(name) {
+            apply_defaults(root, prop, child, depth + 1);
+        } else if let Some(default) = prop.get("default") {
+            obj.insert(name.clone(), default.clone());
         }
     }
 }

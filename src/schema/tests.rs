@@ -123,7 +123,8 @@ fn combinators() {
                 {"type": "object", "properties": {"w": {"type": "number"}}, "required": ["w"]}
             ]},
             "both": {"allOf": [{"type": "integer"}, {"minimum": 3}]},
-            "c": {"const": 1}
+            "c": {"const": 1},
+            "e": {"type": "string", "enum": ["x"]}
         }
     });
     assert!(errors(
@@ -143,7 +144,15 @@ fn combinators() {
         errors(schema.clone(), json!({"both": 2})),
         ["`both` must be ≥ 3, got 2"]
     );
-    assert_eq!(errors(schema, json!({"c": 2})), ["`c` must be 1, got 2"]);
+    assert_eq!(
+        errors(schema.clone(), json!({"c": 2})),
+        ["`c` must be 1, got 2"]
+    );
+    assert_eq!(
+        errors(schema, json!({"e": 3})),
+        ["`e` must be a string, got the number 3"],
+        "the wrong type is the one problem, not also every keyword checked before `type`"
+    );
 }
 
 #[test]
@@ -191,6 +200,16 @@ fn local_refs_are_followed() {
     assert_eq!(
         errors(schema, json!({"address": {}})),
         ["`address.city` is required"]
+    );
+    // A `/` in a name is `~1` in a pointer: unescaped once, by `Value::pointer`.
+    let slashed = json!({
+        "type": "object",
+        "$defs": {"a/b": {"type": "string"}},
+        "properties": {"x": {"$ref": "#/$defs/a~1b"}}
+    });
+    assert_eq!(
+        errors(slashed, json!({"x": 1})),
+        ["`x` must be a string, got the number 1"]
     );
 }
 
@@ -240,6 +259,6 @@ fn reports_at_most_ten_problems() {
     let schema = json!({"type": "object", "additionalProperties": false});
     let mut value = Value::Object((0..50).map(|i| (format!("k{i}"), json!(i))).collect());
     let found = validate(&schema, &mut value, true).expect_err("invalid");
-    assert_eq!(found.len(), MAX_ERRORS);
+    assert_eq!(found.len(), validator::MAX_ERRORS);
     assert!(found[0].ends_with("this tool takes no arguments"));
 }

@@ -4,17 +4,16 @@ use serde_json::{Map, Value};
 
 use super::closest::closest;
 
-/// At most this many problems are collected for one value.
+/// At most this many problems are reported for one value.
 pub(super) const MAX_ERRORS: usize = 10;
 /// `$ref` chains and nesting deeper than this are refused (cycles, hostile schemas).
 pub(super) const MAX_DEPTH: usize = 64;
 
-/// Resolves a local JSON pointer reference such as `#/$defs/address`.
+/// Resolves a local JSON pointer reference such as `#/$defs/address` (`Value::pointer`
+/// undoes the `~1` and `~0` escapes).
 pub(super) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    let pointer = pointer.replace("~1", "/").replace("~0", "~");
-    root.pointer(&pointer)
-        .filter(|v| v.is_object() || v.is_boolean())
+    let pointer = root.pointer(reference.strip_prefix('#')?);
+    pointer.filter(|v| v.is_object() || v.is_boolean())
 }
 
 /// Follows `$ref`s until a schema without one.
@@ -27,7 +26,7 @@ pub(super) fn follow<'a>(root: &'a Value, schema: &'a Value, depth: usize) -> Op
 }
 
 /// Where in the arguments a problem is, for messages like "`address.city`" or "`paths[2]`".
-pub(super) enum Path<'a> {
+enum Path<'a> {
     Root,
     Key(&'a Path<'a>, &'a str),
     Index(&'a Path<'a>, usize),
@@ -37,363 +36,257 @@ impl Path<'_> {
     fn render(&self) -> String {
         match self {
             Path::Root => String::new(),
-            Path::Key(parent, key) => match parent.render() {
-                p if p.is_empty() => (*key).to_string(),
-                p => format!("{p}.{key}"),
-            },
+            Path::Key(Path::Root, key) => (*key).to_string(),
+            Path::Key(parent, key) => format!("{}.{key}", parent.render()),
             Path::Index(parent, i) => format!("{}[{i}]", parent.render()),
         }
     }
 
     fn name(&self) -> String {
-        match self.render() {
-            p if p.is_empty() => "the arguments".into(),
-            p => format!("`{p}`"),
+        match self {
+            Path::Root => "the arguments".into(),
+            _ => format!("`{}`", self.render()),
         }
     }
 }
 
-/// The keywords the validator enforces, found in one pass over a schema object: a tool
-/// schema has a handful of members, and looking each of twenty keywords up by name in the
-/// map was most of the validation of a small call (every lookup compares strings).
-#[derive(Default)]
-struct Keywords<'s> {
-    reference: Option<&'s Value>,
-    ty: Option<&'s Value>,
-    allowed: Option<&'s Value>,
-    constant: Option<&'s Value>,
-    minimum: Option<&'s Value>,
-    maximum: Option<&'s Value>,
-    exclusive_minimum: Option<&'s Value>,
-    exclusive_maximum: Option<&'s Value>,
-    min_length: Option<&'s Value>,
-    max_length: Option<&'s Value>,
-    min_items: Option<&'s Value>,
-    max_items: Option<&'s Value>,
-    items: Option<&'s Value>,
-    properties: Option<&'s Value>,
-    required: Option<&'s Value>,
-    additional: Option<&'s Value>,
-    all_of: Option<&'s Value>,
-    any_of: Option<&'s Value>,
-    one_of: Option<&'s Value>,
-    condition: Option<&'s Value>,
-    then: Option<&'s Value>,
-    otherwise: Option<&'s Value>,
-}
-
-impl<'s> Keywords<'s> {
-    fn of(schema: &'s Map<String, Value>) -> Self {
-        let mut k = Keywords::default();
-        for (key, value) in schema {
-            let slot = match key.as_str() {
-                "$ref" => &mut k.reference,
-                "type" => &mut k.ty,
-                "enum" => &mut k.allowed,
-                "const" => &mut k.constant,
-                "minimum" => &mut k.minimum,
-                "maximum" => &mut k.maximum,
-                "exclusiveMinimum" => &mut k.exclusive_minimum,
-                "exclusiveMaximum" => &mut k.exclusive_maximum,
-                "minLength" => &mut k.min_length,
-                "maxLength" => &mut k.max_length,
-                "minItems" => &mut k.min_items,
-                "maxItems" => &mut k.max_items,
-                "items" => &mut k.items,
-                "properties" => &mut k.properties,
-                "required" => &mut k.required,
-                "additionalProperties" => &mut k.additional,
-                "allOf" => &mut k.all_of,
-                "anyOf" => &mut k.any_of,
-                "oneOf" => &mut k.one_of,
-                "if" => &mut k.condition,
-                "then" => &mut k.then,
-                "else" => &mut k.otherwise,
-                _ => continue,
-            };
-            *slot = Some(value);
-        }
-        k
+/// Checks `value` against `schema` without changing it (used for structured tool output).
+/// Returns every problem found (up to [`MAX_ERRORS`]), each naming the argument and the fix.
+pub(crate) fn validate_ref(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
+    let mut validator = Validator {
+        root: schema,
+        errors: Vec::new(),
+    };
+    validator.check(schema, value, &Path::Root, 0);
+    validator.errors.truncate(MAX_ERRORS);
+    if validator.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(validator.errors)
     }
 }
 
-pub(super) struct Validator<'s> {
-    pub(super) root: &'s Value,
+/// Walks a value and its schema together, collecting what is wrong with the value.
+struct Validator<'s> {
+    root: &'s Value,
+    errors: Vec<String>,
 }
 
 impl<'s> Validator<'s> {
-    pub(super) fn check(
-        &self,
-        schema: &'s Value,
-        value: &Value,
-        path: &mut Path<'_>,
-        errors: &mut Vec<String>,
-        depth: usize,
-    ) {
-        if errors.len() >= MAX_ERRORS {
+    /// A problem with the value at `path`, said after its name.
+    fn fail(&mut self, path: &Path<'_>, problem: impl std::fmt::Display) {
+        self.errors.push(format!("{} {problem}", path.name()));
+    }
+
+    fn check(&mut self, schema: &'s Value, value: &Value, path: &Path<'_>, depth: usize) {
+        if self.errors.len() >= MAX_ERRORS {
             return;
         }
         let schema = match schema {
-            Value::Bool(true) => return,
-            Value::Bool(false) => {
-                errors.push(format!("{} is not allowed", path.name()));
-                return;
-            }
+            Value::Bool(false) => return self.fail(path, "is not allowed"),
             Value::Object(map) => map,
             _ => return,
         };
         if depth > MAX_DEPTH {
-            errors.push(format!("{} nests too deeply", path.name()));
-            return;
+            return self.fail(path, "nests too deeply");
         }
-        let k = Keywords::of(schema);
-        if let Some(reference) = k.reference.and_then(Value::as_str) {
-            if let Some(target) = resolve(self.root, reference) {
-                self.check(target, value, path, errors, depth + 1);
-            }
-        }
-
-        if let Some(ty) = k.ty {
-            if !type_matches(ty, value) {
-                errors.push(format!(
-                    "{} must be {}, got {}",
-                    path.name(),
-                    describe_type(ty),
-                    describe_value(value)
-                ));
-                return;
-            }
-        }
-        if let Some(allowed) = k.allowed.and_then(Value::as_array) {
-            if !allowed.iter().any(|a| json_equal(a, value)) {
-                let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-                errors.push(format!(
-                    "{} must be one of {}, got {}",
-                    path.name(),
-                    list.join(", "),
-                    value
-                ));
-            }
-        }
-        if let Some(expected) = k.constant {
-            if !json_equal(expected, value) {
-                errors.push(format!("{} must be {expected}, got {value}", path.name()));
-            }
-        }
-        match value {
-            Value::Number(n) => {
-                self.check_number(&k, n.as_f64().unwrap_or(f64::NAN), value, path, errors)
-            }
-            Value::String(text) => check_length(
-                (k.min_length, k.max_length),
-                text.chars().count(),
-                ("character", "characters"),
-                path,
-                errors,
-            ),
-            Value::Array(items) => {
-                check_length(
-                    (k.min_items, k.max_items),
-                    items.len(),
-                    ("item", "items"),
-                    path,
-                    errors,
-                );
-                if let Some(item_schema) = k.items {
-                    for (i, item) in items.iter().enumerate() {
-                        self.check(
-                            item_schema,
-                            item,
-                            &mut Path::Index(path, i),
-                            errors,
-                            depth + 1,
-                        );
+        // One pass over the members, not a map lookup per keyword: twenty lookups (string
+        // comparisons each) were most of the validation of a small call.
+        let start = self.errors.len();
+        let (mut properties, mut required, mut additional) = (None, None, None);
+        for (keyword, arg) in schema {
+            match keyword.as_str() {
+                // A value of the wrong type gets that one message, not one per keyword that
+                // cannot apply (`type` sorts after the others, so little work is wasted).
+                "type" if !type_matches(arg, value) => {
+                    self.errors.truncate(start);
+                    let expected: Vec<String> = type_names(arg).map(article).collect();
+                    let (expected, got) = (expected.join(" or "), describe_value(value));
+                    return self.fail(path, format_args!("must be {expected}, got {got}"));
+                }
+                "properties" => properties = arg.as_object(),
+                "required" => required = arg.as_array(),
+                "additionalProperties" => additional = Some(arg),
+                "$ref" => {
+                    if let Some(target) = arg.as_str().and_then(|r| resolve(self.root, r)) {
+                        self.check(target, value, path, depth + 1);
+                    }
+                }
+                "items" => {
+                    for (i, item) in value.as_array().into_iter().flatten().enumerate() {
+                        self.check(arg, item, &Path::Index(path, i), depth + 1);
+                    }
+                }
+                "allOf" => {
+                    for branch in arg.as_array().into_iter().flatten() {
+                        self.check(branch, value, path, depth + 1);
+                    }
+                }
+                "anyOf" | "oneOf" => self.check_forms(keyword == "oneOf", arg, value, path, depth),
+                // `if` only picks `then` or `else`; its own failures are not errors.
+                "if" => {
+                    let passed = self.errors_of(arg, value, path, depth).is_empty();
+                    if let Some(branch) = schema.get(if passed { "then" } else { "else" }) {
+                        self.check(branch, value, path, depth + 1);
+                    }
+                }
+                _ => {
+                    if let Some(problem) = assertion(keyword, arg, value) {
+                        self.fail(path, problem);
                     }
                 }
             }
-            Value::Object(obj) => self.check_object(&k, obj, path, errors, depth),
-            _ => {}
         }
-        self.check_combinators(&k, value, path, errors, depth);
+        if let Value::Object(obj) = value {
+            self.check_object(properties, required, additional, obj, path, depth);
+        }
     }
 
-    fn check_number(
-        &self,
-        k: &Keywords<'_>,
-        n: f64,
+    /// `anyOf` (at least one of the `forms` must match) or `oneOf` (exactly one).
+    fn check_forms(
+        &mut self,
+        one: bool,
+        forms: &'s Value,
         value: &Value,
         path: &Path<'_>,
-        errors: &mut Vec<String>,
+        depth: usize,
     ) {
-        let bounds = [
-            (k.minimum, "≥", (|n, b| n >= b) as fn(f64, f64) -> bool),
-            (k.maximum, "≤", |n, b| n <= b),
-            (k.exclusive_minimum, ">", |n, b| n > b),
-            (k.exclusive_maximum, "<", |n, b| n < b),
-        ];
-        for (bound, sign, holds) in bounds {
-            if let Some(b) = bound.filter(|b| b.as_f64().is_some_and(|b| !holds(n, b))) {
-                errors.push(format!("{} must be {sign} {b}, got {value}", path.name()));
-            }
+        let forms = forms.as_array().into_iter().flatten();
+        let failed: Vec<Vec<String>> = forms
+            .map(|f| self.errors_of(f, value, path, depth))
+            .collect();
+        let passed = failed.iter().filter(|f| f.is_empty()).count();
+        if passed == 0 {
+            // Every form failed, so each has a first problem to show.
+            let firsts: Vec<String> = failed
+                .iter()
+                .zip(1..)
+                .map(|(f, i)| format!("({i}) {}", f[0]))
+                .collect();
+            let problem = format!("matches none of the allowed forms: {}", firsts.join(" or "));
+            self.fail(path, problem);
+        } else if one && passed > 1 {
+            let problem = "of the allowed forms, it must match exactly one";
+            self.fail(
+                path,
+                format_args!("is ambiguous: it matches {passed} {problem}"),
+            );
         }
     }
 
+    /// The problems `value` has against `schema`, a branch of the one at `depth`.
+    fn errors_of(
+        &mut self,
+        schema: &'s Value,
+        value: &Value,
+        path: &Path<'_>,
+        depth: usize,
+    ) -> Vec<String> {
+        let outer = std::mem::take(&mut self.errors);
+        self.check(schema, value, path, depth + 1);
+        std::mem::replace(&mut self.errors, outer)
+    }
+
+    /// `properties`, `required` and `additionalProperties`.
     fn check_object(
-        &self,
-        k: &Keywords<'s>,
+        &mut self,
+        props: Option<&'s Map<String, Value>>,
+        required: Option<&'s Vec<Value>>,
+        additional: Option<&'s Value>,
         obj: &Map<String, Value>,
-        path: &mut Path<'_>,
-        errors: &mut Vec<String>,
+        path: &Path<'_>,
         depth: usize,
     ) {
-        let props = k.properties.and_then(Value::as_object);
-        if let Some(required) = k.required.and_then(Value::as_array) {
-            for name in required.iter().filter_map(Value::as_str) {
-                if !obj.contains_key(name) {
-                    errors.push(format!("`{}` is required", Path::Key(path, name).render()));
-                }
+        for name in required.into_iter().flatten().filter_map(Value::as_str) {
+            if !obj.contains_key(name) {
+                self.fail(&Path::Key(path, name), "is required");
             }
         }
         for (key, child) in obj {
-            if errors.len() >= MAX_ERRORS {
+            if self.errors.len() >= MAX_ERRORS {
                 break;
             }
-            let mut child_path = Path::Key(path, key);
-            match props.and_then(|p| p.get(key)) {
-                Some(prop) => self.check(prop, child, &mut child_path, errors, depth + 1),
-                None => match k.additional {
-                    Some(Value::Bool(false)) => {
-                        let allowed: Vec<&str> = props
-                            .map(|p| p.keys().map(String::as_str).collect())
-                            .unwrap_or_default();
-                        let hint = match closest(key, allowed.iter().copied()) {
-                            _ if allowed.is_empty() => "this tool takes no arguments".to_string(),
-                            Some(near) => {
-                                format!("did you mean `{near}`? allowed: {}", allowed.join(", "))
-                            }
-                            None => format!("allowed: {}", allowed.join(", ")),
-                        };
-                        errors.push(format!(
-                            "unknown argument `{}`; {hint}",
-                            child_path.render()
-                        ));
-                    }
-                    Some(extra @ Value::Object(_)) => {
-                        self.check(extra, child, &mut child_path, errors, depth + 1)
-                    }
-                    _ => {}
-                },
+            let child_path = Path::Key(path, key);
+            match (props.and_then(|p| p.get(key)), additional) {
+                (Some(prop), _) => self.check(prop, child, &child_path, depth + 1),
+                (None, Some(Value::Bool(false))) => {
+                    self.errors.push(unknown_argument(&child_path, key, props))
+                }
+                (None, Some(extra)) => self.check(extra, child, &child_path, depth + 1),
+                (None, None) => {}
             }
         }
     }
+}
 
-    fn check_combinators(
-        &self,
-        k: &Keywords<'s>,
-        value: &Value,
-        path: &mut Path<'_>,
-        errors: &mut Vec<String>,
-        depth: usize,
-    ) {
-        let branch_errors = |schema: &'s Value, path: &mut Path<'_>| {
-            let mut found = Vec::new();
-            self.check(schema, value, path, &mut found, depth + 1);
-            found
-        };
-        if let Some(all) = k.all_of.and_then(Value::as_array) {
-            for schema in all {
-                self.check(schema, value, path, errors, depth + 1);
+/// What is wrong with `value` by a keyword that judges it alone, without subschemas.
+fn assertion(keyword: &str, arg: &Value, value: &Value) -> Option<String> {
+    match (keyword, value) {
+        ("enum", _) => {
+            let allowed = arg.as_array()?;
+            if allowed.iter().any(|a| json_equal(a, value)) {
+                return None;
             }
+            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+            Some(format!("must be one of {}, got {value}", list.join(", ")))
         }
-        if let Some(any) = k.any_of.and_then(Value::as_array) {
-            let failures: Vec<Vec<String>> = any.iter().map(|b| branch_errors(b, path)).collect();
-            if failures.iter().all(|f| !f.is_empty()) {
-                errors.push(format!(
-                    "{} matches none of the allowed forms: {}",
-                    path.name(),
-                    summarize(&failures)
-                ));
-            }
-        }
-        // `if` only selects which of `then` / `else` applies; its own failures are not errors.
-        if let Some(condition) = k.condition {
-            let branch = if branch_errors(condition, path).is_empty() {
-                k.then
-            } else {
-                k.otherwise
+        ("const", _) => (!json_equal(arg, value)).then(|| format!("must be {arg}, got {value}")),
+        ("minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum", _) => {
+            let (n, b) = (value.as_f64()?, arg.as_f64()?);
+            let (holds, sign) = match keyword {
+                "minimum" => (n >= b, "≥"),
+                "maximum" => (n <= b, "≤"),
+                "exclusiveMinimum" => (n > b, ">"),
+                _ => (n < b, "<"),
             };
-            if let Some(branch) = branch {
-                self.check(branch, value, path, errors, depth + 1);
-            }
+            (!holds).then(|| format!("must be {sign} {arg}, got {value}"))
         }
-        if let Some(one) = k.one_of.and_then(Value::as_array) {
-            let failures: Vec<Vec<String>> = one.iter().map(|b| branch_errors(b, path)).collect();
-            match failures.iter().filter(|f| f.is_empty()).count() {
-                1 => {}
-                0 => errors.push(format!(
-                    "{} matches none of the allowed forms: {}",
-                    path.name(),
-                    summarize(&failures)
-                )),
-                n => errors.push(format!(
-                    "{} is ambiguous: it matches {n} of the allowed forms, it must match exactly one",
-                    path.name()
-                )),
-            }
+        // A string's length is in characters.
+        ("minLength" | "maxLength", Value::String(text)) => {
+            length(keyword, arg, text.chars().count(), "character")
         }
+        ("minItems" | "maxItems", Value::Array(items)) => length(keyword, arg, items.len(), "item"),
+        _ => None,
     }
 }
 
-fn summarize(failures: &[Vec<String>]) -> String {
-    failures
-        .iter()
-        .enumerate()
-        .map(|(i, f)| format!("({}) {}", i + 1, f.first().map_or("", String::as_str)))
-        .collect::<Vec<_>>()
-        .join(" or ")
+/// `minLength`/`minItems` or `maxLength`/`maxItems` against a length of `len` `unit`s.
+fn length(keyword: &str, bound: &Value, len: usize, unit: &str) -> Option<String> {
+    let (bound, len) = (bound.as_u64()?, len as u64);
+    let (word, fails) = if keyword.starts_with("min") {
+        ("least", len < bound)
+    } else {
+        ("most", len > bound)
+    };
+    let plural = if bound == 1 { "" } else { "s" };
+    fails.then(|| format!("must have at {word} {bound} {unit}{plural}, got {len}"))
 }
 
-fn check_length(
-    (min, max): (Option<&Value>, Option<&Value>),
-    len: usize,
-    (one, many): (&str, &str),
-    path: &Path<'_>,
-    errors: &mut Vec<String>,
-) {
-    let unit = |n: u64| if n == 1 { one } else { many };
-    if let Some(min) = min.and_then(Value::as_u64) {
-        if (len as u64) < min {
-            errors.push(format!(
-                "{} must have at least {min} {}, got {len}",
-                path.name(),
-                unit(min)
-            ));
-        }
-    }
-    if let Some(max) = max.and_then(Value::as_u64) {
-        if len as u64 > max {
-            errors.push(format!(
-                "{} must have at most {max} {}, got {len}",
-                path.name(),
-                unit(max)
-            ));
-        }
-    }
+/// The message for an argument `key` the schema does not allow, with those it does.
+fn unknown_argument(path: &Path<'_>, key: &str, props: Option<&Map<String, Value>>) -> String {
+    let allowed: Vec<&str> = props
+        .into_iter()
+        .flat_map(Map::keys)
+        .map(String::as_str)
+        .collect();
+    let hint = match closest(key, allowed.iter().copied()) {
+        _ if allowed.is_empty() => "this tool takes no arguments".to_string(),
+        Some(near) => format!("did you mean `{near}`? allowed: {}", allowed.join(", ")),
+        None => format!("allowed: {}", allowed.join(", ")),
+    };
+    format!("unknown argument {}; {hint}", path.name())
+}
+
+/// The names in `type`: one string or a list of them.
+fn type_names(ty: &Value) -> impl Iterator<Item = &str> {
+    let names = ty
+        .as_array()
+        .map_or(std::slice::from_ref(ty), Vec::as_slice);
+    names.iter().filter_map(Value::as_str)
 }
 
 fn type_matches(ty: &Value, value: &Value) -> bool {
-    match ty {
-        Value::String(name) => is_type(name, value),
-        Value::Array(names) => names
-            .iter()
-            .filter_map(Value::as_str)
-            .any(|n| is_type(n, value)),
-        _ => true,
-    }
-}
-
-fn is_type(name: &str, value: &Value) -> bool {
-    match name {
+    let is = |name: &str| match name {
         "object" => value.is_object(),
         "array" => value.is_array(),
         "string" => value.is_string(),
@@ -401,50 +294,36 @@ fn is_type(name: &str, value: &Value) -> bool {
         "null" => value.is_null(),
         "number" => value.is_number(),
         // 2020-12: any number with a zero fractional part is an integer (so 2.0 is).
-        "integer" => match value {
-            Value::Number(n) => {
-                n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
-            }
-            _ => false,
-        },
+        "integer" => {
+            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
         _ => true,
-    }
+    };
+    !(ty.is_string() || ty.is_array()) || type_names(ty).any(is)
 }
 
-fn describe_type(ty: &Value) -> String {
-    let article = |n: &str| match n {
-        "integer" | "object" | "array" => format!("an {n}"),
+fn article(name: &str) -> String {
+    match name {
+        "integer" | "object" | "array" => format!("an {name}"),
         "null" => "null".to_string(),
-        _ => format!("a {n}"),
-    };
-    match ty {
-        Value::String(name) => article(name),
-        Value::Array(names) => names
-            .iter()
-            .filter_map(Value::as_str)
-            .map(article)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        _ => "valid".into(),
+        _ => format!("a {name}"),
     }
 }
 
 fn describe_value(value: &Value) -> String {
-    let shown = |v: &Value| {
-        let text = v.to_string();
-        if text.chars().count() > 40 {
-            format!("{}…", text.chars().take(40).collect::<String>())
-        } else {
-            text
-        }
-    };
     match value {
         Value::Null => "null".into(),
         Value::Bool(_) => format!("the boolean {value}"),
         Value::Number(_) => format!("the number {value}"),
-        Value::String(_) => format!("the string {}", shown(value)),
         Value::Array(_) => "an array".into(),
         Value::Object(_) => "an object".into(),
+        Value::String(_) => {
+            let mut text = value.to_string();
+            if let Some((cut, _)) = text.char_indices().nth(40) {
+                text.replace_range(cut.., "…");
+            }
+            format!("the string {text}")
+        }
     }
 }
 
