@@ -87,6 +87,10 @@ pub(crate) fn log_numstat(
             "--no-color",
             "--relative",
             "--format=%x1e%H%x1f%at%x1f%aN",
+            // What the user's settings would change: log.showRoot=false drops the first
+            // commit's files, i18n.logOutputEncoding re-encodes author names.
+            "--root",
+            "--encoding=UTF-8",
         ])
         .arg(format!("--since={days} days ago"))
         .arg("--")
