@@ -206,6 +206,12 @@ pub(crate) fn diff_zero_context(dir: &Path, rev: &str) -> Result<String, GitErro
             "--no-renames",
             "--no-textconv",
             "--relative",
+            // The user's diff.noprefix or diff.mnemonicPrefix would change `+++ b/PATH`
+            // (every file then dropped); diff.interHunkContext would join hunks across
+            // unchanged lines (judged as touched).
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            "--inter-hunk-context=0",
         ])
         .arg(rev)
         .arg("--");
