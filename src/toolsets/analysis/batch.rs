@@ -260,19 +260,34 @@ pub fn changed_lines(root: &Path, rev: &str) -> Result<BTreeMap<String, Vec<(u32
 fn parse_diff(diff: &str) -> BTreeMap<String, Vec<(u32, u32)>> {
     let mut out: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
     let mut file: Option<String> = None;
+    // Lines of the current hunk's body still to come, old side and new side: a line there
+    // is the file's text whatever it looks like (an added line `++ x` prints as `+++ x`,
+    // which once was taken for the next file's header and dropped the file's later hunks).
+    let mut left = (0u32, 0u32);
     for line in diff.lines() {
+        if left != (0, 0) {
+            match line.as_bytes().first() {
+                Some(b'-') => left.0 = left.0.saturating_sub(1),
+                Some(b'+') => left.1 = left.1.saturating_sub(1),
+                // `\ No newline at end of file` belongs to the line before it.
+                Some(b'\\') => {}
+                _ => left = (left.0.saturating_sub(1), left.1.saturating_sub(1)),
+            }
+            continue;
+        }
         if let Some(path) = line.strip_prefix("+++ ") {
             // A name with a space ends with a tab (for patch(1)); one git quotes is in quotes.
             let path = path.strip_suffix('\t').unwrap_or(path);
             file = unquote(path).strip_prefix("b/").map(str::to_string);
-        } else if let (Some(hunk), Some(file)) = (line.strip_prefix("@@ "), &file) {
+        } else if let Some(hunk) = line.strip_prefix("@@ ") {
             // `@@ -a[,b] +c[,d] @@`: d new lines from c; d = 0 is a deletion after line c.
-            let Some(new) = hunk.split(' ').find_map(|w| w.strip_prefix('+')) else {
+            let side = |sign: char| hunk.split(' ').find_map(|w| w.strip_prefix(sign)).map(span);
+            let Some((start, count)) = side('+') else {
                 continue;
             };
-            let (start, count): (u32, u32) = match new.split_once(',') {
-                Some((s, c)) => (s.parse().unwrap_or(0), c.parse().unwrap_or(1)),
-                None => (new.parse().unwrap_or(0), 1),
+            left = (side('-').map_or(0, |old| old.1), count);
+            let Some(file) = &file else {
+                continue;
             };
             // Saturating: the numbers come from git's output, which is not ours to trust.
             let range = if count == 0 {
@@ -284,6 +299,14 @@ fn parse_diff(diff: &str) -> BTreeMap<String, Vec<(u32, u32)>> {
         }
     }
     out
+}
+
+/// `start[,count]` of a hunk header's side (a count left out is 1).
+fn span(side: &str) -> (u32, u32) {
+    match side.split_once(',') {
+        Some((s, c)) => (s.parse().unwrap_or(0), c.parse().unwrap_or(1)),
+        None => (side.parse().unwrap_or(0), 1),
+    }
 }
 
 /// A path as git prints it in a diff header: as is, or, when it holds a byte git quotes
@@ -338,7 +361,7 @@ mod tests {
         let diff = "+++ \"b/\\303\\274.py\"\n@@ -1 +1 @@\n";
         assert_eq!(parse_diff(diff)["ü.py"], [(1, 1)]);
         let diff =
-            "+++ b/a b.py\t\n@@ -1 +1 @@\n+++ \"b/\\303\\274 \\\"q\\\".py\"\t\n@@ -2 +2 @@\n";
+            "+++ b/a b.py\t\n@@ -1 +1 @@\n-x\n+y\n+++ \"b/\\303\\274 \\\"q\\\".py\"\t\n@@ -2 +2 @@\n";
         let lines = parse_diff(diff);
         assert_eq!(lines["a b.py"], [(1, 1)]);
         assert_eq!(lines["ü \"q\".py"], [(2, 2)]);
@@ -356,6 +379,16 @@ mod tests {
                 let _ = parse_diff(&whole[..end]);
             }
         }
+    }
+
+    /// Inside a hunk a line is text: an added `++ b/x` (printed `+++ b/x`) or a deleted
+    /// `-- a/x` does not start another file, and `\ No newline` is not counted.
+    #[test]
+    fn hunk_bodies_that_look_like_headers_are_text() {
+        let diff = "--- a/m.py\n+++ b/m.py\n@@ -0,0 +1,2 @@\n+++ b/other.py\n+++ x\n@@ -2 +3,0 @@\n--- a/y\n\\ No newline at end of file\n@@ -5,0 +6 @@\n+@@ -1 +1 @@\n";
+        let lines = parse_diff(diff);
+        assert_eq!(lines["m.py"], [(1, 2), (3, 3), (6, 6)]);
+        assert_eq!(lines.len(), 1, "{lines:?}");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! complexity is the sum of the cyclomatic complexity of its functions now; its hotspot
 //! score is churn × complexity. Binary files (numstat `-`) count commits, not lines.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::cache::{Cache, HistoryKey};
 use super::complexity::{analysis, Analyses};
-use super::git::{head, log_numstat, GitError};
+use super::git::{head, log_numstat, parse, Churn, FileChurn, GitError};
 use super::limits::{
     HISTORY_CACHE_TTL, MAX_CACHED_HISTORIES, MAX_CACHED_HISTORY_FILES, MAX_HOTSPOTS,
     MAX_PERIOD_DAYS,
@@ -25,70 +25,6 @@ use crate::toolsets::workspace::sandbox::{RelPath, Sandbox};
 use crate::toolsets::workspace::walk::plural;
 use crate::toolsets::workspace::Workspace;
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
-
-/// One file's history in the period.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(crate) struct FileChurn {
-    pub(crate) commits: u32,
-    pub(crate) additions: u64,
-    pub(crate) deletions: u64,
-    pub(crate) authors: BTreeSet<String>,
-    /// Unix seconds.
-    pub(crate) first: i64,
-    pub(crate) last: i64,
-}
-
-/// Everything `git log` said.
-#[derive(Debug, Default)]
-pub(crate) struct Churn {
-    pub(crate) files: BTreeMap<String, FileChurn>,
-    pub(crate) commits: usize,
-    pub(crate) authors: usize,
-}
-
-/// Parses `--format=%x1e%H%x1f%at%x1f%aN --numstat` output.
-pub(crate) fn parse(output: &str) -> Churn {
-    let mut churn = Churn::default();
-    let mut commits = HashSet::new();
-    let mut authors = HashSet::new();
-    for record in output.split('\u{1e}').filter(|r| !r.trim().is_empty()) {
-        let mut lines = record.lines();
-        let Some(header) = lines.next() else { continue };
-        let mut fields = header.split('\u{1f}');
-        let (Some(hash), Some(time), Some(author)) = (fields.next(), fields.next(), fields.next())
-        else {
-            continue;
-        };
-        let time: i64 = time.trim().parse().unwrap_or(0);
-        commits.insert(hash.to_string());
-        authors.insert(author.to_string());
-        for line in lines {
-            let mut parts = line.splitn(3, '\t');
-            let (Some(added), Some(deleted), Some(path)) =
-                (parts.next(), parts.next(), parts.next())
-            else {
-                continue;
-            };
-            let entry = churn
-                .files
-                .entry(path.to_string())
-                .or_insert_with(|| FileChurn {
-                    first: time,
-                    last: time,
-                    ..FileChurn::default()
-                });
-            entry.commits += 1;
-            entry.additions += added.parse::<u64>().unwrap_or(0);
-            entry.deletions += deleted.parse::<u64>().unwrap_or(0);
-            entry.authors.insert(author.to_string());
-            entry.first = entry.first.min(time);
-            entry.last = entry.last.max(time);
-        }
-    }
-    churn.commits = commits.len();
-    churn.authors = authors.len();
-    churn
-}
 
 /// `2026-11-23T16:43:53Z` from the Unix seconds git prints (a commit dated before 1970
 /// shows as 1970: git itself cannot record one).
@@ -495,20 +431,6 @@ pub(crate) fn csv_field(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_numstat_records() {
-        let out = "\u{1e}aaa\u{1f}100\u{1f}Ann\n\n3\t1\tsrc/a.rs\n-\t-\tlogo.png\n\u{1e}bbb\u{1f}200\u{1f}Bob\n\n2\t0\tsrc/a.rs\n";
-        let churn = parse(out);
-        assert_eq!((churn.commits, churn.authors), (2, 2));
-        let a = &churn.files["src/a.rs"];
-        assert_eq!(
-            (a.commits, a.additions, a.deletions, a.first, a.last),
-            (2, 5, 1, 100, 200)
-        );
-        assert_eq!(a.authors.len(), 2);
-        assert_eq!(churn.files["logo.png"].additions, 0);
-    }
 
     #[test]
     fn dates_are_iso_8601_utc() {

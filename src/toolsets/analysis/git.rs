@@ -1,6 +1,6 @@
-//! Running `git log --numstat` (and `git rev-parse HEAD`, for the history cache's key; and
-//! `git diff --unified=0 REV` for `minimcp analyze --diff`): the
-//! only subprocesses in the codebase. No shell, fixed arguments (only the `--since` value
+//! Running `git log --numstat` and reading what it prints (and `git rev-parse HEAD`, for
+//! the history cache's key; and `git diff --unified=0 REV` for `minimcp analyze --diff`):
+//! the only subprocesses in the codebase. No shell, fixed arguments (only the `--since` value
 //! varies, and it is a number the server formats; `diff` takes the user's revision as one
 //! argument, refused when it starts with `-`; the paths after `--` are the targets the
 //! sandbox resolved, relative to the working directory, and `--literal-pathspecs` keeps
@@ -11,6 +11,7 @@
 //! killed when it comes. Helper threads only read the child's output (I/O); parsing
 //! happens on the handler's thread.
 
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::{self, Read};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -79,11 +80,17 @@ pub(crate) fn log_numstat(
     command
         .args([
             "log",
+            // NUL-terminated entries: paths as they are, never C-quoted (see `parse`).
+            "-z",
             "--numstat",
             "--no-renames",
             "--no-color",
             "--relative",
             "--format=%x1e%H%x1f%at%x1f%aN",
+            // What the user's settings would change: log.showRoot=false drops the first
+            // commit's files, i18n.logOutputEncoding re-encodes author names.
+            "--root",
+            "--encoding=UTF-8",
         ])
         .arg(format!("--since={days} days ago"))
         .arg("--")
@@ -109,6 +116,82 @@ pub(crate) fn log_numstat(
     Ok((String::from_utf8_lossy(&out).into_owned(), cut))
 }
 
+/// One file's history in the period.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct FileChurn {
+    pub(crate) commits: u32,
+    pub(crate) additions: u64,
+    pub(crate) deletions: u64,
+    pub(crate) authors: BTreeSet<String>,
+    /// Unix seconds.
+    pub(crate) first: i64,
+    pub(crate) last: i64,
+}
+
+/// Everything `git log` said.
+#[derive(Debug, Default)]
+pub(crate) struct Churn {
+    pub(crate) files: BTreeMap<String, FileChurn>,
+    pub(crate) commits: usize,
+    pub(crate) authors: usize,
+}
+
+/// Parses `git log -z --numstat --format=%x1e%H%x1f%at%x1f%aN` output. Every header and
+/// every numstat entry ends with a NUL, so nothing inside them splits them: a path comes as
+/// is (without `-z` git C-quotes one holding a quote, a backslash or a control character,
+/// `core.quotePath` or not, and the name matched no file), and an author's name may hold
+/// the separators (`%x1e`, `%x1f`) or a tab. What follows the last NUL is a read cut at the
+/// output cap, left out.
+pub(crate) fn parse(output: &str) -> Churn {
+    let mut churn = Churn::default();
+    let mut commits = HashSet::new();
+    let mut authors = HashSet::new();
+    let mut pieces: Vec<&str> = output.split('\0').collect();
+    pieces.pop();
+    let mut commit: Option<(i64, &str)> = None;
+    for piece in pieces {
+        // git puts a line break between a header and its first numstat entry.
+        let piece = piece.strip_prefix('\n').unwrap_or(piece);
+        if let Some(header) = piece.strip_prefix('\u{1e}') {
+            let mut fields = header.splitn(3, '\u{1f}');
+            commit = match (fields.next(), fields.next(), fields.next()) {
+                (Some(hash), Some(time), Some(author)) => {
+                    commits.insert(hash.to_string());
+                    authors.insert(author.to_string());
+                    Some((time.trim().parse().unwrap_or(0), author))
+                }
+                _ => None,
+            };
+            continue;
+        }
+        let Some((time, author)) = commit else {
+            continue;
+        };
+        let mut parts = piece.splitn(3, '\t');
+        let (Some(added), Some(deleted), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let entry = churn
+            .files
+            .entry(path.to_string())
+            .or_insert_with(|| FileChurn {
+                first: time,
+                last: time,
+                ..FileChurn::default()
+            });
+        entry.commits += 1;
+        entry.additions += added.parse::<u64>().unwrap_or(0);
+        entry.deletions += deleted.parse::<u64>().unwrap_or(0);
+        entry.authors.insert(author.to_string());
+        entry.first = entry.first.min(time);
+        entry.last = entry.last.max(time);
+    }
+    churn.commits = commits.len();
+    churn.authors = authors.len();
+    churn
+}
+
 /// The output of `git diff --unified=0 REV` in `dir`: the working tree against `rev`,
 /// paths relative to `dir` and only below it. `rev` is one argument, before `--`, and the
 /// caller refuses one that starts with `-` (it would be read as an option).
@@ -123,6 +206,12 @@ pub(crate) fn diff_zero_context(dir: &Path, rev: &str) -> Result<String, GitErro
             "--no-renames",
             "--no-textconv",
             "--relative",
+            // The user's diff.noprefix or diff.mnemonicPrefix would change `+++ b/PATH`
+            // (every file then dropped); diff.interHunkContext would join hunks across
+            // unchanged lines (judged as touched).
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            "--inter-hunk-context=0",
         ])
         .arg(rev)
         .arg("--");
@@ -219,6 +308,36 @@ const POLL: Duration = Duration::from_millis(5);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_numstat_records() {
+        let out = "\u{1e}aaa\u{1f}100\u{1f}Ann\0\n3\t1\tsrc/a.rs\0-\t-\tlogo.png\0\u{1e}bbb\u{1f}200\u{1f}Bob\0\n2\t0\tsrc/a.rs\0";
+        let churn = parse(out);
+        assert_eq!((churn.commits, churn.authors), (2, 2));
+        let a = &churn.files["src/a.rs"];
+        assert_eq!(
+            (a.commits, a.additions, a.deletions, a.first, a.last),
+            (2, 5, 1, 100, 200)
+        );
+        assert_eq!(a.authors.len(), 2);
+        assert_eq!(churn.files["logo.png"].additions, 0);
+    }
+
+    /// With `-z` a path is never quoted and a name may hold what once split records: the
+    /// header's separators, tabs, line breaks; a cut piece after the last NUL is left out.
+    #[test]
+    fn names_are_taken_as_git_prints_them_with_z() {
+        let out = "\u{1e}aaa\u{1f}100\u{1f}Rec\u{1e}Unit\u{1f}Tab\tName\0\n1\t0\tq\"x\\y\tz\n.py\0\u{1e}bbb\u{1f}200\u{1f}Ann\0\n2\t0\t\u{1e}cut";
+        let churn = parse(out);
+        assert_eq!((churn.commits, churn.authors), (2, 2));
+        let names: Vec<&String> = churn.files.keys().collect();
+        assert_eq!(names, ["q\"x\\y\tz\n.py"]);
+        let file = &churn.files["q\"x\\y\tz\n.py"];
+        assert_eq!(
+            file.authors.iter().collect::<Vec<_>>(),
+            ["Rec\u{1e}Unit\u{1f}Tab\tName"]
+        );
+    }
 
     #[test]
     #[cfg(unix)]
