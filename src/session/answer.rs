@@ -8,20 +8,23 @@
 
 use std::sync::Arc;
 
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::error::McpError;
 use crate::jsonrpc::ErrorObject;
 use crate::model::{Content, ToolOutput};
 use crate::protocol::{meta, Version};
 use crate::server::trim_listing;
 
-/// How an over-large response is replaced.
+/// What a method returns before it is written as a response.
+pub(crate) type Outcome = Result<Value, McpError>;
+
+/// How an over-large response is replaced: with error −32001, or a tool result saying so.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ReplyKind {
-    /// With error −32001.
     Plain,
-    /// With a tool result saying so (`isError: true`), so the model can ask for less.
     ToolCall { stateless: bool },
 }
 
@@ -32,15 +35,18 @@ pub(crate) struct Reply {
 }
 
 impl Reply {
-    pub(crate) fn plain(outcome: Result<Value, ErrorObject>) -> Reply {
+    /// A reply of any method but `tools/call`; `modern`: see [`McpError::to_object`].
+    pub(crate) fn plain(outcome: Outcome, modern: bool) -> Reply {
         Reply {
-            outcome: outcome.map(Answer::Json),
+            outcome: outcome.map(Answer::Json).map_err(|e| e.to_object(modern)),
             kind: ReplyKind::Plain,
         }
     }
 }
 
 /// A successful result.
+#[derive(Serialize)]
+#[serde(untagged)]
 pub(crate) enum Answer {
     /// Any result, as JSON.
     Json(Value),
@@ -48,24 +54,23 @@ pub(crate) enum Answer {
     Tool(ToolResult),
 }
 
-impl Serialize for Answer {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Answer::Json(value) => value.serialize(serializer),
-            Answer::Tool(result) => result.serialize(serializer),
-        }
-    }
-}
-
-/// A `tools/call` result, already adapted to the client's protocol version.
+/// A `tools/call` result, already adapted to the client's protocol version. Its members are
+/// in the sorted order a `Value` object writes them: the bytes on the wire are what they were
+/// when tool results were built as trees.
+#[derive(Serialize)]
 pub(crate) struct ToolResult {
+    /// 2026-07-28: the server's `Implementation`, as every result of that version carries.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub(crate) server_info: Option<ServerInfo>,
     pub(crate) content: Vec<Block>,
-    /// `structuredContent`, when the client's version has it.
-    pub(crate) structured: Option<Value>,
+    #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
     pub(crate) is_error: bool,
-    /// 2026-07-28: the server's `Implementation`, sent as `_meta` serverInfo together with
-    /// `"resultType": "complete"` (what every result of that version carries).
-    pub(crate) server_info: Option<Arc<Value>>,
+    /// 2026-07-28: `"complete"`.
+    #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
+    pub(crate) result_type: Option<&'static str>,
+    /// `structuredContent`, when the client's version has it.
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    pub(crate) structured: Option<Value>,
 }
 
 /// One content block of a [`ToolResult`].
@@ -76,47 +81,14 @@ pub(crate) enum Block {
     Json(Value),
 }
 
-// Members are written in sorted order, as a `Value` object (a sorted map) writes them: the
-// bytes on the wire are what they were when tool results were built as trees.
-impl Serialize for ToolResult {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        if let Some(info) = &self.server_info {
-            map.serialize_entry("_meta", &ServerInfo(info.as_ref()))?;
-        }
-        map.serialize_entry("content", &Blocks(&self.content))?;
-        if self.is_error {
-            map.serialize_entry("isError", &true)?;
-        }
-        if self.server_info.is_some() {
-            map.serialize_entry("resultType", "complete")?;
-        }
-        if let Some(structured) = &self.structured {
-            map.serialize_entry("structuredContent", structured)?;
-        }
-        map.end()
-    }
-}
+/// `_meta` holding the server's `Implementation`, shared by every result rather than copied.
+pub(crate) struct ServerInfo(pub(crate) Arc<Value>);
 
-struct ServerInfo<'a>(&'a Value);
-
-impl Serialize for ServerInfo<'_> {
+impl Serialize for ServerInfo {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry(meta::SERVER_INFO, self.0)?;
+        map.serialize_entry(meta::SERVER_INFO, self.0.as_ref())?;
         map.end()
-    }
-}
-
-struct Blocks<'a>(&'a [Block]);
-
-impl Serialize for Blocks<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        for block in self.0 {
-            seq.serialize_element(block)?;
-        }
-        seq.end()
     }
 }
 
@@ -153,6 +125,7 @@ pub(crate) fn tool_result(output: ToolOutput, version: Version) -> Answer {
             .filter(|_| version.has_structured_output()),
         is_error: output.is_error,
         server_info: None,
+        result_type: None,
     })
 }
 
@@ -189,6 +162,7 @@ mod tests {
                     structured: None,
                     is_error: false,
                     server_info: None,
+                    result_type: None,
                 },
                 ToolResult {
                     content: vec![
@@ -197,19 +171,22 @@ mod tests {
                     ],
                     structured: Some(json!({"z": 1, "a": [true]})),
                     is_error: true,
-                    server_info: Some(Arc::new(json!({"name": "n", "version": "1"}))),
+                    server_info: Some(ServerInfo(Arc::new(json!({"name": "n", "version": "1"})))),
+                    result_type: Some("complete"),
                 },
                 ToolResult {
                     content: Vec::new(),
                     structured: None,
                     is_error: true,
                     server_info: None,
+                    result_type: None,
                 },
                 ToolResult {
                     content: vec![Block::Text("x".into())],
                     structured: None,
                     is_error: false,
-                    server_info: Some(Arc::new(json!({}))),
+                    server_info: Some(ServerInfo(Arc::new(json!({})))),
+                    result_type: Some("complete"),
                 },
             ]
         };

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use super::answer::Outcome;
 use super::connection::Connection;
-use super::handler::{invalid, string, Era, Outcome};
+use super::handler::{invalid, string, Era};
 use crate::context::Inputs;
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;

@@ -7,13 +7,13 @@ use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
 
-use super::answer::{Answer, Reply, ReplyKind};
+use super::answer::{Answer, Reply, ReplyKind, ServerInfo};
 use super::connection::Connection;
-use super::handler::{invalid, Era};
+use super::handler::{invalid, log_level, Era};
 use super::state::Session;
 use crate::error::McpError;
 use crate::jsonrpc::{Request, RequestId};
-use crate::protocol::{self, meta, LogLevel, Version};
+use crate::protocol::{self, meta, Version};
 
 /// How long 2026-07-28 clients may cache listings that cannot change while the process
 /// runs (discover, tools, prompts, templates). Resource listings and reads use 0: files change.
@@ -56,7 +56,7 @@ impl Connection<'_> {
                 return self.serve_common(&id, &method, params, &era);
             }
         };
-        Reply::plain(outcome.map_err(|e| e.to_object(false)))
+        Reply::plain(outcome, false)
     }
 
     fn dispatch_stateless(&mut self, request: Request) -> Option<Reply> {
@@ -64,15 +64,15 @@ impl Connection<'_> {
         let mut params = params.unwrap_or_default();
         let era = match stateless_era(&mut params) {
             Ok(era) => era,
-            Err(e) => return Some(Reply::plain(Err(e.to_object(true)))),
+            Err(e) => return Some(Reply::plain(Err(e), true)),
         };
         let mut reply = match method.as_str() {
-            "server/discover" => Reply::plain(Ok(self.discover(era.version))),
+            "server/discover" => Reply::plain(Ok(self.discover(era.version)), true),
             "subscriptions/listen" => {
                 return self
                     .listen(&id, &params)
                     .err()
-                    .map(|e| Reply::plain(Err(e.to_object(true))))
+                    .map(|e| Reply::plain(Err(e), true))
             }
             _ => self.serve_common(&id, &method, params, &era),
         };
@@ -80,7 +80,9 @@ impl Connection<'_> {
             // A tool's result has no `_meta` or `resultType` of its own, and no caching
             // hints: it is decorated without becoming a tree.
             Answer::Tool(mut result) => {
-                result.server_info = Some(self.server.shared_implementation(era.version));
+                let info = self.server.shared_implementation(era.version);
+                result.server_info = Some(ServerInfo(info));
+                result.result_type = Some("complete");
                 Answer::Tool(result)
             }
             Answer::Json(mut result) => {
@@ -149,7 +151,7 @@ impl Connection<'_> {
             "completion/complete" if server.has_completions() => self.complete(id, &params, era),
             _ => Err(McpError::MethodNotFound(method.to_string())),
         };
-        Reply::plain(outcome.map_err(|e| e.to_object(era.stateless)))
+        Reply::plain(outcome, era.stateless)
     }
 }
 
@@ -178,17 +180,10 @@ fn stateless_era(params: &mut Map<String, Value>) -> Result<Era, McpError> {
         Some(capabilities @ Value::Object(_)) => Rc::new(capabilities),
         _ => return Err(invalid(MISSING_META)),
     };
-    let log_level = match meta_obj.get(meta::LOG_LEVEL) {
-        None => None,
-        Some(level) => Some(level.as_str().and_then(LogLevel::parse).ok_or_else(|| {
-            let names: Vec<&str> = LogLevel::names().collect();
-            invalid(format!(
-                "`_meta[\"{}\"]` must be one of {}",
-                meta::LOG_LEVEL,
-                names.join(", ")
-            ))
-        })?),
-    };
+    let log_level = meta_obj
+        .get(meta::LOG_LEVEL)
+        .map(|level| log_level(Some(level), format_args!("_meta[\"{}\"]", meta::LOG_LEVEL)))
+        .transpose()?;
     let client_info = match meta_obj.remove(meta::CLIENT_INFO) {
         None => Rc::new(json!({})),
         Some(info @ Value::Object(_)) => Rc::new(info),

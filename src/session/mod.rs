@@ -29,7 +29,6 @@ mod dispatch;
 mod handler;
 mod incoming;
 mod lifecycle;
-mod notifications;
 #[cfg(feature = "http")]
 mod parked;
 pub(crate) mod port;

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::answer::content_json;
+use super::answer::{content_json, Outcome};
 use super::connection::Connection;
-use super::handler::{handler_error, invalid, string, with_cursor, Era, Outcome};
+use super::handler::{handler_error, invalid, string, Era};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 use crate::model::PromptMessage;
@@ -15,13 +15,10 @@ use crate::protocol::Version;
 
 impl Connection<'_> {
     pub(super) fn list_prompts(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
-        let prompts = &self.server.prompts;
-        let (start, end, next) = self.page(params, "prompts", prompts.len())?;
-        let listed: Vec<Value> = prompts[start..end]
-            .iter()
-            .map(|p| self.server.prompt_json(p, era.version))
-            .collect();
-        Ok(with_cursor(json!({ "prompts": listed }), next))
+        let server = self.server;
+        self.list(params, "prompts", "prompts", &server.prompts, |prompt| {
+            server.prompt_json(prompt, era.version)
+        })
     }
 
     pub(super) fn get_prompt(

@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
+use super::answer::Outcome;
 use super::connection::Connection;
 use super::handler::{
     bad_cursor, decode_cursor, encode_cursor, handler_error, invalid, string, with_cursor, Era,
-    Outcome,
 };
 use super::state::Listen;
 use crate::context::Inputs;
@@ -40,27 +40,20 @@ impl Connection<'_> {
         let scope = self.scope(id, params, era, Inputs::default());
         // Sources list under a context: one listing the client's roots may need to ask for them.
         let (result, _) = self.run_handler(scope, |ctx| {
-            let (mut source, mut offset) = (first, first_offset);
             let mut listed = Vec::new();
-            let mut next = None;
-            while source < sources.len() {
-                let page = sources[source].list(offset, page_size - listed.len(), ctx)?;
-                offset += page.items.len();
+            for (at, source) in sources.iter().enumerate().skip(first) {
+                if listed.len() == page_size {
+                    return Ok((listed, Some(encode_cursor("resources", at, 0))));
+                }
+                let offset = if at == first { first_offset } else { 0 };
+                let page = source.list(offset, page_size - listed.len(), ctx)?;
+                let end = offset + page.items.len();
                 listed.extend(page.items);
                 if page.more {
-                    next = Some(encode_cursor("resources", source, offset));
-                    break;
-                }
-                source += 1;
-                offset = 0;
-                if listed.len() == page_size {
-                    if source < sources.len() {
-                        next = Some(encode_cursor("resources", source, 0));
-                    }
-                    break;
+                    return Ok((listed, Some(encode_cursor("resources", at, end))));
                 }
             }
-            Ok((listed, next))
+            Ok((listed, None))
         });
         let (listed, next) = match result {
             Some(Ok(page)) => page,
@@ -75,18 +68,11 @@ impl Connection<'_> {
     }
 
     pub(super) fn list_templates(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
-        let templates: Vec<Value> = self
-            .server
-            .sources
-            .iter()
-            .flat_map(|s| s.templates())
-            .map(|t| trim_listing(json!(t), era.version))
-            .collect();
-        let (start, end, next) = self.page(params, "templates", templates.len())?;
-        Ok(with_cursor(
-            json!({ "resourceTemplates": templates[start..end] }),
-            next,
-        ))
+        let sources = self.server.sources.iter();
+        let templates: Vec<_> = sources.flat_map(|s| s.templates()).collect();
+        self.list(params, "templates", "resourceTemplates", &templates, |t| {
+            trim_listing(json!(t), era.version)
+        })
     }
 
     pub(super) fn read_resource(
@@ -164,7 +150,7 @@ impl Connection<'_> {
                 invalid("`notifications` must be an object saying which notifications to receive")
             })?;
         let wants = |key: &str| filter.get(key).and_then(Value::as_bool).unwrap_or(false);
-        let uris: BTreeSet<String> = match filter.get("resourceSubscriptions") {
+        let mut uris: BTreeSet<String> = match filter.get("resourceSubscriptions") {
             None => Some(BTreeSet::new()),
             Some(items) => items.as_array().and_then(|items| {
                 items
@@ -183,11 +169,9 @@ impl Connection<'_> {
         if list_changed {
             honoured.insert("resourcesListChanged".into(), json!(true));
         }
-        let uris = if self.server.has_resources() {
-            uris
-        } else {
-            BTreeSet::new()
-        };
+        if !self.server.has_resources() {
+            uris.clear();
+        }
         if !uris.is_empty() {
             honoured.insert("resourceSubscriptions".into(), json!(uris));
         }
@@ -198,7 +182,7 @@ impl Connection<'_> {
         }
         self.listens.push(Listen {
             id: id.clone(),
-            origin: self.origin(),
+            origin: self.origin,
             resources_list_changed: list_changed,
             uris,
         });
