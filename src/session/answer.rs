@@ -16,7 +16,7 @@ use crate::error::McpError;
 use crate::jsonrpc::ErrorObject;
 use crate::model::{Content, ToolOutput};
 use crate::protocol::{meta, Version};
-use crate::server::trim_listing;
+use crate::server::{trim_listing, Server};
 
 /// What a method returns before it is written as a response.
 pub(crate) type Outcome = Result<Value, McpError>;
@@ -106,10 +106,11 @@ impl Serialize for Block {
     }
 }
 
-/// A `CallToolResult` for a client of `version`.
-pub(crate) fn tool_result(output: ToolOutput, version: Version) -> Answer {
+/// A `CallToolResult` for a client of `version`; in 2026-07-28 with the server's identity and
+/// `resultType`, as every result of that version.
+pub(crate) fn tool_result(output: ToolOutput, version: Version, server: &Server) -> Answer {
     // The handler's values are moved into the result, which is serialized from them: no
-    // JSON tree is built for a tool's answer (see `crate::answer`).
+    // JSON tree is built for a tool's answer.
     let content = output
         .content
         .into_iter()
@@ -118,14 +119,15 @@ pub(crate) fn tool_result(output: ToolOutput, version: Version) -> Answer {
             other => Block::Json(content_json(&other, version)),
         })
         .collect();
+    let stateless = version.is_stateless();
     Answer::Tool(ToolResult {
         content,
         structured: output
             .structured
             .filter(|_| version.has_structured_output()),
         is_error: output.is_error,
-        server_info: None,
-        result_type: None,
+        server_info: stateless.then(|| ServerInfo(server.shared_implementation(version))),
+        result_type: stateless.then_some("complete"),
     })
 }
 
@@ -229,11 +231,14 @@ mod tests {
     fn structured_content_only_from_2025_06_18() {
         let output = ToolOutput::structured(json!({"n": 1}));
         let json = |answer| serde_json::to_value(answer).expect("serializable");
-        assert!(json(tool_result(output.clone(), Version::V2025_03_26))
-            .get("structuredContent")
-            .is_none());
+        let server = Server::builder("t", "1").build().expect("valid");
+        assert!(
+            json(tool_result(output.clone(), Version::V2025_03_26, &server))
+                .get("structuredContent")
+                .is_none()
+        );
         assert_eq!(
-            json(tool_result(output, Version::V2025_06_18))["structuredContent"],
+            json(tool_result(output, Version::V2025_06_18, &server))["structuredContent"],
             json!({"n": 1})
         );
     }

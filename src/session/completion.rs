@@ -8,7 +8,6 @@ use super::answer::Outcome;
 use super::connection::Connection;
 use super::handler::{invalid, string, Era};
 use crate::context::Inputs;
-use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 
 /// Completion results carry at most this many values (MCP CP-3).
@@ -54,11 +53,7 @@ impl Connection<'_> {
         let values = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = string(reference, "name", "`ref.name` must be a string")?;
-                let prompt = server
-                    .prompt_index
-                    .get(name)
-                    .map(|&i| &server.prompts[i])
-                    .ok_or_else(|| McpError::UnknownPrompt(name.to_string()))?;
+                let prompt = self.prompt(name)?;
                 let arg = prompt
                     .arguments
                     .iter()

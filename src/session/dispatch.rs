@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
 
-use super::answer::{Answer, Reply, ReplyKind, ServerInfo};
+use super::answer::{Answer, Reply, ReplyKind};
 use super::connection::Connection;
 use super::handler::{invalid, log_level, Era};
 use super::state::Session;
@@ -48,7 +48,6 @@ impl Connection<'_> {
             (Session::Initializing(n) | Session::Ready(n), _) => {
                 let era = Era {
                     version: n.version,
-                    stateless: false,
                     client_capabilities: n.client_capabilities.clone(),
                     client_info: n.client_info.clone(),
                     log_level: Some(n.log_level),
@@ -76,20 +75,10 @@ impl Connection<'_> {
             }
             _ => self.serve_common(&id, &method, params, &era),
         };
-        reply.outcome = reply.outcome.map(|answer| match answer {
-            // A tool's result has no `_meta` or `resultType` of its own, and no caching
-            // hints: it is decorated without becoming a tree.
-            Answer::Tool(mut result) => {
-                let info = self.server.shared_implementation(era.version);
-                result.server_info = Some(ServerInfo(info));
-                result.result_type = Some("complete");
-                Answer::Tool(result)
-            }
-            Answer::Json(mut result) => {
-                self.decorate(&method, &mut result, era.version);
-                Answer::Json(result)
-            }
-        });
+        // A tool's result carries what the version asks for already: it is never a tree.
+        if let Ok(Answer::Json(result)) = &mut reply.outcome {
+            self.decorate(&method, result, era.version);
+        }
         Some(reply)
     }
 
@@ -129,16 +118,14 @@ impl Connection<'_> {
         params: Map<String, Value>,
         era: &Era,
     ) -> Reply {
-        let server = self.server;
+        let (server, stateless) = (self.server, era.version.is_stateless());
         let outcome = match method {
             "tools/list" if !server.tools.is_empty() => self.list_tools(&params, era),
             "tools/call" if !server.tools.is_empty() => {
                 let outcome = self.call_tool(id, params, era);
                 return Reply {
-                    outcome: outcome.map_err(|e| e.to_object(era.stateless)),
-                    kind: ReplyKind::ToolCall {
-                        stateless: era.stateless,
-                    },
+                    outcome: outcome.map_err(|e| e.to_object(stateless)),
+                    kind: ReplyKind::ToolCall { stateless },
                 };
             }
             "prompts/list" if !server.prompts.is_empty() => self.list_prompts(&params, era),
@@ -151,7 +138,7 @@ impl Connection<'_> {
             "completion/complete" if server.has_completions() => self.complete(id, &params, era),
             _ => Err(McpError::MethodNotFound(method.to_string())),
         };
-        Reply::plain(outcome, era.stateless)
+        Reply::plain(outcome, stateless)
     }
 }
 
@@ -196,7 +183,6 @@ fn stateless_era(params: &mut Map<String, Value>) -> Result<Era, McpError> {
     };
     Ok(Era {
         version,
-        stateless: true,
         client_capabilities,
         client_info,
         log_level,

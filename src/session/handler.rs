@@ -22,7 +22,6 @@ use crate::protocol::{self, LogLevel, Version};
 /// The protocol facts of one request.
 pub(crate) struct Era {
     pub(crate) version: Version,
-    pub(crate) stateless: bool,
     pub(crate) client_capabilities: Rc<Value>,
     pub(crate) client_info: Rc<Value>,
     pub(crate) log_level: Option<LogLevel>,
@@ -145,7 +144,7 @@ impl Connection<'_> {
         params: &Map<String, Value>,
     ) -> Result<Inputs, McpError> {
         let mut inputs = Inputs::default();
-        if !era.stateless {
+        if !era.version.is_stateless() {
             return Ok(inputs);
         }
         if let Some(state) = params.get("requestState") {
@@ -179,7 +178,7 @@ impl Connection<'_> {
         binding: &Binding<'_>,
         inputs: &Inputs,
     ) -> Option<Outcome> {
-        if !era.stateless {
+        if !era.version.is_stateless() {
             return None;
         }
         match error {

@@ -9,11 +9,10 @@ use super::connection::Connection;
 use super::handler::{handler_error, invalid, string, Era};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
-use crate::model::PromptMessage;
+use crate::model::Prompt;
 use crate::mrtr::Binding;
-use crate::protocol::Version;
 
-impl Connection<'_> {
+impl<'s> Connection<'s> {
     pub(super) fn list_prompts(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
         let server = self.server;
         self.list(params, "prompts", "prompts", &server.prompts, |prompt| {
@@ -27,17 +26,12 @@ impl Connection<'_> {
         params: Map<String, Value>,
         era: &Era,
     ) -> Outcome {
-        let server = self.server;
         let name = string(
             &params,
             "name",
             "`name` must be a string: the prompt to get",
         )?;
-        let prompt = server
-            .prompt_index
-            .get(name)
-            .map(|&i| &server.prompts[i])
-            .ok_or_else(|| McpError::UnknownPrompt(name.to_string()))?;
+        let prompt = self.prompt(name)?;
         let given = match params.get("arguments") {
             None => Map::new(),
             Some(Value::Object(map)) => map.clone(),
@@ -84,9 +78,12 @@ impl Connection<'_> {
         let (result, inputs) = self.run_handler(scope, |ctx| (prompt.handler)(&arguments, ctx));
         match result {
             Some(Ok(messages)) => {
+                let version = era.version;
                 let messages: Vec<Value> = messages
                     .iter()
-                    .map(|m| message_json(m, era.version))
+                    .map(
+                        |m| json!({ "role": m.role, "content": content_json(&m.content, version) }),
+                    )
                     .collect();
                 Ok(json!({ "description": prompt.description, "messages": messages }))
             }
@@ -96,8 +93,11 @@ impl Connection<'_> {
             None => Err(McpError::Internal),
         }
     }
-}
 
-fn message_json(message: &PromptMessage, version: Version) -> Value {
-    json!({ "role": message.role, "content": content_json(&message.content, version) })
+    /// The prompt called `name`.
+    pub(super) fn prompt(&self, name: &str) -> Result<&'s Prompt, McpError> {
+        let server = self.server;
+        let prompt = server.prompt_index.get(name).map(|&i| &server.prompts[i]);
+        prompt.ok_or_else(|| McpError::UnknownPrompt(name.to_string()))
+    }
 }

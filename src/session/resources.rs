@@ -1,7 +1,10 @@
-//! Resources: listing them and their templates, reading one, and the subscriptions of both
-//! eras (`resources/subscribe` in a session, a 2026-07-28 `subscriptions/listen` stream).
+//! Resources: listing them and their templates, reading one, the subscriptions of both eras
+//! (`resources/subscribe` in a session, a 2026-07-28 `subscriptions/listen` stream), and
+//! change detection: subscribed resources, and the resource list, are checked every
+//! `poll_interval` while a subscription is open.
 
 use std::collections::BTreeSet;
+use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
@@ -10,10 +13,11 @@ use super::connection::Connection;
 use super::handler::{
     bad_cursor, decode_cursor, encode_cursor, handler_error, invalid, string, with_cursor, Era,
 };
-use super::state::Listen;
+use super::port::Origin;
+use super::state::{Listen, Session};
 use crate::context::Inputs;
 use crate::error::McpError;
-use crate::jsonrpc::RequestId;
+use crate::jsonrpc::{Outgoing, RequestId};
 use crate::model::HandlerError;
 use crate::mrtr::Binding;
 use crate::protocol::meta;
@@ -190,5 +194,109 @@ impl Connection<'_> {
             self.start_list_watch();
         }
         Ok(())
+    }
+
+    pub(super) fn is_watching(&self) -> bool {
+        !self.watch.fingerprints.is_empty() || self.watching_list()
+    }
+
+    fn watching_list(&self) -> bool {
+        let legacy =
+            matches!(&self.session, Session::Ready(_)) && self.server.resources_list_changes();
+        legacy || self.listens.iter().any(|l| l.resources_list_changed)
+    }
+
+    /// The fingerprint of `uri` from the first source that knows it.
+    fn fingerprint(&self, uri: &str) -> Option<u64> {
+        self.server.sources.iter().find_map(|s| s.fingerprint(uri))
+    }
+
+    fn list_fingerprint(&self) -> Option<u64> {
+        let mut combined = None;
+        for source in self.server.sources.iter().filter(|s| s.lists_changes()) {
+            if let Some(fp) = source.list_fingerprint() {
+                combined = Some(combined.unwrap_or(0u64).rotate_left(5) ^ fp);
+            }
+        }
+        combined
+    }
+
+    /// Starts watching `uri` (when a subscription to it opens).
+    fn watch_uri(&mut self, uri: &str) {
+        let fingerprint = self.fingerprint(uri);
+        self.watch
+            .fingerprints
+            .entry(uri.to_string())
+            .or_insert(fingerprint);
+        self.start_list_watch();
+    }
+
+    /// Stops watching URIs no subscription refers to any more.
+    pub(crate) fn unwatch_unused(&mut self) {
+        let legacy: BTreeSet<String> = self
+            .session
+            .negotiated()
+            .map(|n| n.subscriptions.clone())
+            .unwrap_or_default();
+        let listens = &self.listens;
+        self.watch
+            .fingerprints
+            .retain(|uri, _| legacy.contains(uri) || listens.iter().any(|l| l.uris.contains(uri)));
+    }
+
+    /// Takes the resource list's first fingerprint once anyone wants its changes.
+    fn start_list_watch(&mut self) {
+        if self.watching_list() && self.watch.list.is_none() {
+            self.watch.list = self.list_fingerprint();
+        }
+    }
+
+    /// Checks watched resources and sends `updated` / `list_changed` notifications.
+    pub(super) fn poll_changes(&mut self) {
+        self.watch.next_poll = Instant::now() + self.server.limits.poll_interval;
+        let uris: Vec<String> = self.watch.fingerprints.keys().cloned().collect();
+        for uri in uris {
+            let now = self.fingerprint(&uri);
+            if self.watch.fingerprints.get(&uri) != Some(&now) {
+                self.watch.fingerprints.insert(uri.clone(), now);
+                self.announce(Some(&uri));
+            }
+        }
+        if self.watching_list() {
+            let now = self.list_fingerprint();
+            if self.watch.list.is_some() && self.watch.list != now {
+                self.announce(None);
+            }
+            self.watch.list = now;
+        }
+    }
+
+    /// Tells a changed resource (`Some(uri)`) or list (`None`) to the legacy session, when it
+    /// subscribed, and to every listen stream that asked for it.
+    fn announce(&mut self, uri: Option<&str>) {
+        let legacy = match (&self.session, uri) {
+            (Session::Ready(n), Some(uri)) => n.subscriptions.contains(uri),
+            (Session::Ready(_), None) => self.server.resources_list_changes(),
+            _ => false,
+        };
+        let (method, mut params) = match uri {
+            Some(uri) => ("notifications/resources/updated", json!({ "uri": uri })),
+            None => ("notifications/resources/list_changed", json!({})),
+        };
+        if legacy {
+            self.write(&Outgoing::Notification(method, &params));
+        }
+        let listens: Vec<(RequestId, Origin)> = self
+            .listens
+            .iter()
+            .filter(|l| uri.map_or(l.resources_list_changed, |u| l.uris.contains(u)))
+            .map(|l| (l.id.clone(), l.origin))
+            .collect();
+        for (id, origin) in listens {
+            params["_meta"] = json!({ meta::SUBSCRIPTION_ID: id });
+            self.answering(origin, |this| {
+                this.write(&Outgoing::Notification(method, &params))
+            });
+        }
     }
 }

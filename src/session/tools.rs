@@ -28,7 +28,8 @@ impl Connection<'_> {
         era: &Era,
     ) -> Result<Answer, McpError> {
         let server = self.server;
-        let failed = |message: String| Ok(tool_result(ToolOutput::error(message), era.version));
+        let failed =
+            |message: String| Ok(tool_result(ToolOutput::error(message), era.version, server));
         let mut arguments = match params.remove("arguments") {
             None => Value::Object(Map::new()),
             Some(args @ Value::Object(_)) => args,
@@ -107,6 +108,6 @@ impl Connection<'_> {
                 "The result of tool {name} is {size} bytes, over this server's {budget}-byte budget for one tool result. Ask for less: a narrower path or pattern, a smaller range or limit, or one page at a time."
             ));
         }
-        Ok(tool_result(output, era.version))
+        Ok(tool_result(output, era.version, server))
     }
 }
