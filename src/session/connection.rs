@@ -225,10 +225,8 @@ impl<'s> Connection<'s> {
             return Some(Reply::plain(Err(error), false));
         }
         if let Some(Err(retry_after_ms)) = self.rate.as_mut().map(TokenBucket::take) {
-            return Some(Reply::plain(
-                Err(McpError::RateLimited { retry_after_ms }),
-                false,
-            ));
+            let error = McpError::RateLimited { retry_after_ms };
+            return Some(Reply::plain(Err(error), false));
         }
         log::debug(format_args!("request {} {}", request.id, request.method));
         self.current = Some((request.id.clone(), false));

@@ -22,7 +22,6 @@ mod connection;
 mod dispatch;
 mod handler;
 mod incoming;
-mod lifecycle;
 #[cfg(feature = "http")]
 mod parked;
 pub(crate) mod port;

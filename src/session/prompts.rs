@@ -23,18 +23,19 @@ impl<'s> Connection<'s> {
     pub(super) fn get_prompt(
         &mut self,
         id: &RequestId,
-        params: Map<String, Value>,
+        mut params: Map<String, Value>,
         era: &Era,
     ) -> Outcome {
+        let given = params.remove("arguments");
         let name = string(
             &params,
             "name",
             "`name` must be a string: the prompt to get",
         )?;
         let prompt = self.prompt(name)?;
-        let given = match params.get("arguments") {
+        let given = match given {
             None => Map::new(),
-            Some(Value::Object(map)) => map.clone(),
+            Some(Value::Object(map)) => map,
             Some(_) => return Err(invalid("`arguments` must be an object of strings")),
         };
         let mut arguments = BTreeMap::new();

@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::answer::Outcome;
@@ -106,8 +107,7 @@ impl Connection<'_> {
         match result {
             // An empty `contents` is never an answer for a missing resource (MCP R-8).
             Some(Ok(Some(contents))) if !contents.is_empty() => Ok(json!({ "contents": contents })),
-            Some(Ok(_)) => Err(McpError::ResourceNotFound(uri)),
-            Some(Err(HandlerError::NotFound(_))) => Err(McpError::ResourceNotFound(uri)),
+            Some(Ok(_) | Err(HandlerError::NotFound(_))) => Err(McpError::ResourceNotFound(uri)),
             Some(Err(error)) => self
                 .input_outcome(era, &error, &binding, &inputs)
                 .unwrap_or_else(|| Err(handler_error(error, &format!("resource {uri}")))),
@@ -154,16 +154,12 @@ impl Connection<'_> {
                 invalid("`notifications` must be an object saying which notifications to receive")
             })?;
         let wants = |key: &str| filter.get(key).and_then(Value::as_bool).unwrap_or(false);
-        let mut uris: BTreeSet<String> = match filter.get("resourceSubscriptions") {
-            None => Some(BTreeSet::new()),
-            Some(items) => items.as_array().and_then(|items| {
-                items
-                    .iter()
-                    .map(|u| u.as_str().map(str::to_string))
-                    .collect()
-            }),
-        }
-        .ok_or_else(|| invalid("`notifications.resourceSubscriptions` must be an array of URIs"))?;
+        let mut uris = match filter.get("resourceSubscriptions") {
+            None => BTreeSet::new(),
+            Some(uris) => BTreeSet::<String>::deserialize(uris).map_err(|_| {
+                invalid("`notifications.resourceSubscriptions` must be an array of URIs")
+            })?,
+        };
         let open: usize = self.listens.iter().map(|l| 1 + l.uris.len()).sum();
         if open + 1 + uris.len() > self.server.limits.max_subscriptions {
             return Err(McpError::Overloaded(open));

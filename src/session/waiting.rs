@@ -34,10 +34,8 @@ impl Connection<'_> {
             Ok(Received::Closed) => return Interleaved::Closed,
             Ok(Received::Gone(origin)) => {
                 self.origin_gone(origin);
-                if origin == self.origin {
-                    if let Some((_, cancelled)) = &mut self.current {
-                        *cancelled = true;
-                    }
+                if let (true, Some((_, cancelled))) = (origin == self.origin, &mut self.current) {
+                    *cancelled = true;
                 }
                 return Interleaved::Handled;
             }
