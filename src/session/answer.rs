@@ -54,23 +54,15 @@ pub(crate) enum Answer {
     Tool(ToolResult),
 }
 
-/// A `tools/call` result, already adapted to the client's protocol version. Its members are
-/// in the sorted order a `Value` object writes them: the bytes on the wire are what they were
-/// when tool results were built as trees.
-#[derive(Serialize)]
+/// A `tools/call` result, already adapted to the client's protocol version.
 pub(crate) struct ToolResult {
-    /// 2026-07-28: the server's `Implementation`, as every result of that version carries.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub(crate) server_info: Option<ServerInfo>,
     pub(crate) content: Vec<Block>,
-    #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) is_error: bool,
-    /// 2026-07-28: `"complete"`.
-    #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
-    pub(crate) result_type: Option<&'static str>,
     /// `structuredContent`, when the client's version has it.
-    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
     pub(crate) structured: Option<Value>,
+    pub(crate) is_error: bool,
+    /// 2026-07-28: the server's `Implementation`, sent as `_meta` serverInfo together with
+    /// `"resultType": "complete"` (what every result of that version carries).
+    pub(crate) server_info: Option<Arc<Value>>,
 }
 
 /// One content block of a [`ToolResult`].
@@ -81,13 +73,34 @@ pub(crate) enum Block {
     Json(Value),
 }
 
-/// `_meta` holding the server's `Implementation`, shared by every result rather than copied.
-pub(crate) struct ServerInfo(pub(crate) Arc<Value>);
+// Members are written in sorted order, as a `Value` object (a sorted map) writes them: the
+// bytes on the wire are what they were when tool results were built as trees.
+impl Serialize for ToolResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(info) = &self.server_info {
+            map.serialize_entry("_meta", &ServerInfo(info.as_ref()))?;
+        }
+        map.serialize_entry("content", &self.content)?;
+        if self.is_error {
+            map.serialize_entry("isError", &true)?;
+        }
+        if self.server_info.is_some() {
+            map.serialize_entry("resultType", "complete")?;
+        }
+        if let Some(structured) = &self.structured {
+            map.serialize_entry("structuredContent", structured)?;
+        }
+        map.end()
+    }
+}
 
-impl Serialize for ServerInfo {
+struct ServerInfo<'a>(&'a Value);
+
+impl Serialize for ServerInfo<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry(meta::SERVER_INFO, self.0.as_ref())?;
+        map.serialize_entry(meta::SERVER_INFO, self.0)?;
         map.end()
     }
 }
@@ -126,8 +139,7 @@ pub(crate) fn tool_result(output: ToolOutput, version: Version, server: &Server)
             .structured
             .filter(|_| version.has_structured_output()),
         is_error: output.is_error,
-        server_info: stateless.then(|| ServerInfo(server.shared_implementation(version))),
-        result_type: stateless.then_some("complete"),
+        server_info: stateless.then(|| server.shared_implementation(version)),
     })
 }
 
@@ -164,7 +176,6 @@ mod tests {
                     structured: None,
                     is_error: false,
                     server_info: None,
-                    result_type: None,
                 },
                 ToolResult {
                     content: vec![
@@ -173,22 +184,19 @@ mod tests {
                     ],
                     structured: Some(json!({"z": 1, "a": [true]})),
                     is_error: true,
-                    server_info: Some(ServerInfo(Arc::new(json!({"name": "n", "version": "1"})))),
-                    result_type: Some("complete"),
+                    server_info: Some(Arc::new(json!({"name": "n", "version": "1"}))),
                 },
                 ToolResult {
                     content: Vec::new(),
                     structured: None,
                     is_error: true,
                     server_info: None,
-                    result_type: None,
                 },
                 ToolResult {
                     content: vec![Block::Text("x".into())],
                     structured: None,
                     is_error: false,
-                    server_info: Some(ServerInfo(Arc::new(json!({})))),
-                    result_type: Some("complete"),
+                    server_info: Some(Arc::new(json!({}))),
                 },
             ]
         };

@@ -249,32 +249,33 @@ impl<'s> Connection<'s> {
 
     /// Serves the items of a 2025-03-26 batch; the answers go out as one array.
     pub(super) fn serve_batch(&mut self, items: Vec<Result<Message, Rejected>>) {
+        let limit = self.server.limits.max_response_bytes;
         let mut out = Vec::new();
         for message in items {
             out.push(b',');
             let start = out.len();
             match message {
                 Ok(Message::Request(request)) if request.method == "initialize" => {
-                    let error = EnvelopeError::InitializeInBatch.to_object();
-                    let _ = encode(
-                        ResponseId::Id(&request.id),
-                        Err(&error),
-                        usize::MAX,
-                        &mut out,
-                    );
+                    let outcome = Err(EnvelopeError::InitializeInBatch.to_object());
+                    let reply = Reply {
+                        outcome,
+                        kind: ReplyKind::Plain,
+                    };
+                    encode_reply(&request.id, &reply, limit, &mut out);
                 }
                 Ok(Message::Request(request)) => {
                     let id = request.id.clone();
                     // One array answers the batch, so its requests cannot park.
                     if let Some(reply) = self.answer(request, false) {
-                        self.encode_reply(&id, reply, &mut out);
+                        encode_reply(&id, &reply, limit, &mut out);
                     }
                 }
                 Ok(Message::Notification(notification)) => self.handle_notification(notification),
                 Ok(Message::Response(response)) => self.take_response(response),
                 Err(rejected) if rejected.answer => {
                     let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
-                    let _ = encode(id, Err(&rejected.error.to_object()), usize::MAX, &mut out);
+                    let message = Outgoing::<Value>::Error(id, &rejected.error.to_object());
+                    let _ = to_json_limited(&message, usize::MAX, &mut out);
                 }
                 Err(rejected) => log::warn(format_args!("ignored in batch: {}", rejected.error)),
             }
@@ -290,56 +291,24 @@ impl<'s> Connection<'s> {
         }
     }
 
-    /// What replaces a response over the response limit: error −32001, or for a tool call a
-    /// tool result saying so (`isError: true`), so the model can ask for less.
-    fn too_large(&self, kind: ReplyKind, size: usize) -> Result<Answer, ErrorObject> {
-        let limit = self.server.limits.max_response_bytes;
-        let error = McpError::ResponseTooLarge { size, limit };
-        log::warn(format_args!("{error}"));
-        match kind {
-            ReplyKind::Plain => Err(error.to_object(false)),
-            ReplyKind::ToolCall { stateless } => {
-                let mut result = json!({
-                    "content": [{"type": "text", "text": format!(
-                        "The tool's result is {size} bytes, over this server's {limit}-byte response limit. Ask for less: a narrower pattern, a smaller range, or a lower limit."
-                    )}],
-                    "isError": true,
-                });
-                if stateless {
-                    result["resultType"] = json!("complete");
-                }
-                Ok(Answer::Json(result))
-            }
-        }
-    }
-
-    /// Appends the response to `id` to `out`, replaced when it exceeds the response limit;
-    /// its error code, when it is an error response.
-    fn encode_reply(&self, id: &RequestId, reply: Reply, out: &mut Vec<u8>) -> Option<i64> {
-        let limit = self.server.limits.max_response_bytes;
-        match encode(ResponseId::Id(id), reply.outcome.as_ref(), limit, out) {
-            Ok(code) => code,
-            Err(TooLarge(size)) => {
-                let replaced = self.too_large(reply.kind, size);
-                encode(ResponseId::Id(id), replaced.as_ref(), usize::MAX, out).unwrap_or(None)
-            }
-        }
-    }
-
     /// Writes the response to `id`.
     pub(super) fn send_reply(&mut self, id: &RequestId, reply: Reply) {
-        let mut out = std::mem::take(&mut self.scratch);
-        out.clear();
-        let code = self.encode_reply(id, reply, &mut out);
-        self.port.send(self.origin, &out, code);
-        self.scratch = out;
+        self.scratch.clear();
+        let limit = self.server.limits.max_response_bytes;
+        let code = encode_reply(id, &reply, limit, &mut self.scratch);
+        self.port.send(self.origin, &self.scratch, code);
     }
 
     pub(super) fn send_error(&mut self, id: ResponseId<'_>, error: &ErrorObject) {
         log::debug(format_args!("error {}: {}", error.code, error.message));
         self.scratch.clear();
-        let code = encode(id, Err(error), usize::MAX, &mut self.scratch).unwrap_or(None);
-        self.port.send(self.origin, &self.scratch, code);
+        // Without a limit this cannot fail.
+        let _ = to_json_limited(
+            &Outgoing::<Value>::Error(id, error),
+            usize::MAX,
+            &mut self.scratch,
+        );
+        self.port.send(self.origin, &self.scratch, Some(error.code));
     }
 
     /// Writes a message of the server's own to the current origin.
@@ -376,18 +345,45 @@ impl<'s> Connection<'s> {
     }
 }
 
-/// Appends the response to `id` to `out` unless it exceeds `limit`; its error code when it is
-/// an error response (an HTTP port derives the status of a 2026-07-28 answer from it).
-fn encode(
-    id: ResponseId<'_>,
-    outcome: Result<&Answer, &ErrorObject>,
-    limit: usize,
-    out: &mut Vec<u8>,
-) -> Result<Option<i64>, TooLarge> {
-    match outcome {
-        Ok(result) => to_json_limited(&Outgoing::Result(id, result), limit, out).map(|()| None),
-        Err(e) => {
-            to_json_limited(&Outgoing::<Value>::Error(id, e), limit, out).map(|()| Some(e.code))
+/// Appends the response to `id` to `out`, replaced when it exceeds `limit` (see
+/// [`too_large`]); its error code, when it is an error response (an HTTP port derives the
+/// status of a 2026-07-28 answer from it).
+fn encode_reply(id: &RequestId, reply: &Reply, limit: usize, out: &mut Vec<u8>) -> Option<i64> {
+    let fits = match &reply.outcome {
+        Ok(result) => to_json_limited(&Outgoing::Result(ResponseId::Id(id), result), limit, out),
+        Err(e) => to_json_limited(&Outgoing::<Value>::Error(ResponseId::Id(id), e), limit, out),
+    };
+    match fits {
+        Ok(()) => reply.outcome.as_ref().err().map(|e| e.code),
+        Err(TooLarge(size)) => {
+            let outcome = too_large(reply.kind, size, limit);
+            let replaced = Reply {
+                outcome,
+                kind: ReplyKind::Plain,
+            };
+            encode_reply(id, &replaced, usize::MAX, out)
+        }
+    }
+}
+
+/// What replaces a response over the response limit: error −32001, or for a tool call a tool
+/// result saying so (`isError: true`), so the model can ask for less.
+fn too_large(kind: ReplyKind, size: usize, limit: usize) -> Result<Answer, ErrorObject> {
+    let error = McpError::ResponseTooLarge { size, limit };
+    log::warn(format_args!("{error}"));
+    match kind {
+        ReplyKind::Plain => Err(error.to_object(false)),
+        ReplyKind::ToolCall { stateless } => {
+            let mut result = json!({
+                "content": [{"type": "text", "text": format!(
+                    "The tool's result is {size} bytes, over this server's {limit}-byte response limit. Ask for less: a narrower pattern, a smaller range, or a lower limit."
+                )}],
+                "isError": true,
+            });
+            if stateless {
+                result["resultType"] = json!("complete");
+            }
+            Ok(Answer::Json(result))
         }
     }
 }
