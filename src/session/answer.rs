@@ -8,20 +8,23 @@
 
 use std::sync::Arc;
 
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::error::McpError;
 use crate::jsonrpc::ErrorObject;
 use crate::model::{Content, ToolOutput};
 use crate::protocol::{meta, Version};
-use crate::server::trim_listing;
+use crate::server::{trim_listing, Server};
 
-/// How an over-large response is replaced.
+/// What a method returns before it is written as a response.
+pub(crate) type Outcome = Result<Value, McpError>;
+
+/// How an over-large response is replaced: with error −32001, or a tool result saying so.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ReplyKind {
-    /// With error −32001.
     Plain,
-    /// With a tool result saying so (`isError: true`), so the model can ask for less.
     ToolCall { stateless: bool },
 }
 
@@ -32,29 +35,23 @@ pub(crate) struct Reply {
 }
 
 impl Reply {
-    pub(crate) fn plain(outcome: Result<Value, ErrorObject>) -> Reply {
+    /// A reply of any method but `tools/call`; `modern`: see [`McpError::to_object`].
+    pub(crate) fn plain(outcome: Outcome, modern: bool) -> Reply {
         Reply {
-            outcome: outcome.map(Answer::Json),
+            outcome: outcome.map(Answer::Json).map_err(|e| e.to_object(modern)),
             kind: ReplyKind::Plain,
         }
     }
 }
 
 /// A successful result.
+#[derive(Serialize)]
+#[serde(untagged)]
 pub(crate) enum Answer {
     /// Any result, as JSON.
     Json(Value),
     /// A `tools/call` result.
     Tool(ToolResult),
-}
-
-impl Serialize for Answer {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Answer::Json(value) => value.serialize(serializer),
-            Answer::Tool(result) => result.serialize(serializer),
-        }
-    }
 }
 
 /// A `tools/call` result, already adapted to the client's protocol version.
@@ -84,7 +81,7 @@ impl Serialize for ToolResult {
         if let Some(info) = &self.server_info {
             map.serialize_entry("_meta", &ServerInfo(info.as_ref()))?;
         }
-        map.serialize_entry("content", &Blocks(&self.content))?;
+        map.serialize_entry("content", &self.content)?;
         if self.is_error {
             map.serialize_entry("isError", &true)?;
         }
@@ -108,18 +105,6 @@ impl Serialize for ServerInfo<'_> {
     }
 }
 
-struct Blocks<'a>(&'a [Block]);
-
-impl Serialize for Blocks<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        for block in self.0 {
-            seq.serialize_element(block)?;
-        }
-        seq.end()
-    }
-}
-
 impl Serialize for Block {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -134,10 +119,11 @@ impl Serialize for Block {
     }
 }
 
-/// A `CallToolResult` for a client of `version`.
-pub(crate) fn tool_result(output: ToolOutput, version: Version) -> Answer {
+/// A `CallToolResult` for a client of `version`; in 2026-07-28 with the server's identity and
+/// `resultType`, as every result of that version.
+pub(crate) fn tool_result(output: ToolOutput, version: Version, server: &Server) -> Answer {
     // The handler's values are moved into the result, which is serialized from them: no
-    // JSON tree is built for a tool's answer (see `crate::answer`).
+    // JSON tree is built for a tool's answer.
     let content = output
         .content
         .into_iter()
@@ -146,13 +132,14 @@ pub(crate) fn tool_result(output: ToolOutput, version: Version) -> Answer {
             other => Block::Json(content_json(&other, version)),
         })
         .collect();
+    let stateless = version.is_stateless();
     Answer::Tool(ToolResult {
         content,
         structured: output
             .structured
             .filter(|_| version.has_structured_output()),
         is_error: output.is_error,
-        server_info: None,
+        server_info: stateless.then(|| server.shared_implementation(version)),
     })
 }
 
@@ -252,11 +239,14 @@ mod tests {
     fn structured_content_only_from_2025_06_18() {
         let output = ToolOutput::structured(json!({"n": 1}));
         let json = |answer| serde_json::to_value(answer).expect("serializable");
-        assert!(json(tool_result(output.clone(), Version::V2025_03_26))
-            .get("structuredContent")
-            .is_none());
+        let server = Server::builder("t", "1").build().expect("valid");
+        assert!(
+            json(tool_result(output.clone(), Version::V2025_03_26, &server))
+                .get("structuredContent")
+                .is_none()
+        );
         assert_eq!(
-            json(tool_result(output, Version::V2025_06_18))["structuredContent"],
+            json(tool_result(output, Version::V2025_06_18, &server))["structuredContent"],
             json!({"n": 1})
         );
     }

@@ -4,14 +4,15 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use super::answer::Outcome;
 use super::connection::Connection;
-use super::handler::{invalid, string, Era, Outcome};
+use super::handler::{invalid, string, Era};
 use crate::context::Inputs;
-use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 
 /// Completion results carry at most this many values (MCP CP-3).
 const MAX_COMPLETIONS: usize = 100;
+const REF_TYPE: &str = "`ref.type` must be \"ref/prompt\" or \"ref/resource\"";
 
 impl Connection<'_> {
     pub(super) fn complete(
@@ -29,14 +30,9 @@ impl Connection<'_> {
             .get("argument")
             .and_then(Value::as_object)
             .ok_or_else(|| invalid("`argument` must be an object with `name` and `value`"))?;
-        let (Some(arg_name), Some(value)) = (
-            argument.get("name").and_then(Value::as_str),
-            argument.get("value").and_then(Value::as_str),
-        ) else {
-            return Err(invalid(
-                "`argument.name` and `argument.value` must be strings",
-            ));
-        };
+        let strings = "`argument.name` and `argument.value` must be strings";
+        let arg_name = string(argument, "name", strings)?;
+        let value = string(argument, "value", strings)?;
         let mut context = BTreeMap::new();
         if let Some(given) = params.get("context").and_then(|c| c.get("arguments")) {
             let given = given
@@ -53,11 +49,7 @@ impl Connection<'_> {
         let values = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = string(reference, "name", "`ref.name` must be a string")?;
-                let prompt = server
-                    .prompt_index
-                    .get(name)
-                    .map(|&i| &server.prompts[i])
-                    .ok_or_else(|| McpError::UnknownPrompt(name.to_string()))?;
+                let prompt = self.prompt(name)?;
                 let arg = prompt
                     .arguments
                     .iter()
@@ -90,16 +82,10 @@ impl Connection<'_> {
                     ))
                 })?
             }
-            _ => {
-                return Err(invalid(
-                    "`ref.type` must be \"ref/prompt\" or \"ref/resource\"",
-                ))
-            }
+            _ => return Err(invalid(REF_TYPE)),
         };
-        let total = values.len();
+        let (total, has_more) = (values.len(), values.len() > MAX_COMPLETIONS);
         let values: Vec<String> = values.into_iter().take(MAX_COMPLETIONS).collect();
-        Ok(
-            json!({ "completion": { "values": values, "total": total, "hasMore": total > MAX_COMPLETIONS } }),
-        )
+        Ok(json!({ "completion": { "values": values, "total": total, "hasMore": has_more } }))
     }
 }

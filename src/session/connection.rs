@@ -1,5 +1,5 @@
 //! The session's state and its read loop: what happens between receiving a unit of input
-//! and sending its answers, and the notifications a client sends.
+//! and sending its answers.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::Instant;
@@ -11,7 +11,7 @@ use super::incoming::{self, Incoming};
 #[cfg(feature = "http")]
 use super::parked::state::{Parked, Replay};
 use super::port::{self, Origin, Port, Received, Unit};
-use super::state::{Listen, Queued, Session, TokenBucket, Watch};
+use super::state::{Listen, Session, TokenBucket, Watch};
 use crate::error::{EnvelopeError, Error, McpError};
 use crate::jsonrpc::{
     ErrorObject, Message, Outgoing, Rejected, Request, RequestId, Response, ResponseId,
@@ -32,7 +32,8 @@ pub(crate) struct Connection<'s> {
     /// Reused for serializing each outgoing message.
     pub(super) scratch: Vec<u8>,
     pub(crate) session: Session,
-    pub(super) queue: VecDeque<Queued>,
+    /// Input held back while a handler waits for the client, served once it returns.
+    pub(super) queue: VecDeque<(Incoming, Origin)>,
     /// The request whose handler is running, and whether the client cancelled it.
     pub(super) current: Option<(RequestId, bool)>,
     /// Ids of our requests to the client still awaiting an answer.
@@ -119,30 +120,22 @@ impl<'s> Connection<'s> {
 
     /// Serves the oldest queued item; false when the queue is empty.
     pub(crate) fn serve_queued(&mut self) -> bool {
-        match self.queue.pop_front() {
-            Some(Queued::Request(request, origin)) => {
-                self.origin = origin;
-                self.serve_request(request);
-            }
-            Some(Queued::Batch(items, origin)) => {
-                self.origin = origin;
-                self.serve_batch(items);
-                self.port.finish(origin);
-            }
-            Some(Queued::Answer(response, origin)) => {
-                self.origin = origin;
-                self.take_response(response);
-                self.port.finish(origin);
-            }
-            None => return false,
-        }
+        let Some((item, origin)) = self.queue.pop_front() else {
+            return false;
+        };
+        self.serve(item, origin);
         true
     }
 
     /// Handles one unit of input from `origin`, outside any handler.
     pub(crate) fn handle(&mut self, unit: Unit, origin: Origin) {
+        self.serve(incoming::sort(unit, self.version()), origin);
+    }
+
+    /// Serves classified input from `origin`, and finishes its exchange unless it stays open.
+    fn serve(&mut self, item: Incoming, origin: Origin) {
         self.origin = origin;
-        match incoming::sort(unit, self.version()) {
+        match item {
             Incoming::Single(Message::Request(request)) => return self.serve_request(request),
             Incoming::Single(Message::Notification(notification)) => {
                 self.handle_notification(notification)
@@ -164,11 +157,6 @@ impl<'s> Connection<'s> {
                 response.id
             ));
         }
-    }
-
-    /// Where what is written now goes.
-    pub(crate) fn origin(&self) -> Origin {
-        self.origin
     }
 
     /// The client of `origin` went away: a `subscriptions/listen` stream it held is closed
@@ -221,7 +209,7 @@ impl<'s> Connection<'s> {
             .listens
             .iter()
             .any(|l| l.id == id && l.origin == self.origin)
-            || self.parked_at(&id, self.origin);
+            || self.parked_origin(&id) == Some(self.origin);
         if !stays_open {
             self.port.finish(self.origin);
         }
@@ -231,17 +219,14 @@ impl<'s> Connection<'s> {
     /// `subscriptions/listen`). A request that came `alone` (not in a batch) may park.
     #[cfg_attr(not(feature = "http"), allow(unused_variables))]
     pub(super) fn answer(&mut self, request: Request, alone: bool) -> Option<Reply> {
-        if self.listens.iter().any(|l| l.id == request.id) || self.is_parked(&request.id) {
-            return Some(Reply::plain(Err(McpError::DuplicateId(
-                request.id.to_string(),
-            )
-            .to_object(false))));
+        let in_use = self.listens.iter().any(|l| l.id == request.id);
+        if in_use || self.parked_origin(&request.id).is_some() {
+            let error = McpError::DuplicateId(request.id.to_string());
+            return Some(Reply::plain(Err(error), false));
         }
-        if let Some(rate) = &mut self.rate {
-            if let Err(retry_after_ms) = rate.take() {
-                let error = McpError::RateLimited { retry_after_ms };
-                return Some(Reply::plain(Err(error.to_object(false))));
-            }
+        if let Some(Err(retry_after_ms)) = self.rate.as_mut().map(TokenBucket::take) {
+            let error = McpError::RateLimited { retry_after_ms };
+            return Some(Reply::plain(Err(error), false));
         }
         log::debug(format_args!("request {} {}", request.id, request.method));
         self.current = Some((request.id.clone(), false));
@@ -253,8 +238,7 @@ impl<'s> Connection<'s> {
         };
         #[cfg(not(feature = "http"))]
         let reply = self.dispatch(request);
-        let cancelled = matches!(self.current.take(), Some((_, true)));
-        if cancelled {
+        if matches!(self.current.take(), Some((_, true))) {
             log::debug(format_args!(
                 "request cancelled by the client; no response sent"
             ));
@@ -265,125 +249,75 @@ impl<'s> Connection<'s> {
 
     /// Serves the items of a 2025-03-26 batch; the answers go out as one array.
     pub(super) fn serve_batch(&mut self, items: Vec<Result<Message, Rejected>>) {
-        let mut replies: Vec<Value> = Vec::new();
+        let limit = self.server.limits.max_response_bytes;
+        let mut out = Vec::new();
         for message in items {
+            out.push(b',');
+            let start = out.len();
             match message {
                 Ok(Message::Request(request)) if request.method == "initialize" => {
-                    replies.push(self.reply_json(
-                        &request.id,
-                        Reply::plain(Err(EnvelopeError::InitializeInBatch.to_object())),
-                    ));
+                    let outcome = Err(EnvelopeError::InitializeInBatch.to_object());
+                    let reply = Reply {
+                        outcome,
+                        kind: ReplyKind::Plain,
+                    };
+                    encode_reply(&request.id, &reply, limit, &mut out);
                 }
                 Ok(Message::Request(request)) => {
                     let id = request.id.clone();
                     // One array answers the batch, so its requests cannot park.
                     if let Some(reply) = self.answer(request, false) {
-                        replies.push(self.reply_json(&id, reply));
+                        encode_reply(&id, &reply, limit, &mut out);
                     }
                 }
                 Ok(Message::Notification(notification)) => self.handle_notification(notification),
                 Ok(Message::Response(response)) => self.take_response(response),
                 Err(rejected) if rejected.answer => {
-                    let error = rejected.error.to_object();
-                    let message = match &rejected.id {
-                        Some(id) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
-                        None => json!({"jsonrpc": "2.0", "id": null, "error": error}),
-                    };
-                    replies.push(message);
+                    let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
+                    let message = Outgoing::<Value>::Error(id, &rejected.error.to_object());
+                    let _ = to_json_limited(&message, usize::MAX, &mut out);
                 }
                 Err(rejected) => log::warn(format_args!("ignored in batch: {}", rejected.error)),
             }
+            if out.len() == start {
+                out.pop();
+            }
         }
         // A batch of only notifications and responses gets no answer at all.
-        if !replies.is_empty() {
-            self.write(&replies);
+        if let Some(first) = out.first_mut() {
+            *first = b'[';
+            out.push(b']');
+            self.port.send(self.origin, &out, None);
         }
     }
 
-    /// A reply as a complete response object, for batches; an over-large one is replaced.
-    pub(super) fn reply_json(&self, id: &RequestId, reply: Reply) -> Value {
-        let message = |outcome: &Result<Answer, ErrorObject>| match outcome {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
-        };
-        let full = message(&reply.outcome);
-        let size = serde_json::to_vec(&full).map_or(usize::MAX, |v| v.len());
-        if size <= self.server.limits.max_response_bytes {
-            return full;
-        }
-        message(&self.too_large(reply.kind, size).map(Answer::Json))
-    }
-
-    pub(super) fn too_large(&self, kind: ReplyKind, size: usize) -> Result<Value, ErrorObject> {
-        let limit = self.server.limits.max_response_bytes;
-        let error = McpError::ResponseTooLarge { size, limit };
-        log::warn(format_args!("{error}"));
-        match kind {
-            ReplyKind::Plain => Err(error.to_object(false)),
-            ReplyKind::ToolCall { stateless } => {
-                let mut result = json!({
-                    "content": [{"type": "text", "text": format!(
-                        "The tool's result is {size} bytes, over this server's {limit}-byte response limit. Ask for less: a narrower pattern, a smaller range, or a lower limit."
-                    )}],
-                    "isError": true,
-                });
-                if stateless {
-                    result["resultType"] = json!("complete");
-                }
-                Ok(result)
-            }
-        }
-    }
-
-    /// Writes a reply, replacing it when it exceeds the response limit.
+    /// Writes the response to `id`.
     pub(super) fn send_reply(&mut self, id: &RequestId, reply: Reply) {
+        self.scratch.clear();
         let limit = self.server.limits.max_response_bytes;
-        let sent = match &reply.outcome {
-            Ok(result) => self.emit(&Outgoing::Result(ResponseId::Id(id), result), limit, None),
-            Err(e) => self.emit(
-                &Outgoing::<Value>::Error(ResponseId::Id(id), e),
-                limit,
-                Some(e.code),
-            ),
-        };
-        if let Err(TooLarge(size)) = sent {
-            match &self.too_large(reply.kind, size) {
-                Ok(result) => self.write(&Outgoing::Result(ResponseId::Id(id), result)),
-                Err(error) => self.send_error(ResponseId::Id(id), error),
-            }
-        }
+        let code = encode_reply(id, &reply, limit, &mut self.scratch);
+        self.port.send(self.origin, &self.scratch, code);
     }
 
     pub(super) fn send_error(&mut self, id: ResponseId<'_>, error: &ErrorObject) {
         log::debug(format_args!("error {}: {}", error.code, error.message));
+        self.scratch.clear();
         // Without a limit this cannot fail.
-        let _ = self.emit(
+        let _ = to_json_limited(
             &Outgoing::<Value>::Error(id, error),
             usize::MAX,
-            Some(error.code),
+            &mut self.scratch,
         );
+        self.port.send(self.origin, &self.scratch, Some(error.code));
     }
 
-    /// Writes a small message of the server's own; these never exceed the limit.
+    /// Writes a message of the server's own to the current origin.
     pub(crate) fn write(&mut self, message: &impl serde::Serialize) {
-        if self.emit(message, usize::MAX, None).is_err() {
-            log::error(format_args!("a message could not be serialized"));
-        }
-    }
-
-    /// Serializes `message` and sends it to the current origin, unless it exceeds `limit`;
-    /// `error`: its code, when it is an error response (an HTTP port derives the status
-    /// of a 2026-07-28 answer from it).
-    pub(super) fn emit(
-        &mut self,
-        message: &impl serde::Serialize,
-        limit: usize,
-        error: Option<i64>,
-    ) -> Result<(), TooLarge> {
         self.scratch.clear();
-        to_json_limited(message, limit, &mut self.scratch)?;
-        self.port.send(self.origin, &self.scratch, error);
-        Ok(())
+        match serde_json::to_writer(&mut self.scratch, message) {
+            Ok(()) => self.port.send(self.origin, &self.scratch, None),
+            Err(e) => log::error(format_args!("a message could not be serialized: {e}")),
+        }
     }
 
     /// Runs `f` with output going to `origin`, then restores the current origin.
@@ -411,15 +345,55 @@ impl<'s> Connection<'s> {
     }
 }
 
+/// Appends the response to `id` to `out`, replaced when it exceeds `limit` (see
+/// [`too_large`]); its error code, when it is an error response (an HTTP port derives the
+/// status of a 2026-07-28 answer from it).
+fn encode_reply(id: &RequestId, reply: &Reply, limit: usize, out: &mut Vec<u8>) -> Option<i64> {
+    let fits = match &reply.outcome {
+        Ok(result) => to_json_limited(&Outgoing::Result(ResponseId::Id(id), result), limit, out),
+        Err(e) => to_json_limited(&Outgoing::<Value>::Error(ResponseId::Id(id), e), limit, out),
+    };
+    match fits {
+        Ok(()) => reply.outcome.as_ref().err().map(|e| e.code),
+        Err(TooLarge(size)) => {
+            let outcome = too_large(reply.kind, size, limit);
+            let replaced = Reply {
+                outcome,
+                kind: ReplyKind::Plain,
+            };
+            encode_reply(id, &replaced, usize::MAX, out)
+        }
+    }
+}
+
+/// What replaces a response over the response limit: error −32001, or for a tool call a tool
+/// result saying so (`isError: true`), so the model can ask for less.
+fn too_large(kind: ReplyKind, size: usize, limit: usize) -> Result<Answer, ErrorObject> {
+    let error = McpError::ResponseTooLarge { size, limit };
+    log::warn(format_args!("{error}"));
+    match kind {
+        ReplyKind::Plain => Err(error.to_object(false)),
+        ReplyKind::ToolCall { stateless } => {
+            let mut result = json!({
+                "content": [{"type": "text", "text": format!(
+                    "The tool's result is {size} bytes, over this server's {limit}-byte response limit. Ask for less: a narrower pattern, a smaller range, or a lower limit."
+                )}],
+                "isError": true,
+            });
+            if stateless {
+                result["resultType"] = json!("complete");
+            }
+            Ok(Answer::Json(result))
+        }
+    }
+}
+
 /// Without HTTP every transport has one client, so a handler that asks it blocks and
 /// nothing is ever parked (see `parked/`).
 #[cfg(not(feature = "http"))]
 impl Connection<'_> {
-    pub(super) fn is_parked(&self, _: &RequestId) -> bool {
-        false
-    }
-    pub(super) fn parked_at(&self, _: &RequestId, _: Origin) -> bool {
-        false
+    pub(super) fn parked_origin(&self, _: &RequestId) -> Option<Origin> {
+        None
     }
     pub(super) fn awaits_parked(&self, _: &RequestId) -> bool {
         false

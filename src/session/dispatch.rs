@@ -1,18 +1,24 @@
-//! The dispatcher: one `match` on (session state, method) for a handshake-era request, one
-//! on the method for a 2026-07-28 request, and what every 2026-07-28 result carries. The
-//! methods both eras share are routed by [`Connection::serve_common`] with an [`Era`]
-//! describing the request's protocol; each family is served in a file of its own.
+//! The session state machine: one `match` on (session state, method) for a handshake-era
+//! request, one on the method for a 2026-07-28 request, and what every 2026-07-28 result
+//! carries; the handshake that moves the state (`initialize`, then the client's
+//! `notifications/initialized`), the client's other notifications (a cancellation, changed
+//! roots), `logging/setLevel`, and the 2026-07-28 `server/discover` that replaces the
+//! handshake. The methods both eras share are routed by [`Connection::serve_common`] with an
+//! [`Era`] describing the request's protocol; each family is served in a file of its own.
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
 
-use super::answer::{Answer, Reply, ReplyKind};
+use super::answer::{Answer, Outcome, Reply, ReplyKind};
 use super::connection::Connection;
-use super::handler::{invalid, Era};
-use super::state::Session;
+use super::handler::{invalid, log_level, string, Era};
+use super::incoming::Incoming;
+use super::state::{Negotiated, Session};
 use crate::error::McpError;
-use crate::jsonrpc::{Request, RequestId};
+use crate::jsonrpc::{Message, Notification, Request, RequestId};
+use crate::log;
 use crate::protocol::{self, meta, LogLevel, Version};
 
 /// How long 2026-07-28 clients may cache listings that cannot change while the process
@@ -48,7 +54,6 @@ impl Connection<'_> {
             (Session::Initializing(n) | Session::Ready(n), _) => {
                 let era = Era {
                     version: n.version,
-                    stateless: false,
                     client_capabilities: n.client_capabilities.clone(),
                     client_info: n.client_info.clone(),
                     log_level: Some(n.log_level),
@@ -56,7 +61,7 @@ impl Connection<'_> {
                 return self.serve_common(&id, &method, params, &era);
             }
         };
-        Reply::plain(outcome.map_err(|e| e.to_object(false)))
+        Reply::plain(outcome, false)
     }
 
     fn dispatch_stateless(&mut self, request: Request) -> Option<Reply> {
@@ -64,30 +69,22 @@ impl Connection<'_> {
         let mut params = params.unwrap_or_default();
         let era = match stateless_era(&mut params) {
             Ok(era) => era,
-            Err(e) => return Some(Reply::plain(Err(e.to_object(true)))),
+            Err(e) => return Some(Reply::plain(Err(e), true)),
         };
         let mut reply = match method.as_str() {
-            "server/discover" => Reply::plain(Ok(self.discover(era.version))),
+            "server/discover" => Reply::plain(Ok(self.discover(era.version)), true),
             "subscriptions/listen" => {
                 return self
                     .listen(&id, &params)
                     .err()
-                    .map(|e| Reply::plain(Err(e.to_object(true))))
+                    .map(|e| Reply::plain(Err(e), true))
             }
             _ => self.serve_common(&id, &method, params, &era),
         };
-        reply.outcome = reply.outcome.map(|answer| match answer {
-            // A tool's result has no `_meta` or `resultType` of its own, and no caching
-            // hints: it is decorated without becoming a tree.
-            Answer::Tool(mut result) => {
-                result.server_info = Some(self.server.shared_implementation(era.version));
-                Answer::Tool(result)
-            }
-            Answer::Json(mut result) => {
-                self.decorate(&method, &mut result, era.version);
-                Answer::Json(result)
-            }
-        });
+        // A tool's result carries what the version asks for already: it is never a tree.
+        if let Ok(Answer::Json(result)) = &mut reply.outcome {
+            self.decorate(&method, result, era.version);
+        }
         Some(reply)
     }
 
@@ -127,16 +124,14 @@ impl Connection<'_> {
         params: Map<String, Value>,
         era: &Era,
     ) -> Reply {
-        let server = self.server;
+        let (server, stateless) = (self.server, era.version.is_stateless());
         let outcome = match method {
             "tools/list" if !server.tools.is_empty() => self.list_tools(&params, era),
             "tools/call" if !server.tools.is_empty() => {
                 let outcome = self.call_tool(id, params, era);
                 return Reply {
-                    outcome: outcome.map_err(|e| e.to_object(era.stateless)),
-                    kind: ReplyKind::ToolCall {
-                        stateless: era.stateless,
-                    },
+                    outcome: outcome.map_err(|e| e.to_object(stateless)),
+                    kind: ReplyKind::ToolCall { stateless },
                 };
             }
             "prompts/list" if !server.prompts.is_empty() => self.list_prompts(&params, era),
@@ -149,7 +144,131 @@ impl Connection<'_> {
             "completion/complete" if server.has_completions() => self.complete(id, &params, era),
             _ => Err(McpError::MethodNotFound(method.to_string())),
         };
-        Reply::plain(outcome.map_err(|e| e.to_object(era.stateless)))
+        Reply::plain(outcome, stateless)
+    }
+
+    pub(super) fn initialize(&mut self, params: &Map<String, Value>) -> Outcome {
+        let requested = string(
+            params,
+            "protocolVersion",
+            "`protocolVersion` must be a string, such as \"2025-11-25\"",
+        )?;
+        let capabilities = params
+            .get("capabilities")
+            .filter(|c| c.is_object())
+            .ok_or_else(|| invalid("`capabilities` must be an object (`{}` for none)"))?;
+        let client_info = match params.get("clientInfo") {
+            None => json!({}),
+            Some(info @ Value::Object(_)) => info.clone(),
+            Some(_) => {
+                return Err(invalid(
+                    "`clientInfo` must be an object with `name` and `version`",
+                ))
+            }
+        };
+        let version = protocol::negotiate(requested);
+        log::info(format_args!(
+            "initialize: client {} {} asked for {requested}, using {}",
+            client_info["name"].as_str().unwrap_or("(unnamed)"),
+            client_info["version"].as_str().unwrap_or(""),
+            version.as_str()
+        ));
+        self.session = Session::Initializing(Negotiated {
+            version,
+            client_capabilities: Rc::new(capabilities.clone()),
+            client_info: Rc::new(client_info),
+            log_level: LogLevel::Info,
+            subscriptions: BTreeSet::new(),
+            roots: Default::default(),
+        });
+        let result = json!({
+            "protocolVersion": version.as_str(),
+            "serverInfo": self.server.implementation(version),
+        });
+        Ok(self.describe(version, result))
+    }
+
+    pub(super) fn set_level(&mut self, params: &Map<String, Value>) -> Outcome {
+        let level = log_level(params.get("level"), "level")?;
+        if let Some(n) = self.session.negotiated_mut() {
+            n.log_level = level;
+        }
+        Ok(json!({}))
+    }
+
+    pub(super) fn discover(&self, version: Version) -> Value {
+        let result = json!({ "supportedVersions": Version::supported_newest_first() });
+        self.describe(version, result)
+    }
+
+    /// Adds what `initialize` and `server/discover` both answer: capabilities, instructions.
+    fn describe(&self, version: Version, mut result: Value) -> Value {
+        result["capabilities"] = self.server.capabilities(version);
+        if let Some(instructions) = &self.server.identity.instructions {
+            result["instructions"] = json!(instructions);
+        }
+        result
+    }
+
+    pub(super) fn handle_notification(&mut self, notification: Notification) {
+        let params = notification.params.unwrap_or_default();
+        match notification.method.as_str() {
+            "notifications/initialized" => {
+                self.session = match std::mem::replace(&mut self.session, Session::New) {
+                    Session::Initializing(n) => Session::Ready(n),
+                    other => {
+                        log::warn(format_args!(
+                            "ignored notifications/initialized outside the handshake"
+                        ));
+                        other
+                    }
+                };
+            }
+            "notifications/cancelled" => self.cancel(&params),
+            "notifications/roots/list_changed" => {
+                if let Some(n) = self.session.negotiated_mut() {
+                    n.roots.roots = None;
+                    n.roots.generation += 1;
+                }
+            }
+            method => log::debug(format_args!("ignored notification {method}")),
+        }
+    }
+
+    /// `notifications/cancelled`: a running handler learns of it through its context, a
+    /// queued request is dropped, an open listen stream is closed. No response is ever sent
+    /// for the cancelled request (MCP C-2; late or unknown ids are ignored: C-3/C-4).
+    pub(super) fn cancel(&mut self, params: &Map<String, Value>) {
+        let Some(id) = params.get("requestId").and_then(RequestId::from_value) else {
+            log::warn(format_args!(
+                "ignored notifications/cancelled without a valid requestId"
+            ));
+            return;
+        };
+        if let Some((current, cancelled)) = &mut self.current {
+            if *current == id {
+                *cancelled = true;
+                return;
+            }
+        }
+        if self.cancel_parked(&id) {
+            return;
+        }
+        // Ids in flight are unique (a duplicate is refused), so there is at most one of each.
+        let queued = self
+            .queue
+            .iter()
+            .position(|q| matches!(q, (Incoming::Single(Message::Request(r)), _) if r.id == id));
+        if let Some((_, origin)) = queued.and_then(|at| self.queue.remove(at)) {
+            self.port.finish(origin);
+        }
+        let listen = self.listens.iter().position(|l| l.id == id);
+        if let Some(listen) = listen.map(|at| self.listens.remove(at)) {
+            self.port.finish(listen.origin);
+            self.unwatch_unused();
+        } else if queued.is_none() {
+            log::debug(format_args!("ignored cancellation of {id}: not in flight"));
+        }
     }
 }
 
@@ -161,10 +280,7 @@ fn stateless_era(params: &mut Map<String, Value>) -> Result<Era, McpError> {
         .get_mut("_meta")
         .and_then(Value::as_object_mut)
         .ok_or_else(|| invalid(MISSING_META))?;
-    let requested = meta_obj
-        .get(meta::PROTOCOL_VERSION)
-        .and_then(Value::as_str)
-        .ok_or_else(|| invalid(MISSING_META))?;
+    let requested = string(meta_obj, meta::PROTOCOL_VERSION, MISSING_META)?;
     let version = match Version::parse(requested) {
         Some(v) if v.is_stateless() => v,
         _ => {
@@ -178,17 +294,10 @@ fn stateless_era(params: &mut Map<String, Value>) -> Result<Era, McpError> {
         Some(capabilities @ Value::Object(_)) => Rc::new(capabilities),
         _ => return Err(invalid(MISSING_META)),
     };
-    let log_level = match meta_obj.get(meta::LOG_LEVEL) {
-        None => None,
-        Some(level) => Some(level.as_str().and_then(LogLevel::parse).ok_or_else(|| {
-            let names: Vec<&str> = LogLevel::names().collect();
-            invalid(format!(
-                "`_meta[\"{}\"]` must be one of {}",
-                meta::LOG_LEVEL,
-                names.join(", ")
-            ))
-        })?),
-    };
+    let log_level = meta_obj
+        .get(meta::LOG_LEVEL)
+        .map(|level| log_level(Some(level), format_args!("_meta[\"{}\"]", meta::LOG_LEVEL)))
+        .transpose()?;
     let client_info = match meta_obj.remove(meta::CLIENT_INFO) {
         None => Rc::new(json!({})),
         Some(info @ Value::Object(_)) => Rc::new(info),
@@ -201,7 +310,6 @@ fn stateless_era(params: &mut Map<String, Value>) -> Result<Era, McpError> {
     };
     Ok(Era {
         version,
-        stateless: true,
         client_capabilities,
         client_info,
         log_level,

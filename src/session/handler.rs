@@ -2,11 +2,13 @@
 //! a handler's scope, running a handler (a panic becomes −32603), and the 2026-07-28
 //! multi round-trip inputs.
 
+use std::fmt::Display;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
 
+use super::answer::Outcome;
 use super::connection::Connection;
 use crate::context::{Context, Inputs, NotificationBudget, Scope};
 use crate::encoding::{base64url, base64url_decode};
@@ -20,14 +22,10 @@ use crate::protocol::{self, LogLevel, Version};
 /// The protocol facts of one request.
 pub(crate) struct Era {
     pub(crate) version: Version,
-    pub(crate) stateless: bool,
     pub(crate) client_capabilities: Rc<Value>,
     pub(crate) client_info: Rc<Value>,
     pub(crate) log_level: Option<LogLevel>,
 }
-
-/// What a method returns before it is written as a response.
-pub(crate) type Outcome = Result<Value, McpError>;
 
 /// `params[key]` as a string, or an invalid-params error with `message`.
 pub(crate) fn string<'a>(
@@ -41,30 +39,44 @@ pub(crate) fn string<'a>(
         .ok_or_else(|| invalid(message))
 }
 
+/// The log level `value` names, or an invalid-params error naming `what` and the levels.
+pub(crate) fn log_level(value: Option<&Value>, what: impl Display) -> Result<LogLevel, McpError> {
+    value
+        .and_then(Value::as_str)
+        .and_then(LogLevel::parse)
+        .ok_or_else(|| {
+            let names: Vec<&str> = LogLevel::names().collect();
+            invalid(format!("`{what}` must be one of {}", names.join(", ")))
+        })
+}
+
 /// An invalid-params error with `message`.
 pub(crate) fn invalid(message: impl Into<String>) -> McpError {
     McpError::InvalidParams(message.into())
 }
 
 impl Connection<'_> {
-    /// The slice `[start, end)` of a listing of `len` items for this request's cursor, and the
-    /// cursor of the next page.
-    pub(super) fn page(
+    /// One page of `items`, as `json` writes each, under `key`: the page this request's
+    /// cursor (of `kind`) names, and the cursor of the next page.
+    pub(super) fn list<T>(
         &self,
         params: &Map<String, Value>,
         kind: &str,
-        len: usize,
-    ) -> Result<(usize, usize, Option<String>), McpError> {
+        key: &str,
+        items: &[T],
+        json: impl Fn(&T) -> Value,
+    ) -> Outcome {
         let start = match params.get("cursor") {
             None => 0,
             Some(cursor) => decode_cursor(cursor, kind)
                 .map(|(_, offset)| offset)
-                .filter(|&offset| offset > 0 && offset < len)
+                .filter(|&offset| offset > 0 && offset < items.len())
                 .ok_or_else(bad_cursor)?,
         };
-        let end = (start + self.server.limits.page_size).min(len);
-        let next = (end < len).then(|| encode_cursor(kind, 0, end));
-        Ok((start, end, next))
+        let end = (start + self.server.limits.page_size).min(items.len());
+        let listed: Vec<Value> = items[start..end].iter().map(json).collect();
+        let next = (end < items.len()).then(|| encode_cursor(kind, 0, end));
+        Ok(with_cursor(json!({ key: listed }), next))
     }
 
     /// The request's scope: id, progress token, protocol, and MRTR inputs.
@@ -132,7 +144,7 @@ impl Connection<'_> {
         params: &Map<String, Value>,
     ) -> Result<Inputs, McpError> {
         let mut inputs = Inputs::default();
-        if !era.stateless {
+        if !era.version.is_stateless() {
             return Ok(inputs);
         }
         if let Some(state) = params.get("requestState") {
@@ -166,7 +178,7 @@ impl Connection<'_> {
         binding: &Binding<'_>,
         inputs: &Inputs,
     ) -> Option<Outcome> {
-        if !era.stateless {
+        if !era.version.is_stateless() {
             return None;
         }
         match error {

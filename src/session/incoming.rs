@@ -22,51 +22,29 @@ pub(crate) enum Incoming {
 /// Classifies `unit` for a session that negotiated `version` (`None` before `initialize`).
 /// Batches exist only in 2025-03-26 (MCP B-11); an empty one is always invalid.
 pub(crate) fn sort(unit: Unit, version: Option<Version>) -> Incoming {
-    let refuse = |error| {
-        Incoming::Rejected(Rejected {
-            id: None,
-            error,
-            answer: true,
-        })
+    let refuse = |id, error| Rejected {
+        id,
+        error,
+        answer: true,
     };
-    let value = match unit {
-        Ok(value) => value,
-        Err((error, id)) => {
-            return Incoming::Rejected(Rejected {
-                id,
-                error,
-                answer: true,
-            })
+    let items = match unit {
+        Err((error, id)) => return Incoming::Rejected(refuse(id, error)),
+        Ok(Value::Array(items)) => items,
+        Ok(value) => return classify(value).map_or_else(Incoming::Rejected, Incoming::Single),
+    };
+    let error = match version {
+        _ if items.is_empty() => EnvelopeError::EmptyBatch,
+        Some(Version::V2025_03_26) => {
+            let items = items.into_iter().map(|item| match item {
+                Value::Array(_) => Err(refuse(None, EnvelopeError::NotAnObject)),
+                item => classify(item),
+            });
+            return Incoming::Batch(items.collect());
         }
+        Some(_) => EnvelopeError::BatchNotSupported(""),
+        None => EnvelopeError::BatchNotSupported("; initialize first"),
     };
-    let Value::Array(items) = value else {
-        return match classify(value) {
-            Ok(message) => Incoming::Single(message),
-            Err(rejected) => Incoming::Rejected(rejected),
-        };
-    };
-    if items.is_empty() {
-        return refuse(EnvelopeError::EmptyBatch);
-    }
-    if version != Some(Version::V2025_03_26) {
-        let hint = match version {
-            None => "; initialize first",
-            Some(_) => "",
-        };
-        return refuse(EnvelopeError::BatchNotSupported(hint));
-    }
-    let items = items
-        .into_iter()
-        .map(|item| match item {
-            Value::Array(_) => Err(Rejected {
-                id: None,
-                error: EnvelopeError::NotAnObject,
-                answer: true,
-            }),
-            item => classify(item),
-        })
-        .collect();
-    Incoming::Batch(items)
+    Incoming::Rejected(refuse(None, error))
 }
 
 /// True for input a handler that only checks for cancellation must read now: anything but

@@ -1,6 +1,6 @@
-//! One client session: the session state machine and everything that has to happen between
-//! receiving a message and sending its answer, over any transport (a [`Port`]). Every
-//! `impl Connection` is in this folder, one file per job; this file only names them.
+//! One client session: the session state machine and everything between receiving a
+//! message and sending its answer, over any transport (a [`Port`]). Every `impl Connection`
+//! is in this folder, one file per job.
 //!
 //! ```text
 //!                 initialize                  notifications/initialized
@@ -13,14 +13,8 @@
 //!
 //! A request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion` is a
 //! 2026-07-28 request: it is served statelessly whatever the state, and never changes it.
-//!
-//! Handlers run one at a time on this thread. While one waits for the client (a
-//! server-to-client request, over a transport with one client), input keeps being read with
-//! the same rules as outside a handler ([`incoming::sort`]): `ping` is answered at once,
-//! cancellations are recorded, other requests are queued and served after the handler
-//! returns. Over a transport serving many clients the handler does not wait: its request is
-//! parked until the answer comes (`parked/`). A handler that only checks for cancellation
-//! reads no requests at all: they stay in the transport.
+//! Handlers run one at a time on this thread; what happens to input while one waits for the
+//! client is in `waiting.rs`, and over HTTP in `parked/`.
 
 mod answer;
 mod completion;
@@ -28,8 +22,6 @@ mod connection;
 mod dispatch;
 mod handler;
 mod incoming;
-mod lifecycle;
-mod notifications;
 #[cfg(feature = "http")]
 mod parked;
 pub(crate) mod port;
@@ -38,7 +30,6 @@ mod resources;
 mod state;
 mod tools;
 mod waiting;
-mod watch;
 
 pub(crate) use connection::Connection;
 pub(crate) use port::{Origin, Port, Received, Unit};

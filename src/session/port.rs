@@ -1,15 +1,9 @@
-//! The seam between the session core and a transport.
-//!
-//! The core (state, the one `match`, waiting for the client, queueing, cancellation) reads
-//! messages through a [`Port`] and writes them back through it, never knowing whether they
-//! came from a stdin line or an HTTP POST. A transport is an adapter implementing these five
-//! methods: stdio (`crate::stdio`) and Streamable HTTP (`crate::http`) are two; a Unix socket
-//! would be the stdio adapter over a `UnixStream`.
-//!
-//! Every unit of input carries an [`Origin`] naming where it came from; everything the core
-//! writes names the origin it answers, so a transport that multiplexes (HTTP: one POST per
-//! message, each with its own response) knows where each message goes, and
-//! [`Port::finish`] tells it when an origin will get nothing more.
+//! The seam between the session core and a transport: the core reads and writes messages
+//! through a [`Port`], never knowing whether they came from a stdin line (`crate::stdio`) or
+//! an HTTP POST (`crate::http`). Every unit of input carries an [`Origin`] and everything the
+//! core writes names the origin it answers, so a transport that multiplexes (HTTP: one POST
+//! per message, each with its own response) knows where each message goes; [`Port::finish`]
+//! says when an origin gets nothing more.
 
 use std::time::Instant;
 

@@ -4,46 +4,38 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::answer::content_json;
+use super::answer::{content_json, Outcome};
 use super::connection::Connection;
-use super::handler::{handler_error, invalid, string, with_cursor, Era, Outcome};
+use super::handler::{handler_error, invalid, string, Era};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
-use crate::model::PromptMessage;
+use crate::model::Prompt;
 use crate::mrtr::Binding;
-use crate::protocol::Version;
 
-impl Connection<'_> {
+impl<'s> Connection<'s> {
     pub(super) fn list_prompts(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
-        let prompts = &self.server.prompts;
-        let (start, end, next) = self.page(params, "prompts", prompts.len())?;
-        let listed: Vec<Value> = prompts[start..end]
-            .iter()
-            .map(|p| self.server.prompt_json(p, era.version))
-            .collect();
-        Ok(with_cursor(json!({ "prompts": listed }), next))
+        let server = self.server;
+        self.list(params, "prompts", "prompts", &server.prompts, |prompt| {
+            server.prompt_json(prompt, era.version)
+        })
     }
 
     pub(super) fn get_prompt(
         &mut self,
         id: &RequestId,
-        params: Map<String, Value>,
+        mut params: Map<String, Value>,
         era: &Era,
     ) -> Outcome {
-        let server = self.server;
+        let given = params.remove("arguments");
         let name = string(
             &params,
             "name",
             "`name` must be a string: the prompt to get",
         )?;
-        let prompt = server
-            .prompt_index
-            .get(name)
-            .map(|&i| &server.prompts[i])
-            .ok_or_else(|| McpError::UnknownPrompt(name.to_string()))?;
-        let given = match params.get("arguments") {
+        let prompt = self.prompt(name)?;
+        let given = match given {
             None => Map::new(),
-            Some(Value::Object(map)) => map.clone(),
+            Some(Value::Object(map)) => map,
             Some(_) => return Err(invalid("`arguments` must be an object of strings")),
         };
         let mut arguments = BTreeMap::new();
@@ -87,9 +79,12 @@ impl Connection<'_> {
         let (result, inputs) = self.run_handler(scope, |ctx| (prompt.handler)(&arguments, ctx));
         match result {
             Some(Ok(messages)) => {
+                let version = era.version;
                 let messages: Vec<Value> = messages
                     .iter()
-                    .map(|m| message_json(m, era.version))
+                    .map(
+                        |m| json!({ "role": m.role, "content": content_json(&m.content, version) }),
+                    )
                     .collect();
                 Ok(json!({ "description": prompt.description, "messages": messages }))
             }
@@ -99,8 +94,11 @@ impl Connection<'_> {
             None => Err(McpError::Internal),
         }
     }
-}
 
-fn message_json(message: &PromptMessage, version: Version) -> Value {
-    json!({ "role": message.role, "content": content_json(&message.content, version) })
+    /// The prompt called `name`.
+    pub(super) fn prompt(&self, name: &str) -> Result<&'s Prompt, McpError> {
+        let server = self.server;
+        let prompt = server.prompt_index.get(name).map(|&i| &server.prompts[i]);
+        prompt.ok_or_else(|| McpError::UnknownPrompt(name.to_string()))
+    }
 }

@@ -1,19 +1,24 @@
-//! Resources: listing them and their templates, reading one, and the subscriptions of both
-//! eras (`resources/subscribe` in a session, a 2026-07-28 `subscriptions/listen` stream).
+//! Resources: listing them and their templates, reading one, the subscriptions of both eras
+//! (`resources/subscribe` in a session, a 2026-07-28 `subscriptions/listen` stream), and
+//! change detection: subscribed resources, and the resource list, are checked every
+//! `poll_interval` while a subscription is open.
 
 use std::collections::BTreeSet;
+use std::time::Instant;
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+use super::answer::Outcome;
 use super::connection::Connection;
 use super::handler::{
     bad_cursor, decode_cursor, encode_cursor, handler_error, invalid, string, with_cursor, Era,
-    Outcome,
 };
-use super::state::Listen;
+use super::port::Origin;
+use super::state::{Listen, Session};
 use crate::context::Inputs;
 use crate::error::McpError;
-use crate::jsonrpc::RequestId;
+use crate::jsonrpc::{Outgoing, RequestId};
 use crate::model::HandlerError;
 use crate::mrtr::Binding;
 use crate::protocol::meta;
@@ -40,27 +45,20 @@ impl Connection<'_> {
         let scope = self.scope(id, params, era, Inputs::default());
         // Sources list under a context: one listing the client's roots may need to ask for them.
         let (result, _) = self.run_handler(scope, |ctx| {
-            let (mut source, mut offset) = (first, first_offset);
             let mut listed = Vec::new();
-            let mut next = None;
-            while source < sources.len() {
-                let page = sources[source].list(offset, page_size - listed.len(), ctx)?;
-                offset += page.items.len();
+            for (at, source) in sources.iter().enumerate().skip(first) {
+                if listed.len() == page_size {
+                    return Ok((listed, Some(encode_cursor("resources", at, 0))));
+                }
+                let offset = if at == first { first_offset } else { 0 };
+                let page = source.list(offset, page_size - listed.len(), ctx)?;
+                let end = offset + page.items.len();
                 listed.extend(page.items);
                 if page.more {
-                    next = Some(encode_cursor("resources", source, offset));
-                    break;
-                }
-                source += 1;
-                offset = 0;
-                if listed.len() == page_size {
-                    if source < sources.len() {
-                        next = Some(encode_cursor("resources", source, 0));
-                    }
-                    break;
+                    return Ok((listed, Some(encode_cursor("resources", at, end))));
                 }
             }
-            Ok((listed, next))
+            Ok((listed, None))
         });
         let (listed, next) = match result {
             Some(Ok(page)) => page,
@@ -75,18 +73,11 @@ impl Connection<'_> {
     }
 
     pub(super) fn list_templates(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
-        let templates: Vec<Value> = self
-            .server
-            .sources
-            .iter()
-            .flat_map(|s| s.templates())
-            .map(|t| trim_listing(json!(t), era.version))
-            .collect();
-        let (start, end, next) = self.page(params, "templates", templates.len())?;
-        Ok(with_cursor(
-            json!({ "resourceTemplates": templates[start..end] }),
-            next,
-        ))
+        let sources = self.server.sources.iter();
+        let templates: Vec<_> = sources.flat_map(|s| s.templates()).collect();
+        self.list(params, "templates", "resourceTemplates", &templates, |t| {
+            trim_listing(json!(t), era.version)
+        })
     }
 
     pub(super) fn read_resource(
@@ -116,8 +107,7 @@ impl Connection<'_> {
         match result {
             // An empty `contents` is never an answer for a missing resource (MCP R-8).
             Some(Ok(Some(contents))) if !contents.is_empty() => Ok(json!({ "contents": contents })),
-            Some(Ok(_)) => Err(McpError::ResourceNotFound(uri)),
-            Some(Err(HandlerError::NotFound(_))) => Err(McpError::ResourceNotFound(uri)),
+            Some(Ok(_) | Err(HandlerError::NotFound(_))) => Err(McpError::ResourceNotFound(uri)),
             Some(Err(error)) => self
                 .input_outcome(era, &error, &binding, &inputs)
                 .unwrap_or_else(|| Err(handler_error(error, &format!("resource {uri}")))),
@@ -164,16 +154,12 @@ impl Connection<'_> {
                 invalid("`notifications` must be an object saying which notifications to receive")
             })?;
         let wants = |key: &str| filter.get(key).and_then(Value::as_bool).unwrap_or(false);
-        let uris: BTreeSet<String> = match filter.get("resourceSubscriptions") {
-            None => Some(BTreeSet::new()),
-            Some(items) => items.as_array().and_then(|items| {
-                items
-                    .iter()
-                    .map(|u| u.as_str().map(str::to_string))
-                    .collect()
-            }),
-        }
-        .ok_or_else(|| invalid("`notifications.resourceSubscriptions` must be an array of URIs"))?;
+        let mut uris = match filter.get("resourceSubscriptions") {
+            None => BTreeSet::new(),
+            Some(uris) => BTreeSet::<String>::deserialize(uris).map_err(|_| {
+                invalid("`notifications.resourceSubscriptions` must be an array of URIs")
+            })?,
+        };
         let open: usize = self.listens.iter().map(|l| 1 + l.uris.len()).sum();
         if open + 1 + uris.len() > self.server.limits.max_subscriptions {
             return Err(McpError::Overloaded(open));
@@ -183,11 +169,9 @@ impl Connection<'_> {
         if list_changed {
             honoured.insert("resourcesListChanged".into(), json!(true));
         }
-        let uris = if self.server.has_resources() {
-            uris
-        } else {
-            BTreeSet::new()
-        };
+        if !self.server.has_resources() {
+            uris.clear();
+        }
         if !uris.is_empty() {
             honoured.insert("resourceSubscriptions".into(), json!(uris));
         }
@@ -198,7 +182,7 @@ impl Connection<'_> {
         }
         self.listens.push(Listen {
             id: id.clone(),
-            origin: self.origin(),
+            origin: self.origin,
             resources_list_changed: list_changed,
             uris,
         });
@@ -206,5 +190,109 @@ impl Connection<'_> {
             self.start_list_watch();
         }
         Ok(())
+    }
+
+    pub(super) fn is_watching(&self) -> bool {
+        !self.watch.fingerprints.is_empty() || self.watching_list()
+    }
+
+    fn watching_list(&self) -> bool {
+        let legacy =
+            matches!(&self.session, Session::Ready(_)) && self.server.resources_list_changes();
+        legacy || self.listens.iter().any(|l| l.resources_list_changed)
+    }
+
+    /// The fingerprint of `uri` from the first source that knows it.
+    fn fingerprint(&self, uri: &str) -> Option<u64> {
+        self.server.sources.iter().find_map(|s| s.fingerprint(uri))
+    }
+
+    fn list_fingerprint(&self) -> Option<u64> {
+        let mut combined = None;
+        for source in self.server.sources.iter().filter(|s| s.lists_changes()) {
+            if let Some(fp) = source.list_fingerprint() {
+                combined = Some(combined.unwrap_or(0u64).rotate_left(5) ^ fp);
+            }
+        }
+        combined
+    }
+
+    /// Starts watching `uri` (when a subscription to it opens).
+    fn watch_uri(&mut self, uri: &str) {
+        let fingerprint = self.fingerprint(uri);
+        self.watch
+            .fingerprints
+            .entry(uri.to_string())
+            .or_insert(fingerprint);
+        self.start_list_watch();
+    }
+
+    /// Stops watching URIs no subscription refers to any more.
+    pub(crate) fn unwatch_unused(&mut self) {
+        let legacy: BTreeSet<String> = self
+            .session
+            .negotiated()
+            .map(|n| n.subscriptions.clone())
+            .unwrap_or_default();
+        let listens = &self.listens;
+        self.watch
+            .fingerprints
+            .retain(|uri, _| legacy.contains(uri) || listens.iter().any(|l| l.uris.contains(uri)));
+    }
+
+    /// Takes the resource list's first fingerprint once anyone wants its changes.
+    fn start_list_watch(&mut self) {
+        if self.watching_list() && self.watch.list.is_none() {
+            self.watch.list = self.list_fingerprint();
+        }
+    }
+
+    /// Checks watched resources and sends `updated` / `list_changed` notifications.
+    pub(super) fn poll_changes(&mut self) {
+        self.watch.next_poll = Instant::now() + self.server.limits.poll_interval;
+        let uris: Vec<String> = self.watch.fingerprints.keys().cloned().collect();
+        for uri in uris {
+            let now = self.fingerprint(&uri);
+            if self.watch.fingerprints.get(&uri) != Some(&now) {
+                self.watch.fingerprints.insert(uri.clone(), now);
+                self.announce(Some(&uri));
+            }
+        }
+        if self.watching_list() {
+            let now = self.list_fingerprint();
+            if self.watch.list.is_some() && self.watch.list != now {
+                self.announce(None);
+            }
+            self.watch.list = now;
+        }
+    }
+
+    /// Tells a changed resource (`Some(uri)`) or list (`None`) to the legacy session, when it
+    /// subscribed, and to every listen stream that asked for it.
+    fn announce(&mut self, uri: Option<&str>) {
+        let legacy = match (&self.session, uri) {
+            (Session::Ready(n), Some(uri)) => n.subscriptions.contains(uri),
+            (Session::Ready(_), None) => self.server.resources_list_changes(),
+            _ => false,
+        };
+        let (method, mut params) = match uri {
+            Some(uri) => ("notifications/resources/updated", json!({ "uri": uri })),
+            None => ("notifications/resources/list_changed", json!({})),
+        };
+        if legacy {
+            self.write(&Outgoing::Notification(method, &params));
+        }
+        let listens: Vec<(RequestId, Origin)> = self
+            .listens
+            .iter()
+            .filter(|l| uri.map_or(l.resources_list_changed, |u| l.uris.contains(u)))
+            .map(|l| (l.id.clone(), l.origin))
+            .collect();
+        for (id, origin) in listens {
+            params["_meta"] = json!({ meta::SUBSCRIPTION_ID: id });
+            self.answering(origin, |this| {
+                this.write(&Outgoing::Notification(method, &params))
+            });
+        }
     }
 }

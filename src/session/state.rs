@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::port::Origin;
 use crate::context::RootsCache;
-use crate::jsonrpc::{Message, Rejected, Request, RequestId, Response};
+use crate::jsonrpc::RequestId;
 use crate::model::InputError;
 use crate::protocol::{LogLevel, Version};
 
@@ -58,15 +58,6 @@ pub(crate) struct Listen {
     pub(crate) origin: Origin,
     pub(crate) resources_list_changed: bool,
     pub(crate) uris: BTreeSet<String>,
-}
-
-/// Input held back while a handler waits for the client.
-pub(crate) enum Queued {
-    Request(Request, Origin),
-    Batch(Vec<Result<Message, Rejected>>, Origin),
-    /// The client's answer to a parked request's question, which runs again once the
-    /// handler running now returns.
-    Answer(Response, Origin),
 }
 
 /// Change detection for subscriptions.

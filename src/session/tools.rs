@@ -1,11 +1,11 @@
 //! Tools: listing them, and calling one — arguments checked against its schema, its
 //! output against its output schema and the result budget.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::answer::{tool_result, Answer};
+use super::answer::{tool_result, Answer, Outcome};
 use super::connection::Connection;
-use super::handler::{invalid, string, with_cursor, Era, Outcome};
+use super::handler::{invalid, string, Era};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 use crate::log;
@@ -15,13 +15,10 @@ use crate::schema;
 
 impl Connection<'_> {
     pub(super) fn list_tools(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
-        let tools = &self.server.tools;
-        let (start, end, next) = self.page(params, "tools", tools.len())?;
-        let listed: Vec<Value> = tools[start..end]
-            .iter()
-            .map(|t| self.server.tool_json(t, era.version))
-            .collect();
-        Ok(with_cursor(json!({ "tools": listed }), next))
+        let server = self.server;
+        self.list(params, "tools", "tools", &server.tools, |tool| {
+            server.tool_json(tool, era.version)
+        })
     }
 
     pub(super) fn call_tool(
@@ -31,21 +28,19 @@ impl Connection<'_> {
         era: &Era,
     ) -> Result<Answer, McpError> {
         let server = self.server;
+        let failed =
+            |message: String| Ok(tool_result(ToolOutput::error(message), era.version, server));
         let mut arguments = match params.remove("arguments") {
             None => Value::Object(Map::new()),
             Some(args @ Value::Object(_)) => args,
             Some(_) => return Err(invalid("`arguments` must be an object")),
         };
         let name = string(&params, "name", "`name` must be a string: the tool to call")?;
-        let tool = server
-            .tool_index
-            .get(name)
-            .map(|&i| &server.tools[i])
-            .ok_or_else(|| {
-                let names = server.tools.iter().map(|t| t.name.as_str());
-                let near = schema::closest(name, names).map(str::to_string);
-                McpError::UnknownTool(name.to_string(), near)
-            })?;
+        let tool = server.tool_index.get(name).map(|&i| &server.tools[i]);
+        let tool = tool.ok_or_else(|| {
+            let near = schema::closest(name, server.tool_names()).map(str::to_string);
+            McpError::UnknownTool(name.to_string(), near)
+        })?;
         if let Err(problems) =
             schema::validate(&tool.input_schema, &mut arguments, tool.has_defaults)
         {
@@ -54,11 +49,10 @@ impl Connection<'_> {
                 problems.join("; ")
             );
             // SEP-1303: from 2025-11-25 the model sees this as a tool error and can fix it.
-            return if era.version.input_errors_are_tool_errors() {
-                Ok(tool_result(ToolOutput::error(message), era.version))
-            } else {
-                Err(invalid(message))
-            };
+            if !era.version.input_errors_are_tool_errors() {
+                return Err(invalid(message));
+            }
+            return failed(message);
         }
         let binding = Binding {
             method: "tools/call",
@@ -74,11 +68,13 @@ impl Connection<'_> {
         let (result, inputs) = self.run_handler(scope, |ctx| (tool.handler)(&arguments, ctx));
         let output = match result {
             Some(Ok(output)) => output,
+            None => return Err(McpError::Internal),
             Some(Err(error)) => {
+                let arguments = Value::Object(arguments.0);
                 let binding = Binding {
                     method: "tools/call",
                     target: name,
-                    arguments: &Value::Object(arguments.0.clone()),
+                    arguments: &arguments,
                 };
                 if let Some(outcome) = self.input_outcome(era, &error, &binding, &inputs) {
                     return outcome.map(Answer::Json);
@@ -91,38 +87,27 @@ impl Connection<'_> {
                     other => ToolOutput::error(other.to_string()),
                 }
             }
-            None => return Err(McpError::Internal),
         };
         if let (Some(schema), false) = (&tool.output_schema, output.is_error) {
-            let conforms = output
-                .structured
-                .as_ref()
-                .is_some_and(|s| schema::validate_ref(schema, s).is_ok());
-            if !conforms {
+            let structured = output.structured.as_ref();
+            if structured.is_none_or(|s| schema::validate_ref(schema, s).is_err()) {
                 log::error(format_args!(
                     "tool {name} returned output that does not match its outputSchema"
                 ));
-                return Ok(tool_result(
-                    ToolOutput::error(format!(
-                        "Tool {name} failed: its output did not match its declared outputSchema."
-                    )),
-                    era.version,
+                return failed(format!(
+                    "Tool {name} failed: its output did not match its declared outputSchema."
                 ));
             }
         }
-        let budget = server.limits.max_result_bytes;
-        let size = output.budget_size();
+        let (size, budget) = (output.budget_size(), server.limits.max_result_bytes);
         if size > budget {
             log::warn(format_args!(
                 "tool {name} returned {size} bytes, over the {budget}-byte result budget"
             ));
-            return Ok(tool_result(
-                ToolOutput::error(format!(
-                    "The result of tool {name} is {size} bytes, over this server's {budget}-byte budget for one tool result. Ask for less: a narrower path or pattern, a smaller range or limit, or one page at a time."
-                )),
-                era.version,
+            return failed(format!(
+                "The result of tool {name} is {size} bytes, over this server's {budget}-byte budget for one tool result. Ask for less: a narrower path or pattern, a smaller range or limit, or one page at a time."
             ));
         }
-        Ok(tool_result(output, era.version))
+        Ok(tool_result(output, era.version, server))
     }
 }

@@ -9,11 +9,11 @@ use super::answer::Reply;
 use super::connection::Connection;
 use super::incoming::{self, Incoming};
 use super::port::{Origin, Received, Take};
-use super::state::{Queued, Session};
+use super::state::Session;
 use crate::context::Link;
 use crate::context::RootsCache;
 use crate::error::McpError;
-use crate::jsonrpc::{ErrorObject, Message, Outgoing, Request, RequestId};
+use crate::jsonrpc::{ErrorObject, Message, Outgoing, Request, RequestId, ResponseId};
 use crate::log;
 use crate::model::InputError;
 use crate::protocol;
@@ -30,15 +30,12 @@ impl Connection<'_> {
     ) -> Interleaved {
         let (unit, origin) = match self.port.receive(deadline, take) {
             Ok(Received::Unit(unit, origin)) => (unit, origin),
-            Ok(Received::Idle) => return Interleaved::Idle,
-            Ok(Received::Left) => return Interleaved::Left,
+            Ok(Received::Idle | Received::Left) => return Interleaved::Idle,
             Ok(Received::Closed) => return Interleaved::Closed,
             Ok(Received::Gone(origin)) => {
                 self.origin_gone(origin);
-                if origin == self.origin {
-                    if let Some((_, cancelled)) = &mut self.current {
-                        *cancelled = true;
-                    }
+                if let (true, Some((_, cancelled))) = (origin == self.origin, &mut self.current) {
+                    *cancelled = true;
                 }
                 return Interleaved::Handled;
             }
@@ -52,10 +49,9 @@ impl Connection<'_> {
             Incoming::Single(Message::Response(r)) if is_awaited(&r.id) => {
                 Interleaved::Answer(r.outcome)
             }
+            // A parked request's answer: it runs once this handler has returned.
             Incoming::Single(Message::Response(r)) if this.awaits_parked(&r.id) => {
-                // A parked request's answer: it runs once this handler has returned.
-                this.enqueue(Queued::Answer(r, origin));
-                Interleaved::Queued
+                this.enqueue(Incoming::Single(Message::Response(r)), origin)
             }
             Incoming::Single(Message::Response(r)) => {
                 this.late_response(&r.id);
@@ -74,19 +70,18 @@ impl Connection<'_> {
                 for item in items {
                     match item {
                         Ok(Message::Response(r)) if is_awaited(&r.id) => found = Some(r.outcome),
-                        Ok(Message::Response(r)) if this.awaits_parked(&r.id) => {
-                            rest.push(Ok(Message::Response(r)))
+                        Ok(Message::Response(r)) if !this.awaits_parked(&r.id) => {
+                            this.late_response(&r.id)
                         }
-                        Ok(Message::Response(r)) => this.late_response(&r.id),
                         Ok(Message::Notification(n)) => this.handle_notification(n),
                         other => rest.push(other),
                     }
                 }
-                if !rest.is_empty() {
-                    this.enqueue(Queued::Batch(rest, origin));
-                    return found.map_or(Interleaved::Queued, Interleaved::Answer);
-                }
-                found.map_or(Interleaved::Handled, Interleaved::Answer)
+                let queued = match rest.is_empty() {
+                    true => Interleaved::Handled,
+                    false => this.enqueue(Incoming::Batch(rest), origin),
+                };
+                found.map_or(queued, Interleaved::Answer)
             }
             Incoming::Rejected(rejected) => {
                 this.reject(rejected);
@@ -106,16 +101,15 @@ impl Connection<'_> {
         // Checked before ping: a ping reusing the in-flight id must not be answered with a
         // result the client would take for the in-flight request's answer.
         if self.in_flight(&r.id) {
-            let error = McpError::DuplicateId(r.id.to_string()).to_object(false);
-            self.send_reply(&r.id, Reply::plain(Err(error)));
+            let error = McpError::DuplicateId(r.id.to_string());
+            self.send_reply(&r.id, Reply::plain(Err(error), false));
             return Interleaved::Handled;
         }
         if r.method == "ping" && !protocol::is_stateless(&r.method, r.params.as_ref()) {
-            self.send_reply(&r.id, Reply::plain(Ok(json!({}))));
+            self.send_reply(&r.id, Reply::plain(Ok(json!({})), false));
             return Interleaved::Handled;
         }
-        self.enqueue(Queued::Request(r, origin));
-        Interleaved::Queued
+        self.enqueue(Incoming::Single(Message::Request(r)), origin)
     }
 
     /// True when `id` is the request being handled, one queued behind it, or one parked.
@@ -123,11 +117,11 @@ impl Connection<'_> {
         self.current
             .as_ref()
             .is_some_and(|(current, _)| current == id)
-            || self.is_parked(id)
+            || self.parked_origin(id).is_some()
             || self
                 .queue
                 .iter()
-                .any(|q| matches!(q, Queued::Request(q, _) if q.id == *id))
+                .any(|q| matches!(q, (Incoming::Single(Message::Request(q)), _) if q.id == *id))
     }
 
     /// Sends the client our request `method`: its id, or `TooMany` when as many of ours
@@ -157,37 +151,29 @@ impl Connection<'_> {
     }
 
     /// Queues `item` for after the handler, or refuses it (−32003) when the queue is full.
-    fn enqueue(&mut self, item: Queued) {
+    fn enqueue(&mut self, item: Incoming, origin: Origin) -> Interleaved {
         if self.queue.len() < self.server.limits.max_queued_requests {
-            self.queue.push_back(item);
-            return;
+            self.queue.push_back((item, origin));
+            return Interleaved::Queued;
         }
         let error = McpError::Overloaded(self.queue.len()).to_object(false);
-        let origin = match item {
-            Queued::Request(r, origin) => {
-                self.answering(origin, |this| {
-                    this.send_reply(&r.id, Reply::plain(Err(error)))
-                });
-                origin
-            }
-            Queued::Batch(_, origin) => {
-                self.answering(origin, |this| {
-                    let id = crate::jsonrpc::ResponseId::Unreadable(this.unreadable_id());
-                    this.send_error(id, &error)
-                });
-                origin
-            }
-            Queued::Answer(response, origin) => {
+        let id = match &item {
+            Incoming::Single(Message::Request(r)) => Some(&r.id),
+            Incoming::Single(Message::Response(r)) => {
                 // Not kept: the parked request gets its timeout instead.
+                let id = &r.id;
                 log::warn(format_args!(
-                    "dropped the answer to {}: too much input waiting",
-                    response.id
+                    "dropped the answer to {id}: too much input waiting"
                 ));
-                origin
+                return Interleaved::Handled;
             }
+            _ => None,
         };
+        let id = ResponseId::recovered(id, self.unreadable_id());
+        self.send_error(id, &error);
         self.port.finish(origin);
         self.flush_quietly();
+        Interleaved::Queued
     }
 }
 
@@ -197,11 +183,11 @@ enum Interleaved {
     Answer(Result<Value, ErrorObject>),
     /// Dealt with now.
     Handled,
-    /// Queued for after the handler.
+    /// Queued for after the handler (its exchange finishes when served), or refused as too
+    /// many (finished now).
     Queued,
-    /// The next unit is one the wait does not take; it stays in the transport.
-    Left,
-    /// Nothing arrived before the deadline.
+    /// Nothing arrived before the deadline, or the next unit is one the wait does not take
+    /// (it stays in the transport).
     Idle,
     /// The input is closed.
     Closed,
@@ -232,7 +218,7 @@ impl Link for Connection<'_> {
             match self.interleave(Some(deadline), Some(id), None) {
                 Interleaved::Answer(Ok(result)) => break Ok(result),
                 Interleaved::Answer(Err(error)) => break Err(InputError::Refused(error)),
-                Interleaved::Handled | Interleaved::Queued | Interleaved::Left => {}
+                Interleaved::Handled | Interleaved::Queued => {}
                 Interleaved::Idle if Instant::now() >= deadline => {
                     break Err(InputError::TimedOut(timeout.as_millis() as u64))
                 }
@@ -260,9 +246,7 @@ impl Link for Connection<'_> {
             // pipelining client waits instead of being refused (benches/busy_pipeline.sh).
             match self.interleave(now, None, Some(&incoming::wanted_while_busy)) {
                 Interleaved::Handled | Interleaved::Queued | Interleaved::Answer(_) => {}
-                Interleaved::Idle | Interleaved::Closed | Interleaved::Left => {
-                    return self.current_cancelled()
-                }
+                Interleaved::Idle | Interleaved::Closed => return self.current_cancelled(),
             }
         }
     }

@@ -129,16 +129,12 @@ impl Connection<'_> {
             .any(|p| RequestId::number(p.awaiting) == *id)
     }
 
-    /// True when `id` is a parked request's.
-    pub(crate) fn is_parked(&self, id: &RequestId) -> bool {
-        self.parked.iter().any(|p| p.request.id == *id)
-    }
-
-    /// True when request `id` from `origin` is parked: its exchange stays open.
-    pub(crate) fn parked_at(&self, id: &RequestId, origin: Origin) -> bool {
+    /// Where request `id` came from, when it is parked (its exchange stays open).
+    pub(crate) fn parked_origin(&self, id: &RequestId) -> Option<Origin> {
         self.parked
             .iter()
-            .any(|p| p.request.id == *id && p.origin == origin)
+            .find(|p| p.request.id == *id)
+            .map(|p| p.origin)
     }
 
     /// The client answered question `id`: its request runs again with the answer. False
@@ -224,7 +220,7 @@ impl Connection<'_> {
             this.current = Some((id.clone(), false));
             let reply = this.dispatch_resumable(request, answers);
             let cancelled = matches!(this.current.take(), Some((_, true)));
-            if this.parked_at(&id, origin) {
+            if this.parked_origin(&id) == Some(origin) {
                 return;
             }
             if let Some(reply) = reply.filter(|_| !cancelled) {
