@@ -125,7 +125,15 @@ fn float(out: &mut Vec<u8>, x: f64) {
     };
 }
 
-/// `s` as a JSON string, escaped as serde_json escapes it.
+/// `s` as a JSON string, escaped as serde_json escapes it: it escapes only control
+/// characters, `"` and `\`, so a string without them (nearly every path and name) is
+/// copied as it is.
 fn string(out: &mut Vec<u8>, s: &str) {
-    let _ = serde_json::to_writer(&mut *out, s);
+    if s.bytes().any(|c| c < 0x20 || c == b'"' || c == b'\\') {
+        let _ = serde_json::to_writer(&mut *out, s);
+        return;
+    }
+    out.push(b'"');
+    out.extend_from_slice(s.as_bytes());
+    out.push(b'"');
 }
