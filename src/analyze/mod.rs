@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use minimcp::toolsets::analysis::batch::{self, Function, Report};
 use minimcp::toolsets::analysis::limits::{DEFAULT_MAX_COGNITIVE, DEFAULT_MAX_CYCLOMATIC};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cli::analyze::{Analyze, Format};
@@ -256,8 +256,9 @@ fn findings<'a>(
     out
 }
 
-/// The JSON report, written to stdout as it is made: each function's row is built,
-/// written and dropped in turn, so a large report holds no JSON for its functions.
+/// The JSON report, written to stdout as it is made: pretty-printed a member at a time,
+/// the function rows by [`batch::write_rows`] (the bulk of a report, each row written and
+/// dropped in turn, so a large report holds no JSON for its functions).
 fn write_json(
     report: &Report,
     shown: &[(&Function, usize)],
@@ -265,37 +266,43 @@ fn write_json(
     limits: &Limits,
     failed: usize,
 ) -> bool {
-    /// The functions as a JSON array, each row made only when written.
-    struct Rows<'a>(&'a [(&'a Function, usize)]);
-    impl Serialize for Rows<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.collect_seq(self.0.iter().map(|(f, _)| f.row_serialize()))
-        }
+    /// `,` and the key of a member of the top-level object (a plain name: no escapes).
+    fn key<W: Write>(out: &mut W, name: &str) -> bool {
+        write!(out, ",\n  \"{name}\": ").is_ok()
     }
-    #[derive(Serialize)]
-    struct JsonReport<'a> {
-        summary: &'a Value,
-        thresholds: Value,
-        failed: usize,
-        violation_count: usize,
-        violations: Vec<Value>,
-        top_files: &'a [Value],
-        functions: Rows<'a>,
-        notes: &'a [String],
+    /// A member after the first, its value pretty-printed one level deep.
+    fn member<W: Write, T: Serialize + ?Sized>(out: &mut W, name: &str, value: &T) -> bool {
+        key(out, name)
+            && value
+                .serialize(&mut serde_json::Serializer::with_formatter(
+                    &mut *out,
+                    batch::Pretty::at(1),
+                ))
+                .is_ok()
     }
-    let value = JsonReport {
-        summary: &report.summary,
-        thresholds: json!({"max_cyclomatic": limits.cyclomatic, "max_cognitive": limits.cognitive}),
-        failed,
-        violation_count: findings.len(),
-        violations: findings.iter().map(Finding::row).collect(),
-        top_files: &report.top_files,
-        functions: Rows(shown),
-        notes: &report.notes,
-    };
     let mut out = BufWriter::new(std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, &value).is_ok()
-        && out.write_all(b"\n").is_ok()
+    let violations: Vec<Value> = findings.iter().map(Finding::row).collect();
+    out.write_all(b"{\n  \"summary\": ").is_ok()
+        && report
+            .summary
+            .serialize(&mut serde_json::Serializer::with_formatter(
+                &mut out,
+                batch::Pretty::at(1),
+            ))
+            .is_ok()
+        && member(
+            &mut out,
+            "thresholds",
+            &json!({"max_cyclomatic": limits.cyclomatic, "max_cognitive": limits.cognitive}),
+        )
+        && member(&mut out, "failed", &failed)
+        && member(&mut out, "violation_count", &findings.len())
+        && member(&mut out, "violations", &violations)
+        && member(&mut out, "top_files", &report.top_files)
+        && key(&mut out, "functions")
+        && batch::write_rows(&mut out, shown.iter().map(|(f, _)| *f), 1).is_ok()
+        && member(&mut out, "notes", &report.notes)
+        && out.write_all(b"\n}\n").is_ok()
         && out.flush().is_ok()
 }
 

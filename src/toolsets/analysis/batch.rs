@@ -72,6 +72,33 @@ impl Function {
     }
 }
 
+/// Writes `functions` as a JSON array of their rows ([`Function::row`]), the same bytes
+/// serde_json's pretty printer (or [`Pretty`]) writes for them as the value of a member of
+/// an object at `level` (1: a member of the top-level object), with no serde call per row.
+pub fn write_rows<'a, W: std::io::Write>(
+    out: &mut W,
+    functions: impl IntoIterator<Item = &'a Function>,
+    level: usize,
+) -> std::io::Result<()> {
+    let rows = super::rows::RowWriter::new(level + 1);
+    let mut row = Vec::with_capacity(1024);
+    let mut first = true;
+    out.write_all(b"[")?;
+    for f in functions {
+        row.clear();
+        row.extend_from_slice(if first { b"\n" } else { b",\n" });
+        row.resize(row.len() + 2 * (level + 1), b' ');
+        rows.write(&mut row, &f.file, f.lang, &f.measured);
+        out.write_all(&row)?;
+        first = false;
+    }
+    if !first {
+        out.write_all(b"\n")?;
+        (0..level).try_for_each(|_| out.write_all(b"  "))?;
+    }
+    out.write_all(b"]")
+}
+
 /// Every function of a request, and what the run has to say about it.
 #[derive(Debug, Clone)]
 pub struct Report {
@@ -205,28 +232,132 @@ pub fn analyze(
             "{not_text} source files that are not UTF-8 were skipped."
         ));
     }
+    let (summary, top_files) = (
+        report::summary(&measured),
+        report::ranking(&measured, DEFAULT_TOP_FILES),
+    );
+    let files = measured.len();
     let functions = measured
-        .iter()
+        .into_iter()
         .flat_map(|f| {
-            f.functions.iter().map(move |m| Function {
-                file: f.path.clone(),
+            let (path, lang) = (f.path, f.lang);
+            f.functions.into_iter().map(move |m| Function {
+                file: path.clone(),
                 name: m.name.clone(),
                 start_line: m.start_line,
                 end_line: m.end_line,
                 cyclomatic: m.cyclomatic,
                 cognitive: m.cognitive,
-                measured: m.clone(),
-                lang: f.lang,
+                measured: m,
+                lang,
             })
         })
         .collect();
     Ok(Report {
-        files: measured.len(),
+        files,
         functions,
-        summary: report::summary(&measured),
-        top_files: report::ranking(&measured, DEFAULT_TOP_FILES),
+        summary,
+        top_files,
         notes,
     })
+}
+
+/// serde_json's pretty printing (two spaces a level), byte for byte, but each line break
+/// and the indentation after it written in one piece: a report of every function is mostly
+/// short lines, and writing the indentation two spaces at a time (as
+/// `serde_json::ser::PrettyFormatter` does) was a tenth of `minimcp analyze --format json`.
+/// Use it with `serde_json::Serializer::with_formatter`.
+#[derive(Debug, Default)]
+pub struct Pretty {
+    level: usize,
+    has_value: bool,
+}
+
+impl Pretty {
+    /// A formatter for a value that sits `level` levels deep (0: the whole document), so
+    /// that a document can be written a member at a time.
+    pub fn at(level: usize) -> Self {
+        Pretty {
+            level,
+            has_value: false,
+        }
+    }
+
+    /// A line break (after a comma unless `first`), then the current indentation.
+    fn line<W: ?Sized + std::io::Write>(&self, out: &mut W, first: bool) -> std::io::Result<()> {
+        /// `,\n` and enough spaces for 32 levels.
+        const BREAK: &[u8; 66] =
+            b",\n                                                                ";
+        let from = usize::from(first);
+        if 2 + 2 * self.level <= BREAK.len() {
+            return out.write_all(&BREAK[from..2 + 2 * self.level]);
+        }
+        out.write_all(&BREAK[from..2])?;
+        (0..self.level).try_for_each(|_| out.write_all(b"  "))
+    }
+}
+
+impl serde_json::ser::Formatter for Pretty {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        out.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            self.line(out, true)?;
+        }
+        out.write_all(b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        out: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.line(out, first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        out.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            self.line(out, true)?;
+        }
+        out.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        out: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.line(out, first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        out: &mut W,
+    ) -> std::io::Result<()> {
+        out.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }
 
 /// The markdown report `analyze_complexity` gives: the summary, the ranking and the
@@ -352,6 +483,77 @@ fn unquote(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Serialize;
+
+    #[test]
+    fn rows_and_pretty_write_what_serde_json_writes() {
+        use super::super::halstead::Halstead;
+        let function = |file: &str, name: &str, lang, halstead| Function {
+            file: file.into(),
+            name: name.into(),
+            start_line: 7,
+            end_line: 1234567,
+            cyclomatic: 0,
+            cognitive: u32::MAX,
+            measured: Measured {
+                name: name.into(),
+                start_line: 7,
+                end_line: 1234567,
+                cyclomatic: 0,
+                cognitive: u32::MAX,
+                max_nesting: 10,
+                halstead,
+            },
+            lang,
+        };
+        let odd = Halstead {
+            distinct_operators: 1,
+            distinct_operands: 0,
+            operators: 4_000_000_000,
+            operands: 9,
+            volume: 1e22,
+            difficulty: f64::NAN,
+            effort: 0.005,
+        };
+        let functions = [
+            function("a/b.py", "C.f", Lang::Python, Halstead::default()),
+            function("d \"q\" \\ é.ts", "g\u{1}\n\t<€>", Lang::TypeScript, odd),
+            function(
+                "x.rs",
+                "h",
+                Lang::Rust,
+                super::super::halstead::from_counts(3, 4, 5, 6),
+            ),
+        ];
+        for shown in [&functions[..], &functions[..1], &[]] {
+            let rows: Vec<Value> = shown.iter().map(Function::row).collect();
+            let want =
+                serde_json::to_string_pretty(&json!({"functions": rows, "z": {"e": [], "o": {}}}))
+                    .unwrap();
+            let mut got = b"{\n  \"functions\": ".to_vec();
+            write_rows(&mut got, shown, 1).unwrap();
+            got.extend_from_slice(b",\n  \"z\": ");
+            let mut json = serde_json::Serializer::with_formatter(&mut got, Pretty::at(1));
+            json!({"e": [], "o": {}}).serialize(&mut json).unwrap();
+            got.extend_from_slice(b"\n}");
+            assert_eq!(String::from_utf8(got).unwrap(), want);
+        }
+        // Deeper than the indentation constant covers.
+        let mut deep = json!(1);
+        for _ in 0..40 {
+            deep = json!([1, {"k": deep, "e": []}]);
+        }
+        let mut got = Vec::new();
+        deep.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut got,
+            Pretty::default(),
+        ))
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            serde_json::to_string_pretty(&deep).unwrap()
+        );
+    }
 
     #[test]
     fn quoted_paths_are_decoded_as_git_quotes_them() {

@@ -126,7 +126,13 @@ impl<'s> Walk<'s> {
                 _ => {}
             }
         }
-        let nesting = self.nesting();
+        // Only three keywords use the nesting, and working it out walks the open blocks:
+        // not for every token.
+        let nesting = if t.kind == Kind::Keyword && matches!(t.text, "for" | "if" | "lambda") {
+            self.nesting()
+        } else {
+            0
+        };
         let group = self.groups.last_mut().expect("never empty");
         match (t.kind, t.text) {
             (Kind::Keyword, "for") => {

@@ -4,9 +4,6 @@
 //! operators/operands: vocabulary n = n1 + n2, length N = N1 + N2, volume V = N·log2(n),
 //! difficulty D = (n1/2)·(N2/n2), effort E = D·V.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use super::lexer::{Kind, Token};
 
 /// Halstead's counts and the measures derived from them.
@@ -21,59 +18,146 @@ pub(crate) struct Halstead {
     pub(crate) effort: f64,
 }
 
-/// Counts the tokens `keep` selects.
+/// Counts the tokens given (a function's own tokens) with a counter of their own.
+#[cfg(test)]
 pub(crate) fn measure<'s>(tokens: impl IntoIterator<Item = &'s Token<'s>>) -> Halstead {
-    // Sized up front: growing a set rehashes it, and that was a third of its cost.
     let tokens = tokens.into_iter();
-    let room = tokens.size_hint().0 / 2;
-    let mut operators: Distinct<'_> = HashSet::with_capacity_and_hasher(room, Default::default());
-    let mut operands: Distinct<'_> = HashSet::with_capacity_and_hasher(room, Default::default());
-    let (mut n_operators, mut n_operands) = (0u32, 0u32);
-    for t in tokens {
-        match t.kind {
-            Kind::Op if matches!(t.text, ")" | "]" | "}") => {}
-            Kind::Op | Kind::Keyword => {
-                n_operators += 1;
-                operators.insert(t.text);
-            }
-            Kind::Ident | Kind::Number | Kind::Str => {
-                n_operands += 1;
-                operands.insert(t.text);
-            }
-        }
-    }
-    from_counts(
-        operators.len() as u32,
-        operands.len() as u32,
-        n_operators,
-        n_operands,
-    )
+    let expected = tokens.size_hint().0;
+    Counter::default().measure(tokens, expected)
 }
 
-/// A set of token texts hashed with FNV-1a: short keys from our own lexer, where SipHash's
-/// resistance to chosen collisions buys nothing (a set is per function, bounded by its
-/// tokens) and costs most of the time.
-type Distinct<'s> = HashSet<&'s str, BuildHasherDefault<Fnv>>;
+/// Counts distinct token texts for one function after another, reusing one table.
+///
+/// A hash set per function spent more time being allocated, grown and freed than being
+/// used. This table is open addressing with a generation stamp per slot: a slot stamped
+/// with an older generation is empty, so starting the next function clears nothing. An
+/// operator and an operand with the same text (`if` the keyword, `x.if` the property) are
+/// different entries: the slot's tag carries which one it is.
+#[derive(Default)]
+pub(crate) struct Counter<'s> {
+    slots: Vec<Slot<'s>>,
+    generation: u32,
+    /// Entries of the current generation.
+    live: usize,
+}
 
-/// FNV-1a, 64 bits.
-struct Fnv(u64);
+#[derive(Clone, Copy, Default)]
+struct Slot<'s> {
+    generation: u32,
+    /// High bits of the text's hash; the lowest bit is 1 for an operator.
+    tag: u32,
+    /// The text's first eight bytes, zero-padded.
+    head: u64,
+    text: &'s str,
+}
 
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
+impl<'s> Counter<'s> {
+    /// Counts `tokens`; `expected` (how many there may be) sizes the table up front, as
+    /// growing it midway costs a rehash.
+    pub(crate) fn measure<'t>(
+        &mut self,
+        tokens: impl Iterator<Item = &'t Token<'s>>,
+        expected: usize,
+    ) -> Halstead
+    where
+        's: 't,
+    {
+        if self.slots.len() < 2 * expected || self.generation == u32::MAX {
+            self.slots = vec![Slot::default(); (2 * expected).next_power_of_two().max(64)];
+            self.generation = 0;
+        }
+        self.generation += 1;
+        self.live = 0;
+        let (mut n1, mut n2, mut big_n1, mut big_n2) = (0u32, 0u32, 0u32, 0u32);
+        for t in tokens {
+            let operator = match t.kind {
+                Kind::Op if matches!(t.text, ")" | "]" | "}") => continue,
+                Kind::Op | Kind::Keyword => true,
+                Kind::Ident | Kind::Number | Kind::Str => false,
+            };
+            let new = self.insert(t.text, operator);
+            if operator {
+                big_n1 += 1;
+                n1 += u32::from(new);
+            } else {
+                big_n2 += 1;
+                n2 += u32::from(new);
+            }
+        }
+        from_counts(n1, n2, big_n1, big_n2)
+    }
+
+    /// Adds `text` (an operator's or an operand's); true when it was not there yet.
+    #[inline(always)]
+    fn insert(&mut self, text: &'s str, operator: bool) -> bool {
+        if 2 * (self.live + 1) > self.slots.len() {
+            self.grow();
+        }
+        let (hash, head) = hash(text.as_bytes());
+        let tag = ((hash >> 32) as u32 & !1) | u32::from(operator);
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.generation != self.generation {
+                *slot = Slot {
+                    generation: self.generation,
+                    tag,
+                    head,
+                    text,
+                };
+                self.live += 1;
+                return true;
+            }
+            // Up to eight bytes, the length and the first word are the whole text.
+            if slot.tag == tag
+                && slot.head == head
+                && slot.text.len() == text.len()
+                && (text.len() <= 8 || slot.text == text)
+            {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Doubles the table, keeping this generation's entries: at most half full, probes
+    /// stay short and always meet a free slot.
+    #[cold]
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        let generation = self.generation;
+        self.slots = vec![Slot::default(); (2 * old.len()).max(64)];
+        self.generation = 1;
+        self.live = 0;
+        for slot in old.into_iter().filter(|s| s.generation == generation) {
+            self.insert(slot.text, slot.tag & 1 == 1);
+        }
     }
 }
 
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
+/// A multiply-rotate hash of `bytes`, eight bytes at a time, and their first eight bytes
+/// as a number (zero-padded): token texts are short and come from our own lexer, so
+/// resistance to chosen collisions buys nothing here (a table is per function, bounded by
+/// its tokens), while a byte-at-a-time hash cost most of the counting.
+#[inline(always)]
+fn hash(bytes: &[u8]) -> (u64, u64) {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h = (bytes.len() as u64).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut head = None;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        head.get_or_insert(word);
+        h = (h.rotate_left(23) ^ word).wrapping_mul(K);
     }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
+    let rest = chunks.remainder();
+    let mut word = 0u64;
+    for (k, &b) in rest.iter().enumerate() {
+        word |= u64::from(b) << (8 * k);
     }
+    h = (h.rotate_left(23) ^ word).wrapping_mul(K);
+    (h ^ (h >> 29), head.unwrap_or(word))
 }
 
 /// The measures from the four counts.

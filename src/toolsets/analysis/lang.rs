@@ -51,8 +51,13 @@ impl Lang {
     }
 
     /// True for `word` reserved by the language. A `match` on string literals compiles to
-    /// length and byte comparisons: this runs for every identifier of every file.
+    /// length and byte comparisons (`memcmp` calls): this runs for every identifier of every
+    /// file, so names that cannot be keywords are turned away first (every keyword of every
+    /// language here is 2 to 11 lowercase ASCII letters; `Self`, `_x`, `HTTPServer` are not).
     pub(crate) fn is_keyword(self, word: &str) -> bool {
+        if !(2..=11).contains(&word.len()) || !word.as_bytes()[0].is_ascii_lowercase() {
+            return false;
+        }
         match self {
             Lang::Rust => matches!(
                 word,

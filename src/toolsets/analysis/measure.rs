@@ -32,15 +32,17 @@ pub(crate) fn file(src: &str, lang: Lang) -> Vec<Measured> {
     let mut decisions = vec![0u32; found.list.len()];
     cyclomatic::count(&tokens, lang, &found.owner, &mut decisions);
     let mut out = Vec::with_capacity(found.list.len());
+    let mut counter = halstead::Counter::default();
     for (index, f) in found.list.iter().enumerate() {
         let (cognitive, max_nesting) = match lang {
             Lang::Python => cognitive_py::python(&tokens, f),
             _ => cognitive::braced(&tokens, lang, &found.list, index),
         };
-        let own: Vec<&lexer::Token<'_>> = (f.first..=f.last.min(tokens.len().saturating_sub(1)))
+        let span = f.first..=f.last.min(tokens.len().saturating_sub(1));
+        let expected = span.clone().count();
+        let own = span
             .filter(|&i| found.owner[i] == index as u32 && found.owner[i] != NONE)
-            .map(|i| &tokens[i])
-            .collect();
+            .map(|i| &tokens[i]);
         out.push(Measured {
             name: f.name.clone(),
             start_line: f.start_line,
@@ -48,7 +50,7 @@ pub(crate) fn file(src: &str, lang: Lang) -> Vec<Measured> {
             cyclomatic: 1 + decisions[index] + default_parameters(&tokens, lang, f),
             cognitive,
             max_nesting,
-            halstead: halstead::measure(own),
+            halstead: counter.measure(own, expected),
         });
     }
     out

@@ -23,6 +23,7 @@ mod churn;
 mod complexity;
 mod git;
 mod report;
+mod rows;
 mod scope;
 
 use crate::Builder;
