@@ -274,7 +274,8 @@ impl<'s> Connection<'s> {
                 Ok(Message::Response(response)) => self.take_response(response),
                 Err(rejected) if rejected.answer => {
                     let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
-                    let message = Outgoing::<Value>::Error(id, &rejected.error.to_object());
+                    let error = rejected.error.to_object();
+                    let message = Outgoing::<Value>::Error(id, &error);
                     let _ = to_json_limited(&message, usize::MAX, &mut out);
                 }
                 Err(rejected) => log::warn(format_args!("ignored in batch: {}", rejected.error)),
