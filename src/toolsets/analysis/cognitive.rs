@@ -229,13 +229,22 @@ pub(crate) fn braced(tokens: &[Token<'_>], lang: Lang, list: &[Found], index: us
             lambdas.pop();
             walk.nesting -= 1;
         }
-        if i != f.body && t.kind == Kind::Op && (t.text == "{" || t.text == "}") {
-            walk.brace(i, t.text == "{");
+        // Names and literals (half the tokens) take part only in recursive calls.
+        if t.kind == Kind::Ident {
+            if t.text == own_name && i > f.body && recursive_call(tokens, i) {
+                walk.score += 1;
+            }
+        } else if matches!(t.kind, Kind::Op | Kind::Keyword) {
+            if i != f.body && t.kind == Kind::Op && (t.text == "{" || t.text == "}") {
+                walk.brace(i, t.text == "{");
+            }
+            walk.score += booleans.token(t);
+            if t.kind == Kind::Keyword || t.text == "?" {
+                walk.keyword(i);
+            }
         }
-        walk.score += booleans.token(t);
-        walk.keyword(i);
-        if t.kind == Kind::Ident && t.text == own_name && i > f.body && recursive_call(tokens, i) {
-            walk.score += 1;
+        if expression_bodies.is_empty() {
+            continue;
         }
         if let Some(&last) = expression_bodies.get(&i) {
             lambdas.push(last);

@@ -21,6 +21,21 @@ pub(crate) fn count(tokens: &[Token<'_>], lang: Lang, owner: &[u32], counts: &mu
     let mut braces: Vec<(bool, bool)> = Vec::new();
     let mut match_at: Option<u32> = None;
     let mut parens = 0u32;
+    if lang == Lang::Go {
+        // Go's decisions depend on the token alone: a loop of its own, without the choice
+        // of language per token.
+        for (t, &f) in tokens.iter().zip(owner) {
+            if f != NONE
+                && matches!(
+                    (t.kind, t.text),
+                    (Kind::Keyword, "if" | "for" | "case") | (Kind::Op, "&&" | "||")
+                )
+            {
+                counts[f as usize] += 1;
+            }
+        }
+        return;
+    }
     for (i, t) in tokens.iter().enumerate() {
         let decision = match lang {
             Lang::Rust => {
@@ -52,12 +67,8 @@ pub(crate) fn count(tokens: &[Token<'_>], lang: Lang, owner: &[u32], counts: &mu
                     _ => false,
                 }
             }
-            Lang::Go => {
-                matches!(
-                    (t.kind, t.text),
-                    (Kind::Keyword, "if" | "for" | "case") | (Kind::Op, "&&" | "||")
-                )
-            }
+            // Counted above.
+            Lang::Go => false,
             // lizard reads a template literal as one string: decisions inside `${…}` are
             // not counted (a difference from reading the code, kept for comparability).
             Lang::JavaScript | Lang::TypeScript if t.templated => false,

@@ -113,12 +113,32 @@ fn ident<'s>(tokens: &[Token<'s>], i: usize) -> Option<&'s str> {
 fn braced(tokens: &[Token<'_>], lang: Lang) -> Vec<Found> {
     let mut out = Vec::new();
     let mut depth = 0u32;
+    // The bracket each closing one closes, found in this one pass: what [`matching`] would
+    // find for a body's `{`, without walking every body again (once per enclosing function).
+    let mut open: Vec<usize> = Vec::new();
+    // 0 for "not closed" (no closing bracket is token 0): a zeroed vector is allocated
+    // zeroed, where any other value is written token by token.
+    let mut closer = vec![0u32; tokens.len()];
     for i in 0..tokens.len() {
         let t = &tokens[i];
         if t.kind == Kind::Op {
             match t.text {
-                "{" => depth += 1,
-                "}" => depth = depth.saturating_sub(1),
+                "{" => {
+                    depth += 1;
+                    open.push(i);
+                }
+                "}" => {
+                    depth = depth.saturating_sub(1);
+                    if let Some(o) = open.pop() {
+                        closer[o] = i as u32;
+                    }
+                }
+                "(" | "[" => open.push(i),
+                ")" | "]" => {
+                    if let Some(o) = open.pop() {
+                        closer[o] = i as u32;
+                    }
+                }
                 _ => {}
             }
         }
@@ -129,15 +149,16 @@ fn braced(tokens: &[Token<'_>], lang: Lang) -> Vec<Found> {
         };
         if let Some((name, first, body)) = head {
             let expression = !op(tokens, body, "{");
+            // A `{` body's end is filled in after the pass.
             let last = if expression {
                 expression_end(tokens, body)
             } else {
-                matching(tokens, body)
+                NONE as usize
             };
             out.push(Found {
                 name,
                 start_line: tokens[first].line,
-                end_line: tokens[last].line,
+                end_line: tokens.get(last).map_or(0, |t| t.line),
                 first,
                 last,
                 body,
@@ -145,6 +166,14 @@ fn braced(tokens: &[Token<'_>], lang: Lang) -> Vec<Found> {
                 expression,
             });
         }
+    }
+    // A bracket never closed runs to the last token, as in `matching`.
+    for f in out.iter_mut().filter(|f| !f.expression) {
+        f.last = match closer[f.body] {
+            0 => tokens.len().saturating_sub(1),
+            close => close as usize,
+        };
+        f.end_line = tokens[f.last].line;
     }
     out
 }

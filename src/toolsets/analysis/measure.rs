@@ -1,6 +1,6 @@
 //! Every metric of every function of one source file.
 
-use super::functions::{self, NONE};
+use super::functions;
 use super::halstead::{self, Halstead};
 use super::lang::Lang;
 use super::lexer;
@@ -28,29 +28,28 @@ impl Measured {
 /// Lexes `src`, finds its functions and measures each, in source order.
 pub(crate) fn file(src: &str, lang: Lang) -> Vec<Measured> {
     let tokens = lexer::lex(src, lang);
-    let found = functions::find(&tokens, lang);
+    let mut found = functions::find(&tokens, lang);
     let mut decisions = vec![0u32; found.list.len()];
     cyclomatic::count(&tokens, lang, &found.owner, &mut decisions);
     let mut out = Vec::with_capacity(found.list.len());
     let mut counter = halstead::Counter::default();
-    for (index, f) in found.list.iter().enumerate() {
+    for (index, &decided) in decisions.iter().enumerate() {
         let (cognitive, max_nesting) = match lang {
-            Lang::Python => cognitive_py::python(&tokens, f),
+            Lang::Python => cognitive_py::python(&tokens, &found.list[index]),
             _ => cognitive::braced(&tokens, lang, &found.list, index),
         };
+        let f = &mut found.list[index];
         let span = f.first..=f.last.min(tokens.len().saturating_sub(1));
-        let expected = span.clone().count();
-        let own = span
-            .filter(|&i| found.owner[i] == index as u32 && found.owner[i] != NONE)
-            .map(|i| &tokens[i]);
         out.push(Measured {
-            name: f.name.clone(),
+            // Moved, not copied: nothing reads a function's name after its own cognitive
+            // pass (the later functions' passes read only their nested functions' spans).
+            name: std::mem::take(&mut f.name),
             start_line: f.start_line,
             end_line: f.end_line.max(f.start_line),
-            cyclomatic: 1 + decisions[index] + default_parameters(&tokens, lang, f),
+            cyclomatic: 1 + decided + default_parameters(&tokens, lang, f),
             cognitive,
             max_nesting,
-            halstead: counter.measure(own, expected),
+            halstead: counter.measure_owned(&tokens[span.clone()], &found.owner[span], index),
         });
     }
     out
