@@ -50,8 +50,8 @@ impl Rng {
 
 /// `$defs` names that need escaping in a JSON pointer (`~`, `/`) or a URI fragment (`%`,
 /// space, non-ASCII), and one that looks already percent-encoded (decoded once, not twice).
-const DEF_NAMES: [&str; 10] = [
-    "plain", "a/b", "t~1x", "~", "100%", "x y", "é", "日本", "a%2Fb", "~0/~1",
+const DEF_NAMES: [&str; 11] = [
+    "plain", "a/b", "t~1x", "~", "100%", "x y", "é", "日本", "a%2Fb", "~0/~1", "1%z",
 ];
 const PROP_NAMES: [&str; 6] = ["a", "b", "n", "x y", "é", "c"];
 const TYPES: [&str; 7] = [

@@ -22,18 +22,22 @@ pub(super) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value>
     pointer.filter(|v| v.is_object() || v.is_boolean())
 }
 
-/// `%XX` escapes to bytes, which must then be UTF-8; `None` for a malformed escape.
+/// `%XX` escapes to bytes, which must then be UTF-8 (else `None`). A `%` not followed by two
+/// hex digits stays as it is, as Python's `urllib.parse.unquote` (behind `jsonschema`) keeps it.
 fn percent_decode(text: &str) -> Option<String> {
     let mut bytes = Vec::with_capacity(text.len());
     let mut rest = text.as_bytes();
     while let Some((&byte, tail)) = rest.split_first() {
-        if byte == b'%' {
-            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
-            bytes.push(u8::from_str_radix(hex, 16).ok()?);
-            rest = &tail[2..];
-        } else {
-            bytes.push(byte);
-            rest = tail;
+        let hex = tail.get(..2).and_then(|h| std::str::from_utf8(h).ok());
+        match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            Some(decoded) if byte == b'%' && hex.is_some_and(|h| !h.starts_with('+')) => {
+                bytes.push(decoded);
+                rest = &tail[2..];
+            }
+            _ => {
+                bytes.push(byte);
+                rest = tail;
+            }
         }
     }
     String::from_utf8(bytes).ok()
