@@ -132,4 +132,6 @@ fn apply_defaults(root: &Value, schema: &Value, value: &mut Value, depth: usize)
 }
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod tests;

@@ -211,6 +211,40 @@ fn local_refs_are_followed() {
         errors(slashed, json!({"x": 1})),
         ["`x` must be a string, got the number 1"]
     );
+    // A `$ref` is a URI: its fragment is percent-decoded once (`%25` is `%`, `%20` a space,
+    // `%C3%A9` is `é`), before the pointer's own `~` escapes.
+    let encoded = json!({
+        "type": "object",
+        "$defs": {"x y": {"type": "string"}, "100%": {"type": "integer"}, "é": {"type": "null"},
+                  "a%2Fb": {"type": "boolean"}},
+        "properties": {
+            "s": {"$ref": "#/$defs/x%20y"},
+            "p": {"$ref": "#/$defs/100%25"},
+            "e": {"$ref": "#/$defs/%C3%A9"},
+            "t": {"$ref": "#/$defs/a%252Fb"}
+        }
+    });
+    assert_eq!(
+        errors(encoded, json!({"s": 1, "p": "1", "e": 1, "t": 1})),
+        [
+            "`e` must be null, got the number 1",
+            "`p` must be an integer, got the string \"1\"",
+            "`s` must be a string, got the number 1",
+            "`t` must be a boolean, got the number 1"
+        ]
+    );
+    // A `%` that starts no escape is itself, as `jsonschema` reads it.
+    let raw = json!({"type": "object", "$defs": {"1%z": {"type": "string"}},
+                     "properties": {"a": {"$ref": "#/$defs/1%z"}}});
+    assert_eq!(
+        errors(raw, json!({"a": 1})),
+        ["`a` must be a string, got the number 1"]
+    );
+    let nowhere = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/%FF"}}});
+    assert!(
+        check_schema(&nowhere).is_err(),
+        "not UTF-8 once decoded: points nowhere"
+    );
 }
 
 #[test]
@@ -261,4 +295,22 @@ fn reports_at_most_ten_problems() {
     let found = validate(&schema, &mut value, true).expect_err("invalid");
     assert_eq!(found.len(), validator::MAX_ERRORS);
     assert!(found[0].ends_with("this tool takes no arguments"));
+}
+
+#[test]
+fn numbers_inside_enum_and_const_values_compare_by_value() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "c": {"const": {"a": [2]}},
+            "e": {"enum": [[1, {"b": 0}], "x"]}
+        }
+    });
+    assert!(errors(
+        schema.clone(),
+        json!({"c": {"a": [2.0]}, "e": [1.0, {"b": 0.0}]})
+    )
+    .is_empty());
+    assert_eq!(errors(schema.clone(), json!({"c": {"a": [2.5]}})).len(), 1);
+    assert_eq!(errors(schema, json!({"e": [1, {"b": 0}, 2]})).len(), 1);
 }

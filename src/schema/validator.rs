@@ -9,11 +9,38 @@ pub(super) const MAX_ERRORS: usize = 10;
 /// `$ref` chains and nesting deeper than this are refused (cycles, hostile schemas).
 pub(super) const MAX_DEPTH: usize = 64;
 
-/// Resolves a local JSON pointer reference such as `#/$defs/address` (`Value::pointer`
-/// undoes the `~1` and `~0` escapes).
+/// Resolves a local JSON pointer reference such as `#/$defs/address`. A `$ref` is a URI, so
+/// its fragment is percent-decoded first (`#/$defs/x%20y` names `x y`, RFC 3986 section 2.1);
+/// then `Value::pointer` undoes the `~1` and `~0` escapes (RFC 6901 section 6), once each.
 pub(super) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = root.pointer(reference.strip_prefix('#')?);
+    let fragment = reference.strip_prefix('#')?;
+    let pointer = if fragment.contains('%') {
+        root.pointer(&percent_decode(fragment)?)
+    } else {
+        root.pointer(fragment)
+    };
     pointer.filter(|v| v.is_object() || v.is_boolean())
+}
+
+/// `%XX` escapes to bytes, which must then be UTF-8 (else `None`). A `%` not followed by two
+/// hex digits stays as it is, as Python's `urllib.parse.unquote` (behind `jsonschema`) keeps it.
+fn percent_decode(text: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.as_bytes();
+    while let Some((&byte, tail)) = rest.split_first() {
+        let hex = tail.get(..2).and_then(|h| std::str::from_utf8(h).ok());
+        match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            Some(decoded) if byte == b'%' && hex.is_some_and(|h| !h.starts_with('+')) => {
+                bytes.push(decoded);
+                rest = &tail[2..];
+            }
+            _ => {
+                bytes.push(byte);
+                rest = tail;
+            }
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// Follows `$ref`s until a schema without one.
@@ -327,10 +354,19 @@ fn describe_value(value: &Value) -> String {
     }
 }
 
-/// JSON equality where `1` and `1.0` are the same number (JSON Schema's rule).
+/// JSON equality where `1` and `1.0` are the same number (JSON Schema's rule), at any depth:
+/// `{"a": 2}` equals `{"a": 2.0}` too.
 fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_equal(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
         _ => a == b,
     }
 }
