@@ -10,7 +10,7 @@
 //!
 //! Not generated, on purpose:
 //! - keywords the validator documents as annotations it does not enforce (`mod.rs`: "Every
-//!   other keyword ... is an annotation here"): `not`, `pattern`, `format`, `multipleOf`,
+//!   other keyword ... is an annotation here"): `pattern`, `format`, `multipleOf`,
 //!   `uniqueItems`, `prefixItems`, `contains`, `minProperties`, `propertyNames`,
 //!   `dependentRequired`, ...; `jsonschema` asserts them, so every use would differ;
 //! - the draft-07 array form of `items` (2020-12 spells it `prefixItems`);
@@ -194,6 +194,9 @@ fn gen_typed(rng: &mut Rng, depth: usize, defs: usize, forced: Option<&'static s
                     .collect();
                 s.insert(key.into(), json!(branches));
             }
+        }
+        if rng.one_in(10) {
+            s.insert("not".into(), gen_schema(rng, depth - 1, defs));
         }
         if rng.one_in(8) {
             s.insert("if".into(), gen_schema(rng, depth - 1, defs));

@@ -4,7 +4,7 @@
 //! `type` (one or a list), `properties`, `required`, `additionalProperties` (boolean or
 //! schema), `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
 //! `minLength`, `maxLength` (in characters), `items`, `minItems`, `maxItems`, `anyOf`,
-//! `oneOf`, `allOf`, `if`/`then`/`else`, `default` (filled in for missing properties before
+//! `oneOf`, `allOf`, `not`, `if`/`then`/`else`, `default` (filled in for missing properties before
 //! validation) and local `$ref`s (`#/$defs/...`, `#/definitions/...`). Every other keyword (`pattern`,
 //! `format`, `title`, `description`, ...) is an annotation here: kept verbatim in
 //! `tools/list`, not enforced. [`check_schema`] refuses, when a tool is registered, what

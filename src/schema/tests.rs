@@ -124,7 +124,8 @@ fn combinators() {
             ]},
             "both": {"allOf": [{"type": "integer"}, {"minimum": 3}]},
             "c": {"const": 1},
-            "e": {"type": "string", "enum": ["x"]}
+            "e": {"type": "string", "enum": ["x"]},
+            "n": {"type": "string", "not": {"enum": ["root", "admin"]}}
         }
     });
     assert!(errors(
@@ -147,6 +148,11 @@ fn combinators() {
     assert_eq!(
         errors(schema.clone(), json!({"c": 2})),
         ["`c` must be 1, got 2"]
+    );
+    assert!(errors(schema.clone(), json!({"n": "guest"})).is_empty());
+    assert_eq!(
+        errors(schema.clone(), json!({"n": "root"})),
+        ["`n` is not allowed: it matches the schema under `not`"]
     );
     assert_eq!(
         errors(schema, json!({"e": 3})),

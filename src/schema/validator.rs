@@ -150,6 +150,11 @@ impl<'s> Validator<'s> {
                     }
                 }
                 "anyOf" | "oneOf" => self.check_forms(keyword == "oneOf", arg, value, path, depth),
+                "not" => {
+                    if self.errors_of(arg, value, path, depth).is_empty() {
+                        self.fail(path, "is not allowed: it matches the schema under `not`");
+                    }
+                }
                 // `if` only picks `then` or `else`; its own failures are not errors.
                 "if" => {
                     let passed = self.errors_of(arg, value, path, depth).is_empty();
