@@ -19,6 +19,7 @@ use super::limits::{
     HISTORY_CACHE_TTL, MAX_CACHED_HISTORIES, MAX_CACHED_HISTORY_FILES, MAX_HOTSPOTS,
     MAX_PERIOD_DAYS,
 };
+use super::report::{cell_text, code_cell};
 use super::scope::{self, Scope};
 use crate::toolsets::workspace::output::{cancelled, text_block};
 use crate::toolsets::workspace::sandbox::{RelPath, Sandbox};
@@ -213,12 +214,12 @@ fn churn(
         );
         for f in files {
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} |\n",
-                f["file"].as_str().unwrap_or(""),
+                "| {} | {} | {} | {} | {} | {} |\n",
+                code_cell(f["file"].as_str().unwrap_or("")),
                 f["commits"],
                 f["additions"],
                 f["deletions"],
-                authors(f).join(", "),
+                cell_text(&authors(f).join(", ")),
                 f["last_change"].as_str().unwrap_or("")
             ));
         }
@@ -226,8 +227,8 @@ fn churn(
             out.push_str("\n## Hotspots (churn × complexity)\n\n| file | churn | complexity | score |\n|---|---|---|---|\n");
             for h in &hotspots {
                 out.push_str(&format!(
-                    "| `{}` | {} | {} | {} |\n",
-                    h["file"].as_str().unwrap_or(""),
+                    "| {} | {} | {} | {} |\n",
+                    code_cell(h["file"].as_str().unwrap_or("")),
                     h["churn"],
                     h["complexity"],
                     h["score"]

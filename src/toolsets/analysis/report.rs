@@ -327,9 +327,9 @@ pub(crate) fn markdown(
         out.push_str("\n## Top files\n\n| rank | file | functions | max cyclomatic | avg cognitive | Halstead effort | score |\n|---|---|---|---|---|---|---|\n");
         for r in ranking {
             out.push_str(&format!(
-                "| {} | `{}` | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
                 r["rank"],
-                r["file"].as_str().unwrap_or(""),
+                code_cell(r["file"].as_str().unwrap_or("")),
                 r["function_count"],
                 r["max_cyclomatic"],
                 r["avg_cognitive"],
@@ -347,10 +347,10 @@ pub(crate) fn markdown(
         );
         for v in violations {
             out.push_str(&format!(
-                "| `{}` | {} | `{}` | {} | {} | {} |\n",
-                v["file"].as_str().unwrap_or(""),
+                "| {} | {} | {} | {} | {} | {} |\n",
+                code_cell(v["file"].as_str().unwrap_or("")),
                 v["line"],
-                v["function"].as_str().unwrap_or(""),
+                code_cell(v["function"].as_str().unwrap_or("")),
                 v["metric"].as_str().unwrap_or(""),
                 v["value"],
                 v["threshold"]
@@ -372,16 +372,46 @@ pub(crate) fn function_table(functions: &[Value], offset: usize, total: usize) -
     out.push_str("| file | lines | function | cyclomatic | cognitive | nesting | Halstead effort |\n|---|---|---|---|---|---|---|\n");
     for f in functions {
         out.push_str(&format!(
-            "| `{}` | {}-{} | `{}` | {} | {} | {} | {} |\n",
-            f["file"].as_str().unwrap_or(""),
+            "| {} | {}-{} | {} | {} | {} | {} | {} |\n",
+            code_cell(f["file"].as_str().unwrap_or("")),
             f["start_line"],
             f["end_line"],
-            f["name"].as_str().unwrap_or(""),
+            code_cell(f["name"].as_str().unwrap_or("")),
             f["cyclomatic"],
             f["cognitive"],
             f["max_nesting"],
             f["halstead"]["effort"]
         ));
+    }
+    out
+}
+
+/// `text` as a code span that stays inside one markdown table cell: `|` escaped (GitHub's
+/// tables split on it even inside code spans), line breaks and other control characters
+/// shown as escapes, and a fence one backtick longer than any run of backticks inside
+/// (CommonMark's code spans), padded when the text starts or ends with one. File and
+/// function names are the repository's, so any of these can occur.
+pub(crate) fn code_cell(text: &str) -> String {
+    let body = cell_text(text);
+    let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if body.starts_with('`') || body.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{body}{pad}{fence}")
+}
+
+/// `text` for a markdown table cell: `|` escaped, control characters shown as escapes.
+pub(crate) fn cell_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
     }
     out
 }
@@ -398,5 +428,15 @@ mod tests {
         let v: Vec<f64> = (1..=10).map(f64::from).collect();
         assert_eq!(percentile(&v, 90), 9.0);
         assert_eq!(percentile(&[], 50), 0.0);
+    }
+
+    #[test]
+    fn names_stay_inside_their_table_cell() {
+        assert_eq!(code_cell("src/a.py"), "`src/a.py`");
+        assert_eq!(code_cell("a|b.py"), "`a\\|b.py`");
+        assert_eq!(code_cell("tick`s.py"), "``tick`s.py``");
+        assert_eq!(code_cell("`edge`"), "`` `edge` ``");
+        assert_eq!(code_cell("two\nlines\t.py"), "`two\\nlines\\t.py`");
+        assert_eq!(cell_text("Ann | Bob"), "Ann \\| Bob");
     }
 }
