@@ -218,8 +218,9 @@ struct Repo {
     files_ever: HashSet<String>,
     dirs_ever: HashSet<String>,
     line_counter: u64,
-    /// Committer dates still to use, oldest first (they never go back in time, so
-    /// `git log --since` never stops early).
+    /// Committer dates still to use, oldest first, except that some histories have one
+    /// from before the period among the recent ones: a commit made on a machine with a
+    /// wrong clock, where `git log --since` would stop and hide every commit behind it.
     dates: Vec<i64>,
     churn: BTreeMap<String, Expected>,
     commits_in_period: usize,
@@ -662,6 +663,12 @@ impl Repo {
             })
             .collect();
         dates.sort_unstable();
+        let recent = dates.iter().filter(|d| **d >= self.cutoff()).count();
+        if recent >= 3 && self.rng.one_in(3) {
+            let skewed = dates.len() - 1 - self.rng.below(recent - 1);
+            dates[skewed] = self.cutoff() - MARGIN - self.rng.below((30 * DAY) as usize) as i64;
+            self.log.push(format!("commit {skewed} has a skewed clock"));
+        }
         self.dates = dates;
         let merge_at = (commits > 3 && self.rng.one_in(2)).then(|| 1 + self.rng.below(commits - 1));
         for i in 0..commits {

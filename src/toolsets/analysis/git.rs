@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::{self, Read};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use super::limits::{GIT_TIMEOUT, MAX_GIT_OUTPUT_BYTES};
@@ -43,6 +44,40 @@ pub(crate) fn head(dir: &Path, cancelled: &mut dyn FnMut() -> bool) -> Option<St
     let (out, _, status) = run(command, 4096, cancelled).ok()?;
     let id = String::from_utf8(out).ok()?.trim().to_string();
     (status.success() && !id.is_empty()).then_some(id)
+}
+
+/// `--since-as-filter` when this git has it (2.37 and later), else `--since`. `--since`
+/// ends the walk at the first commit dated before the period, so one commit made on a
+/// machine with a wrong clock hides every commit behind it, however recent; the filter
+/// walks the whole history (commits only: no diffs for those outside the period) and keeps
+/// what is in it. Asked once per process.
+fn since_option(dir: &Path, cancelled: &mut dyn FnMut() -> bool) -> &'static str {
+    static HAS_FILTER: OnceLock<bool> = OnceLock::new();
+    let has_filter = match HAS_FILTER.get() {
+        Some(known) => *known,
+        None => {
+            let mut command = git(dir);
+            command.arg("--version");
+            // Remembered only when git answered: a cancelled call asks again next time.
+            match run(command, 1024, cancelled) {
+                Ok((out, _, _)) => *HAS_FILTER.get_or_init(|| version(&out) >= Some((2, 37))),
+                Err(_) => false,
+            }
+        }
+    };
+    match has_filter {
+        true => "--since-as-filter",
+        false => "--since",
+    }
+}
+
+/// Major and minor of `git --version`'s `git version 2.47.3` (or `2.39.5 (Apple Git-154)`).
+fn version(out: &[u8]) -> Option<(u32, u32)> {
+    let text = std::str::from_utf8(out)
+        .ok()?
+        .strip_prefix("git version ")?;
+    let mut numbers = text.split(|c: char| !c.is_ascii_digit());
+    Some((numbers.next()?.parse().ok()?, numbers.next()?.parse().ok()?))
 }
 
 #[cfg(test)]
@@ -92,7 +127,7 @@ pub(crate) fn log_numstat(
             "--root",
             "--encoding=UTF-8",
         ])
-        .arg(format!("--since={days} days ago"))
+        .arg(format!("{}={days} days ago", since_option(dir, cancelled)))
         .arg("--")
         .args(pathspecs);
     let (mut out, err, status) = run(command, MAX_GIT_OUTPUT_BYTES, cancelled)?;
@@ -308,6 +343,19 @@ const POLL: Duration = Duration::from_millis(5);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn git_versions_are_read_from_what_git_prints() {
+        assert_eq!(version(b"git version 2.47.3\n"), Some((2, 47)));
+        assert_eq!(
+            version(b"git version 2.39.5 (Apple Git-154)\n"),
+            Some((2, 39))
+        );
+        assert_eq!(version(b"git version 2.37.0.windows.1\n"), Some((2, 37)));
+        assert_eq!(version(b"not git"), None);
+        assert!(version(b"git version 2.36.6\n") < Some((2, 37)));
+        assert!(version(b"git version 3.0.0\n") >= Some((2, 37)));
+    }
 
     #[test]
     fn parses_numstat_records() {
