@@ -131,24 +131,10 @@ mod tests {
     use super::*;
     use std::net::SocketAddr;
 
-    fn request(method: &str, path: &str, headers: &[(&str, &str)]) -> Request {
-        Request {
-            method: method.into(),
-            path: path.into(),
-            authority: None,
-            headers: headers
-                .iter()
-                .map(|(n, v)| (n.to_string(), v.to_string()))
-                .collect(),
-            body: Vec::new(),
-            close: false,
-        }
-    }
-
     #[test]
     fn a_line_names_instance_method_path_mcp_method_status_and_micros() {
         let mut config = HttpConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)));
-        let post = request("POST", "/mcp?token=secret", &[]);
+        let post = Request::test("POST", "/mcp?token=secret", &[]);
         let took = Duration::from_micros(1234);
         assert_eq!(
             line(&config, Some(&post), "tools/call", 200, took),
@@ -160,7 +146,7 @@ mod tests {
             "b - - - 400 0us"
         );
         // Without a parsed body, the Mcp-Method header names the MCP method.
-        let get = request("GET", "/mcp", &[("Mcp-Method", "tools/list")]);
+        let get = Request::test("GET", "/mcp", &[("Mcp-Method", "tools/list")]);
         assert_eq!(
             line(&config, Some(&get), "", 405, took),
             "b GET /mcp tools/list 405 1234us"

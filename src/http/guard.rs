@@ -116,14 +116,7 @@ mod tests {
 
     #[test]
     fn accept_matches_types_and_wildcards_case_insensitively() {
-        let with = |accept: &str| Request {
-            method: "POST".into(),
-            path: "/mcp".into(),
-            authority: None,
-            headers: vec![("Accept".into(), accept.into())],
-            body: Vec::new(),
-            close: false,
-        };
+        let with = |accept: &str| Request::test("POST", "/mcp", &[("Accept", accept)]);
         let json = "application/json";
         for yes in [
             json,
@@ -177,17 +170,8 @@ mod tests {
     }
 
     fn access(headers: &[(&str, &str)], authority: Option<&str>, token: bool) -> Option<u16> {
-        let request = Request {
-            method: "POST".into(),
-            path: "/mcp".into(),
-            authority: authority.map(str::to_string),
-            headers: headers
-                .iter()
-                .map(|(n, v)| (n.to_string(), v.to_string()))
-                .collect(),
-            body: Vec::new(),
-            close: false,
-        };
+        let mut request = Request::test("POST", "/mcp", headers);
+        request.authority = authority.map(str::to_string);
         let mut config = HttpConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)));
         config.allowed_origins = vec!["https://app.example".into()];
         if token {

@@ -60,6 +60,23 @@ impl Request {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+
+    /// A request with these parts, no body and no absolute-form authority: what the tests
+    /// of the code that reads requests start from.
+    #[cfg(test)]
+    pub(crate) fn test(method: &str, path: &str, headers: &[(&str, &str)]) -> Request {
+        Request {
+            method: method.into(),
+            path: path.into(),
+            authority: None,
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: Vec::new(),
+            close: false,
+        }
+    }
 }
 
 /// What the bytes so far amount to.

@@ -280,17 +280,7 @@ mod tests {
     use serde_json::json;
 
     fn stateless_call(headers: &[(&str, &str)], region: Option<&str>) -> Result<(), String> {
-        let request = Request {
-            method: "POST".into(),
-            path: "/mcp".into(),
-            authority: None,
-            headers: headers
-                .iter()
-                .map(|(n, v)| (n.to_string(), v.to_string()))
-                .collect(),
-            body: Vec::new(),
-            close: false,
-        };
+        let request = Request::test("POST", "/mcp", headers);
         let mut arguments = json!({});
         if let Some(region) = region {
             arguments["region"] = json!(region);
@@ -365,14 +355,7 @@ mod tests {
 
     #[test]
     fn a_session_route_is_hex_from_the_configured_header_only() {
-        let with = |value: &str| Request {
-            method: "POST".into(),
-            path: "/mcp".into(),
-            authority: None,
-            headers: vec![("X-Mcp-Route".into(), value.into())],
-            body: Vec::new(),
-            close: false,
-        };
+        let with = |value: &str| Request::test("POST", "/mcp", &[("X-Mcp-Route", value)]);
         let key = "0123456789abcdef0123456789abcdef";
         assert_eq!(
             session_route(&with(key), Some("x-mcp-route")),
