@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 mod common;
 
+use common::git;
 use common::scratch::Scratch;
 
 fn call(root: &Path, tool: &str, args: Value) -> Value {
@@ -113,15 +114,6 @@ fn complexity_pages_within_the_result_budget() {
     assert!(pages > 1);
     let expected: Vec<String> = (0..200).map(|i| format!("f{i}")).collect();
     assert_eq!(names, expected);
-}
-
-fn git(dir: &Path, args: &[&str]) -> bool {
-    Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=Ann", "-c", "user.email=ann@example.com"])
-        .args(args)
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 #[test]

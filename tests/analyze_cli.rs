@@ -10,6 +10,7 @@ use serde_json::Value;
 
 mod common;
 
+use common::git;
 use common::scratch::Scratch;
 
 /// Cyclomatic 4 (three `if`s), cognitive 3.
@@ -24,15 +25,6 @@ const TANGLED: &str =
     "def tangled(items):\n    for i in items:\n        if i and i > 2:\n            return i\n    return None\n";
 
 const SIMPLE: &str = "def simple():\n    return 1\n";
-
-fn git(dir: &Path, args: &[&str]) -> bool {
-    Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=Ann", "-c", "user.email=ann@example.com"])
-        .args(args)
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// A repository with `a.py` (simple, branchy) and `b.py` (tangled), committed once; `None`
 /// (the test skips, visibly) when git is missing.

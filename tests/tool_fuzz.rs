@@ -31,6 +31,7 @@
 
 mod common;
 
+use common::git;
 use common::rng::Rng;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -220,28 +221,6 @@ fn seed_project() -> PathBuf {
         eprintln!("SKIPPED: git is not installed: analyze_code_churn is fuzzed on a directory without history");
     }
     dir
-}
-
-fn git(dir: &Path, args: &[&str]) -> bool {
-    Command::new("git")
-        .args([
-            "-c",
-            "user.name=Fuzz",
-            "-c",
-            "user.email=fuzz@example.invalid",
-        ])
-        .args([
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// Two commits, the second changing a file; false when git is not there.

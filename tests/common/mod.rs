@@ -301,3 +301,23 @@ pub(crate) fn spawn_http_with(
         }
     }
 }
+
+/// Runs `git ARGS` in `dir` as a test's own committer, with the user's and the system's git
+/// configuration left out (a global `commit.gpgsign` or hook must not decide a test);
+/// false when git is missing or fails.
+pub(crate) fn git(dir: &std::path::Path, args: &[&str]) -> bool {
+    Command::new("git")
+        .args(["-c", "user.name=Ann", "-c", "user.email=ann@example.com"])
+        .args([
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
