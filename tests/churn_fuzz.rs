@@ -747,21 +747,28 @@ fn minimcp(dir: &Path, args: &[&str], config: &[(&str, &str)]) -> (i32, String, 
     )
 }
 
-/// `2026-11-23T16:43:53Z` for Unix seconds (the civil calendar from days since 1970).
+/// `2026-11-23T16:43:53Z` for Unix seconds (2001 and later here), counted the slow way, year
+/// by year and month by month from 1970: not the server's calendar arithmetic, which this
+/// checks.
 fn iso(secs: i64) -> String {
-    let days = secs.div_euclid(DAY);
-    let rem = secs.rem_euclid(DAY);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let (mut days, rem) = (secs.div_euclid(DAY), secs.rem_euclid(DAY));
+    let mut year = 1970;
+    while days >= 365 + i64::from(leap(year)) {
+        days -= 365 + i64::from(leap(year));
+        year += 1;
+    }
+    let february = 28 + i64::from(leap(year));
+    let lengths = [31, february, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let mut month = 0;
+    while days >= lengths[month] {
+        days -= lengths[month];
+        month += 1;
+    }
     format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        "{year:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        month + 1,
+        days + 1,
         rem / 3600,
         rem / 60 % 60,
         rem % 60
@@ -955,6 +962,20 @@ fn check_diff(repo: &mut Repo, config: &[(&str, &str)]) -> Result<(), String> {
         want.difference(&got).collect::<Vec<_>>(),
         got.difference(&want).collect::<Vec<_>>()
     ))
+}
+
+/// The oracle's calendar on dates whose spelling coreutils `date -u -d @N` gave.
+#[test]
+fn the_oracles_calendar_spells_known_dates() {
+    for (secs, spelled) in [
+        (0, "1970-01-01T00:00:00Z"),
+        (951_782_400, "2000-02-29T00:00:00Z"),
+        (978_307_199, "2000-12-31T23:59:59Z"),
+        (1_709_164_800, "2024-02-29T00:00:00Z"),
+        (1_795_651_433, "2026-11-26T00:03:53Z"),
+    ] {
+        assert_eq!(iso(secs), spelled);
+    }
 }
 
 #[test]
