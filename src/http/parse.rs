@@ -61,9 +61,9 @@ impl Request {
             .map(|(_, v)| v.as_str())
     }
 
+    #[cfg(test)]
     /// A request with these parts, no body and no absolute-form authority: what the tests
     /// of the code that reads requests start from.
-    #[cfg(test)]
     pub(crate) fn test(method: &str, path: &str, headers: &[(&str, &str)]) -> Request {
         Request {
             method: method.into(),

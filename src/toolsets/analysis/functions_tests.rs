@@ -1,5 +1,6 @@
 use super::*;
 use crate::toolsets::analysis::lexer::lex;
+use crate::toolsets::analysis::measure::measured;
 
 fn names(src: &str, lang: Lang) -> Vec<(String, Option<usize>)> {
     let tokens = lex(src, lang);
@@ -48,14 +49,6 @@ fn python_names_are_qualified_and_ends_follow_indentation() {
         .map(|f| (f.name.as_str(), f.start_line, f.end_line))
         .collect();
     assert_eq!(got, [("A.p", 3, 4), ("top", 7, 7)]);
-}
-
-/// (name, start line, cyclomatic) of every function `measure::file` finds.
-fn measured(src: &str, lang: Lang) -> Vec<(String, u32, u32)> {
-    crate::toolsets::analysis::measure::file(src, lang)
-        .into_iter()
-        .map(|m| (m.name, m.start_line, m.cyclomatic))
-        .collect()
 }
 
 #[test]

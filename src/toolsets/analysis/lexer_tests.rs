@@ -1,4 +1,5 @@
 use super::*;
+use crate::toolsets::analysis::measure::measured;
 
 fn texts(src: &str, lang: Lang) -> Vec<&str> {
     lex(src, lang).into_iter().map(|t| t.text).collect()
@@ -118,14 +119,6 @@ fn hostile_input_never_panics() {
             let _ = lex(src, lang);
         }
     }
-}
-
-/// (name, start line, cyclomatic) of every function `measure::file` finds.
-fn measured(src: &str, lang: Lang) -> Vec<(String, u32, u32)> {
-    crate::toolsets::analysis::measure::file(src, lang)
-        .into_iter()
-        .map(|m| (m.name, m.start_line, m.cyclomatic))
-        .collect()
 }
 
 #[test]

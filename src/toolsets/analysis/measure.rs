@@ -69,5 +69,15 @@ fn default_parameters(tokens: &[lexer::Token<'_>], lang: Lang, f: &functions::Fo
 }
 
 #[cfg(test)]
+/// (name, start line, cyclomatic) of every function [`file`] finds: what the lexer's and
+/// the function finder's tests compare.
+pub(crate) fn measured(src: &str, lang: Lang) -> Vec<(String, u32, u32)> {
+    file(src, lang)
+        .into_iter()
+        .map(|m| (m.name, m.start_line, m.cyclomatic))
+        .collect()
+}
+
+#[cfg(test)]
 #[path = "measure_tests.rs"]
 mod tests;
