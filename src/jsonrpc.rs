@@ -631,4 +631,65 @@ mod tests {
             assert_eq!(&found, expected, "prefix: {prefix}");
         }
     }
+
+    /// Every prefix of generated lines: an id is found only when it is the line's own
+    /// top-level id, complete in the prefix (a number followed by the character after it),
+    /// and then always. The oracle is where the generator wrote the id, not a parser.
+    #[test]
+    fn scan_id_on_every_prefix_of_generated_lines() {
+        let mut state = 0x05EE_D1D5_u64;
+        let mut next = move |n: u64| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) % n
+        };
+        let ids = [
+            json!(0),
+            json!(7),
+            json!(-42),
+            json!(9_007_199_254_740_993_u64),
+            json!(i64::MIN),
+            json!(""),
+            json!("a\"b\\c"),
+            json!("ünï 👩"),
+            json!("id"),
+        ];
+        let decoys = [
+            "\"jsonrpc\":\"2.0\"",
+            "\"method\":\"tools/call\"",
+            "\"params\":{\"id\":99,\"s\":\"\\\"id\\\":5\"}",
+            "\"idx\":3",
+            "\"i d\":4",
+            "\"list\":[{\"id\":1},\"id\",2]",
+        ];
+        for _ in 0..300 {
+            let id = &ids[next(ids.len() as u64) as usize];
+            let mut members: Vec<String> = (0..next(4))
+                .map(|_| decoys[next(decoys.len() as u64) as usize].to_string())
+                .collect();
+            let at = next(members.len() as u64 + 1) as usize;
+            let spaced = next(2) == 0;
+            let (colon, after) = if spaced { (" : ", " ") } else { (":", "") };
+            members.insert(at, format!("\"id\"{colon}{id}{after}"));
+            let before: usize = members[..at].iter().map(|m| m.len() + 1).sum();
+            let line = format!("{{{}}}", members.join(","));
+            // Where the value ends, plus the character a number needs after it.
+            let value_end = 1 + before + "\"id\"".len() + colon.len() + id.to_string().len();
+            let needed = value_end + usize::from(id.is_number());
+            for end in 0..=line.len() {
+                let found = scan_id(&line.as_bytes()[..end]).map(|found| json!(found));
+                if end >= needed {
+                    assert_eq!(found.as_ref(), Some(id), "{:?}", &line[..end]);
+                } else {
+                    assert!(
+                        found.is_none() || found.as_ref() == Some(id),
+                        "{:?}",
+                        &line[..end]
+                    );
+                }
+            }
+        }
+    }
 }
