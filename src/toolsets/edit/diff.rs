@@ -1,14 +1,18 @@
 //! Unified diffs (the `diff -u` format) of a file before and after an edit, for the model to
-//! check what changed. Lines are compared whole; the common head and tail are skipped first,
-//! and the middle is aligned by a longest-common-subsequence table when it is small enough
+//! check what changed. Lines are compared whole (numbered first, so a comparison costs the
+//! same for any line length); the common head and tail are skipped first, and the middle is
+//! aligned by a longest-common-subsequence table when it is small enough
 //! ([`MAX_TABLE_CELLS`]), else shown as all removed then all added (still a correct diff,
 //! only a longer one).
+
+use std::collections::HashMap;
 
 /// Largest LCS table (lines before × lines after, of the part that differs).
 const MAX_TABLE_CELLS: usize = 4_000_000;
 
+/// One step of an edit script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
+pub(crate) enum Op {
     Same,
     Removed,
     Added,
@@ -22,7 +26,16 @@ pub(crate) fn unified(path: &str, old: &str, new: &str, context: usize) -> Strin
     }
     let a: Vec<&str> = old.split_inclusive('\n').collect();
     let b: Vec<&str> = new.split_inclusive('\n').collect();
-    let ops = align(&a, &b);
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    let mut a_ids = Vec::with_capacity(a.len());
+    let mut b_ids = Vec::with_capacity(b.len());
+    for (lines, out) in [(&a, &mut a_ids), (&b, &mut b_ids)] {
+        for line in lines.iter() {
+            let next = ids.len() as u32;
+            out.push(*ids.entry(line).or_insert(next));
+        }
+    }
+    let ops = script(&a_ids, &b_ids);
     let mut out = format!("--- a/{path}\n+++ b/{path}\n");
     // Positions (in a, in b) before each op.
     let mut at = Vec::with_capacity(ops.len() + 1);
@@ -79,8 +92,8 @@ fn range(start: usize, count: usize) -> String {
     }
 }
 
-/// The edit script from `a` to `b`.
-fn align(a: &[&str], b: &[&str]) -> Vec<Op> {
+/// The edit script from `a` to `b` (removals before additions).
+pub(crate) fn script<T: PartialEq>(a: &[T], b: &[T]) -> Vec<Op> {
     let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let tail = a[head..]
         .iter()
@@ -101,7 +114,7 @@ fn align(a: &[&str], b: &[&str]) -> Vec<Op> {
 }
 
 /// The edit script of a longest common subsequence (removals before additions).
-fn lcs(a: &[&str], b: &[&str]) -> Vec<Op> {
+fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> Vec<Op> {
     let (n, m) = (a.len(), b.len());
     // table[i][j]: the LCS length of a[i..] and b[j..].
     let mut table = vec![0u32; (n + 1) * (m + 1)];

@@ -21,9 +21,13 @@ mod base64;
 mod diff;
 mod dirs;
 mod edit_file;
+mod fallback;
 mod guard;
+mod indent;
+mod loose;
 mod matching;
 mod moving;
+mod numbered;
 mod tools;
 mod write;
 
