@@ -810,6 +810,54 @@ fn move_file_renames_refuses_to_overwrite_unless_asked_and_never_crosses_roots()
 }
 
 #[test]
+fn a_move_keeps_what_relative_links_mean_and_never_carries_denied_files() {
+    let tree = Scratch::new("carry");
+    tree.file("a/target.txt", "t\n")
+        .file("a/b/x.txt", "x\n")
+        .file("d/s/t.txt", "t\n")
+        .file("d/plain.txt", "p\n")
+        .file("secret/.env", "TOKEN=1\n")
+        .dir("e");
+    std::os::unix::fs::symlink("target.txt", tree.path().join("a/link")).expect("link");
+    std::os::unix::fs::symlink("../a/target.txt", tree.path().join("d/up")).expect("link");
+    std::os::unix::fs::symlink("s/t.txt", tree.path().join("d/within")).expect("link");
+    let mut c = Client::start(&[tree.path()]);
+    // Renamed in its directory, a relative link still leads to the same file.
+    c.ok(
+        "move_file",
+        json!({"source": "a/link", "destination": "a/renamed"}),
+    );
+    assert_eq!(tree.read("a/renamed"), "t\n");
+    // Moved deeper it would lead to a/b/target.txt, which is another file (or none).
+    let err = c.refused(
+        "move_file",
+        json!({"source": "a/renamed", "destination": "a/b/link"}),
+    );
+    assert!(
+        err.contains("is a symbolic link to `target.txt`, which is read from where the link is"),
+        "{err}"
+    );
+    assert!(tree.path().join("a/renamed").exists() && !tree.path().join("a/b/link").exists());
+    // A directory whose link leads out of it, moved to another depth: refused; its link
+    // within it moves along.
+    let err = c.refused("move_file", json!({"source": "d", "destination": "e/d"}));
+    assert!(err.contains("holds the symbolic link `d/up`"), "{err}");
+    fs::remove_file(tree.path().join("d/up")).expect("unlink");
+    c.ok("move_file", json!({"source": "d", "destination": "e/d"}));
+    assert_eq!(tree.read("e/d/within"), "t\n");
+    // A directory holding a file of the deny list stays where it is.
+    let err = c.refused(
+        "move_file",
+        json!({"source": "secret", "destination": "public"}),
+    );
+    assert!(
+        err.contains("holds `secret/.env`, which this server does not touch"),
+        "{err}"
+    );
+    assert!(tree.path().join("secret/.env").exists() && !tree.path().join("public").exists());
+}
+
+#[test]
 fn every_path_form_reaches_the_same_file_and_several_roots_need_a_label() {
     let one = Scratch::new("forms-one");
     let two = Scratch::new("forms-two");

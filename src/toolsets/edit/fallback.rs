@@ -10,9 +10,11 @@
 //!   kept?), blank lines holding whitespace `old_text` left out, mixed line breaks, a
 //!   final line break the file lacks.
 
+use std::collections::HashMap;
+
 use super::diff::{script, Op};
 use super::indent::{self, indentation, reindent, Added, Pair, Refusal};
-use super::loose::{find, near, Lines, Squashed};
+use super::loose::{find_near, near, Lines, Squashed};
 use super::matching::{listed, Stop, Tick};
 
 /// Lines of matches named in a refusal; the rest are counted.
@@ -59,18 +61,26 @@ pub(crate) fn rewrite(
     let (old_lines, old_ends) = model_lines(old);
     let (new_lines, new_ends) = model_lines(new);
     let want = Squashed::new(old_lines.iter().copied(), tick)?;
-    let have = Squashed::new((0..lines.len()).map(|i| lines.content(i)), tick)?;
     let blank = (0..want.len()).all(|k| want.get(k).is_empty());
     let (count, firsts) = if blank {
         (0, Vec::new())
     } else {
-        find(&have, &want, LISTED, tick)?
+        let (count, starts) = find_near(text, &want, LISTED, tick)?;
+        (
+            count,
+            starts.into_iter().map(|s| lines.line_at(s)).collect(),
+        )
     };
     let at = match count {
         0 => {
             return refused(format!(
                 "{which}: `old_text` was not found, not even with whitespace ignored. {} Nothing was changed; read the file again and copy `old_text` exactly.",
-                if blank { "It holds only whitespace.".to_string() } else { near(&have, &want, tick)? }
+                if blank {
+                    "It holds only whitespace.".to_string()
+                } else {
+                    let have = Squashed::new((0..lines.len()).map(|i| lines.content(i)), tick)?;
+                    near(&have, &want, tick)?
+                }
             ))
         }
         1 => firsts[0],
@@ -157,14 +167,14 @@ pub(crate) fn rewrite(
         }
     }
     // Equal lines of `old_text` the file spells differently: which one is kept matters.
-    for a in 0..m {
-        for b in a + 1..m.min(a + 1 + MAX_TWIN_DISTANCE) {
-            if old_lines[a] == old_lines[b] && file(a) != file(b) && !(kept[a] && kept[b]) {
-                return refuse(format!(
-                    "its lines {} and {} are the same where the file's lines {} and {} differ in whitespace: it is unclear which of them the edit keeps.",
-                    a + 1, b + 1, at + a + 1, at + b + 1
-                ));
-            }
+    let mut first_of: HashMap<&str, usize> = HashMap::new();
+    for b in 0..m {
+        let a = *first_of.entry(old_lines[b]).or_insert(b);
+        if file(a) != file(b) && !(kept[a] && kept[b]) {
+            return refuse(format!(
+                "its lines {} and {} are the same where the file's lines {} and {} differ in whitespace: it is unclear which of them the edit keeps.",
+                a + 1, b + 1, at + a + 1, at + b + 1
+            ));
         }
         tick.step()?;
     }
@@ -261,9 +271,6 @@ pub(crate) fn rewrite(
         note,
     })
 }
-
-/// How far apart two equal lines of `old_text` are compared (it bounds the work).
-const MAX_TWIN_DISTANCE: usize = 200;
 
 /// A line without its indentation.
 fn after_indentation(line: &str) -> &str {

@@ -54,6 +54,92 @@ impl<'a> Lines<'a> {
     pub(crate) fn content_end(&self, i: usize) -> usize {
         self.spans[i].1
     }
+
+    /// The line (0-based) holding byte `at`.
+    pub(crate) fn line_at(&self, at: usize) -> usize {
+        self.spans
+            .partition_point(|s| s.2 <= at)
+            .min(self.len().saturating_sub(1))
+    }
+}
+
+/// Candidate lines past which [`find_near`] gives up guessing and searches every line.
+const MAX_CANDIDATES: usize = 256;
+
+/// The byte where the line holding byte `at` starts.
+pub(crate) fn line_start(text: &str, at: usize) -> usize {
+    text[..at].rfind('\n').map_or(0, |p| p + 1)
+}
+
+/// What [`find`] answers, as the byte where each run starts, for a text not split into
+/// lines: the lines holding the longest word of `want`'s first non-blank line are tried,
+/// and only when there are many of them is every line squashed. Most texts are rare, so a
+/// search costs a substring search of the file, not a pass over its lines.
+pub(crate) fn find_near(
+    text: &str,
+    want: &Squashed,
+    keep: usize,
+    tick: &mut Tick<'_>,
+) -> Result<(usize, Vec<usize>), Stop> {
+    let m = want.len();
+    let Some(k0) = (0..m).find(|&k| !want.get(k).is_empty()) else {
+        return Ok((0, Vec::new()));
+    };
+    let word = want
+        .get(k0)
+        .split(' ')
+        .max_by_key(|w| w.len())
+        .unwrap_or_default();
+    let (mut count, mut firsts, mut candidates) = (0, Vec::new(), 0);
+    let mut previous = usize::MAX;
+    for (at, _) in text.match_indices(word) {
+        let line = line_start(text, at);
+        if line == previous {
+            continue;
+        }
+        previous = line;
+        candidates += 1;
+        if candidates > MAX_CANDIDATES {
+            let lines = Lines::new(text);
+            let have = Squashed::new((0..lines.len()).map(|i| lines.content(i)), tick)?;
+            let (count, firsts) = find(&have, want, keep, tick)?;
+            return Ok((count, firsts.into_iter().map(|i| lines.start(i)).collect()));
+        }
+        tick.step()?;
+        // Back to the run's first line, then its lines compared in turn.
+        let mut start = Some(line);
+        for _ in 0..k0 {
+            start = start
+                .and_then(|s| s.checked_sub(1))
+                .map(|s| line_start(text, s));
+        }
+        let Some(start) = start else { continue };
+        let mut next = start;
+        let fits = (0..m).all(|k| {
+            if next >= text.len() {
+                return false;
+            }
+            let end = text[next..].find('\n').map_or(text.len(), |e| next + e);
+            let content = &text[next..end];
+            next = end + 1;
+            same_squashed(content.strip_suffix('\r').unwrap_or(content), want.get(k))
+        });
+        if fits {
+            count += 1;
+            if firsts.len() < keep {
+                firsts.push(start);
+            }
+        }
+    }
+    Ok((count, firsts))
+}
+
+/// True when `line` squashed is `squashed`, without making it.
+fn same_squashed(line: &str, squashed: &str) -> bool {
+    match squashed.is_empty() {
+        true => line.trim().is_empty(),
+        false => line.split_whitespace().eq(squashed.split(' ')),
+    }
 }
 
 /// Lines with whitespace squashed, kept in one buffer.
@@ -255,6 +341,19 @@ mod tests {
         assert_eq!((count, firsts), (1, vec![3]));
         let none = find(&have, &squashed("q"), 5, &mut Tick::never()).expect("ok");
         assert_eq!(none, (0, vec![]));
+        // The same answers from the word search, and from its fallback past many candidates.
+        let text = "a  b\n x\nx\nx \ny";
+        let near =
+            |want: &str| find_near(text, &squashed(want), 5, &mut Tick::never()).expect("ok");
+        assert_eq!(near("x\nx"), (2, vec![5, 8]), "bytes where the runs start");
+        assert_eq!(near("x \ny"), (1, vec![10]));
+        assert_eq!(near("\nx\ny"), (0, vec![]));
+        assert_eq!(near("y"), (1, vec![13]));
+        assert_eq!(near("y\nz"), (0, vec![]), "no line after the last");
+        assert_eq!(near("a b"), (1, vec![0]));
+        let many = "x\n".repeat(1000);
+        let got = find_near(&many, &squashed("x\nx"), 3, &mut Tick::never());
+        assert_eq!(got.expect("ok"), (999, vec![0, 2, 4]));
     }
 
     #[test]

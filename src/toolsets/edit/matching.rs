@@ -2,11 +2,20 @@
 //! the edits before it left. A wrong file is the one outcome never allowed: where the
 //! model's text does not decide what it means, the edit is refused with what to send.
 //!
-//! 1. `old_text` occurring exactly once is replaced by `new_text` as written, unless:
-//!    - it begins after a line's indentation, is one line, and `new_text` has more: are
-//!      those indented as in the file, or relative to `old_text`? Refused;
-//!    - with whitespace ignored it also matches other lines (it may be a copy whose
-//!      whitespace was changed, meaning one of those): refused.
+//! 1. `old_text` occurring exactly once is replaced by `new_text` as written, unless the
+//!    text leaves open what it means (refused, with the line to copy):
+//!    - it begins after a line's indentation and `new_text` has more lines than it, or
+//!      begins with another line: do they take the file's indentation or keep theirs?
+//!    - it ends before the whitespace ending a line, and `new_text` changes that line:
+//!      does the whitespace stay?
+//!    - it ends with a line break and `new_text` does not (or the reverse), at a line's
+//!      end: is the next line joined, a blank line added?
+//!    - `new_text` adds lines indented with a character no line of the file begins with;
+//!    - with whitespace ignored it also matches other lines (a copy whose whitespace was
+//!      changed may mean one of those).
+//!
+//!    Whole lines deleted from after the first one's indentation take that indentation
+//!    along; in a file mixing line breaks, lines added to a CRLF line end with CRLF.
 //! 2. Occurring several times: refused with the count and the first lines.
 //! 3. Not occurring: line numbers copied from `read_file`'s output are taken away when
 //!    every line of `old_text` has one (`numbered.rs`), then the whitespace-tolerant
@@ -18,9 +27,11 @@
 //! Everything is linear in the file's size per edit (at most 100 edits), and checks for
 //! cancellation as it goes.
 
+use std::collections::HashSet;
+
 use super::fallback::{self, model_lines, rewrite, LISTED};
 use super::indent::{indentation, spell};
-use super::loose::{find, Lines, Squashed};
+use super::loose::{self, find_near, Lines, Squashed};
 use super::numbered;
 
 /// One replacement.
@@ -241,10 +252,10 @@ fn checked(
     budget: usize,
     tick: &mut Tick<'_>,
 ) -> Result<(usize, String, Option<String>), Stop> {
-    let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
+    let line_start = loose::line_start(text, at);
     let lead = &text[line_start..at];
-    let lines = Lines::new(text);
-    let first = line_of(text, at) - 1;
+    // Lines (0-based) are counted only for a refusal's message.
+    let first = || line_of(text, at) - 1;
     let (old_lines, _) = model_lines(old);
     let (new_lines, _) = model_lines(new);
     let after_indentation = !lead.is_empty() && lead.bytes().all(|b| b == b' ' || b == b'\t');
@@ -252,7 +263,7 @@ fn checked(
     let after = &text[end..];
     let rest = &after[..after.find('\n').unwrap_or(after.len())];
     let rest = rest.strip_suffix('\r').unwrap_or(rest);
-    let last = line_of(text, end) - 1;
+    let last = || line_of(text, end.min(text.len().saturating_sub(1))) - 1;
     let count = |lines: &[&str], line: &str| lines.iter().filter(|l| **l == line).count();
     // The same line, not a copy `new_text` adds: it occurs as often in both.
     let same_line = |a: Option<&&str>, b: Option<&&str>| {
@@ -265,23 +276,23 @@ fn checked(
             true => "`old_text` ends with a line break where `new_text` does not: it is unclear whether the next line is to be joined to the last new line. End both with a line break (to join lines, include both in `old_text`).",
             false => "`new_text` ends with a line break where `old_text`, which ends at the end of a line, does not: it is unclear whether a blank line is to be added. End both alike.",
         };
-        Some((why.to_string(), last))
+        Some((why.to_string(), last()))
     } else if !old.ends_with('\n')
         && !rest.is_empty()
         && rest.trim().is_empty()
         && !same_line(old_lines.last(), new_lines.last())
     {
-        Some((format!("`old_text` ends before the whitespace that ends line {} ({}), and `new_text` changes that line: it is unclear whether the whitespace stays. Include it in `old_text`, and in `new_text` if the line should keep it.", last + 1, spell(rest)), last))
+        Some((format!("`old_text` ends before the whitespace that ends line {} ({}), and `new_text` changes that line: it is unclear whether the whitespace stays. Include it in `old_text`, and in `new_text` if the line should keep it.", last() + 1, spell(rest)), last()))
     } else if after_indentation
         && old_lines.first().is_some_and(|l| l.is_empty())
         && new_lines.first().is_some_and(|l| !l.is_empty())
     {
-        Some((format!("`old_text` starts with a line break, matched at the end of line {}, which holds only whitespace ({}): it is unclear whether `new_text`'s first line follows that whitespace. {indent_advice}", first + 1, spell(lead)), first))
+        Some((format!("`old_text` starts with a line break, matched at the end of line {}, which holds only whitespace ({}): it is unclear whether `new_text`'s first line follows that whitespace. {indent_advice}", first() + 1, spell(lead)), first()))
     } else if after_indentation
         && old_lines.iter().skip(1).all(|l| l.trim().is_empty())
         && new_lines.iter().skip(1).any(|l| !l.trim().is_empty())
     {
-        Some((format!("`old_text` matches line {} after its indentation ({}), and `new_text` has more lines: it is unclear whether they are indented as in the file or relative to `old_text`. {indent_advice}", first + 1, spell(lead)), first))
+        Some((format!("`old_text` matches line {} after its indentation ({}), and `new_text` has more lines: it is unclear whether they are indented as in the file or relative to `old_text`. {indent_advice}", first() + 1, spell(lead)), first()))
     } else if after_indentation
         && !same_line(old_lines.first(), new_lines.first())
         && (old_lines.first().is_some_and(|l| new_lines.contains(l))
@@ -289,17 +300,17 @@ fn checked(
                 .first()
                 .is_some_and(|l| l.trim().is_empty() || old_lines[1..].contains(l)))
     {
-        Some((format!("`old_text` matches line {} after its indentation ({}), and `new_text` does not begin with that line or one replacing it: it is unclear which of `new_text`'s lines takes that indentation. {indent_advice}", first + 1, spell(lead)), first))
+        Some((format!("`old_text` matches line {} after its indentation ({}), and `new_text` does not begin with that line or one replacing it: it is unclear which of `new_text`'s lines takes that indentation. {indent_advice}", first() + 1, spell(lead)), first()))
     } else {
         None
     };
     if let Some((why, shown)) = unclear {
         return Err(Stop::Refused(format!(
             "{which}: {why} Nothing was changed.\n{}",
-            fallback::verbatim(&lines, shown, 1, budget)
+            fallback::verbatim(&Lines::new(text), shown, 1, budget)
         )));
     }
-    if let Some(why) = foreign_indentation(&lines, &old_lines, &new_lines) {
+    if let Some(why) = foreign_indentation(text, &old_lines, &new_lines) {
         return Err(Stop::Refused(format!("{which}: {why} Nothing was changed. Send `new_text` indented with the file's characters.")));
     }
     let want = Squashed::new(old_lines.iter().copied(), tick)?;
@@ -310,10 +321,12 @@ fn checked(
     let mut with = new.to_string();
     // In a file mixing line breaks, the breaks of a one-line `old_text`'s line decide the
     // new ones (a longer one matched its own LF breaks).
-    if text.contains("\r\n")
-        && !old.contains('\n')
+    if !old.contains('\n')
+        && new.contains('\n')
         && !new.contains('\r')
-        && lines.ending(first) == "\r\n"
+        && rest.len() < after.len()
+        && after[rest.len()..].starts_with("\r\n")
+        && text.contains("\r\n")
     {
         with = new.replace('\n', "\r\n");
         if with != new {
@@ -323,51 +336,52 @@ fn checked(
     if (0..want.len()).all(|k| want.get(k).is_empty()) {
         return Ok((start, with, note));
     }
-    let have = Squashed::new((0..lines.len()).map(|i| lines.content(i)), tick)?;
-    let (count, firsts) = find(&have, &want, LISTED, tick)?;
-    let through = line_of(text, at + old.trim_end_matches('\n').len()) - 1;
-    let elsewhere = firsts
-        .iter()
-        .any(|&s| s > through || s + want.len() <= first);
+    // The runs starting from `lowest` to the exact match's last line overlap it.
+    let (count, firsts) = find_near(text, &want, LISTED, tick)?;
+    let through = loose::line_start(text, at + old.trim_end_matches('\n').len().max(1) - 1);
+    let mut lowest = line_start;
+    for _ in 1..want.len() {
+        lowest = lowest
+            .checked_sub(1)
+            .map_or(0, |p| loose::line_start(text, p));
+    }
+    let elsewhere = firsts.iter().any(|&s| s > through || s < lowest);
     if !elsewhere && count <= firsts.len() {
         return Ok((start, with, note));
     }
+    let lines: Vec<usize> = firsts.iter().map(|&s| line_of(text, s) - 1).collect();
     Err(Stop::Refused(format!(
         "{which}: `old_text` occurs exactly once, at line {}, but with whitespace ignored it matches {count} places, at lines {}: if it was copied with its whitespace changed, it may mean another of them. Nothing was changed. Add to `old_text` (and `new_text`) a neighbouring line that tells the one you mean apart.",
-        first + 1,
-        listed(count, &firsts)
+        first() + 1,
+        listed(count, &lines)
     )))
 }
 
 /// Why a line `new_text` adds is indented with a character no line of the file starts its
 /// indentation with (a tab in a file indented with spaces, or the reverse), if one is.
-fn foreign_indentation(lines: &Lines<'_>, old: &[&str], new: &[&str]) -> Option<String> {
-    let first_of = |line: &str| {
-        indentation(line)
-            .chars()
-            .next()
-            .filter(|_| !line.trim().is_empty())
-    };
-    let (mut tabs, mut spaces) = (false, false);
-    for i in 0..lines.len() {
-        match first_of(lines.content(i)) {
-            Some('\t') => tabs = true,
-            Some(_) => spaces = true,
-            None => {}
+fn foreign_indentation(text: &str, old: &[&str], new: &[&str]) -> Option<String> {
+    let old: HashSet<&str> = old.iter().copied().collect();
+    // Whether some line of the file begins with `c` (a blank one too: leniency is safe).
+    let begins = |c: char| text.starts_with(c) || text.contains(&format!("\n{c}"));
+    let mut seen = [false, false];
+    for (k, line) in new.iter().enumerate() {
+        let Some(kind) = indentation(line).chars().next() else {
+            continue;
+        };
+        let slot = usize::from(kind == '\t');
+        if line.trim().is_empty() || old.contains(line) || seen[slot] {
+            continue;
+        }
+        seen[slot] = true;
+        let (other, what, file) = match kind {
+            '\t' => (' ', "a tab", "spaces"),
+            _ => ('\t', "spaces", "tabs"),
+        };
+        if !begins(kind) && begins(other) {
+            return Some(format!("`new_text`'s line {} is indented with {what}, and no line of the file is: it indents with {file}.", k + 1));
         }
     }
-    let (k, kind) = new.iter().enumerate().find_map(|(k, line)| {
-        let kind = first_of(line)?;
-        let foreign = match kind {
-            '\t' => spaces && !tabs,
-            _ => tabs && !spaces,
-        };
-        (foreign && !old.contains(line)).then_some((k, kind))
-    })?;
-    Some(match kind {
-        '\t' => format!("`new_text`'s line {} is indented with a tab, and no line of the file is: it indents with spaces.", k + 1),
-        _ => format!("`new_text`'s line {} is indented with spaces, and no line of the file is: it indents with tabs.", k + 1),
-    })
+    None
 }
 
 /// `1, 5, 9` or `1, 5, 9, … (12 in all)`: 0-based lines shown 1-based.

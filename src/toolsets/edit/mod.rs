@@ -18,6 +18,7 @@
 
 mod atomic;
 mod base64;
+mod carried;
 mod diff;
 mod dirs;
 mod edit_file;

@@ -1,4 +1,5 @@
-//! `move_file`: renames within one root. Without `overwrite`, a file is moved by linking it
+//! `move_file`: renames within one root; what the move carries along is checked first
+//! (`carried.rs`). Without `overwrite`, a file is moved by linking it
 //! under its new name (which fails, atomically, when that name exists) and then unlinking the
 //! old one, so a destination that appears meanwhile is never replaced; killed in between,
 //! both names hold the file. Directories (and file systems without hard links) are renamed
@@ -11,6 +12,7 @@ use std::io;
 
 use serde_json::json;
 
+use super::carried;
 use super::guard::{self, Need};
 use super::write::expected;
 use super::Editor;
@@ -52,6 +54,22 @@ pub(crate) fn move_file(
             "`{}` cannot be moved into itself (`{}`)",
             source.rel, destination.rel
         )));
+    }
+    if source_meta.file_type().is_symlink() {
+        carried::check_link(
+            &source.path(),
+            &destination.path(),
+            (&source.rel, &destination.rel),
+        )?;
+    } else if is_dir {
+        carried::check_tree(
+            &source.sandbox,
+            &source.path(),
+            &destination.path(),
+            &source.rel,
+            &editor.ws.bounds,
+            ctx,
+        )?;
     }
     let replaced = match &destination.existing {
         None => false,
