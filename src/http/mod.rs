@@ -35,6 +35,7 @@ mod parse;
 mod reply;
 mod route;
 mod sessions;
+mod slots;
 mod socket;
 #[cfg(unix)]
 mod unix;
@@ -42,7 +43,7 @@ mod wire;
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread;
@@ -132,12 +133,13 @@ fn run(
 ) -> Result<(), HttpError> {
     let (tx, rx) = mpsc::channel();
     let listen = config.listen.clone();
+    let slots = slots::Slots::new(config.max_connections);
     let shared = Arc::new(conn::Shared {
         config,
         max_body_bytes: server.limits.max_message_bytes,
         inbound: tx,
         next_origin: AtomicU64::new(1),
-        open: AtomicUsize::new(0),
+        slots,
         local,
         param_headers: route::param_headers(server),
     });
