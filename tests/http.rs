@@ -514,6 +514,21 @@ fn foreign_hosts_and_origins_are_refused() {
     assert_eq!(with(&[]), 202);
     assert_eq!(with(&["Origin: http://evil.example.com"]), 403);
     assert_eq!(with(&["Origin: null"]), 403);
+    // An Origin that is not one at all is invalid, and MCP answers an invalid Origin 403.
+    for invalid in [
+        "Origin: *",
+        "Origin: ",
+        "Origin: http://localhost:1@evil.example",
+        "Origin: http://localhost/path",
+        "Origin: localhost",
+    ] {
+        assert_eq!(with(&[invalid]), 403, "{invalid}");
+    }
+    assert_eq!(
+        with(&["Origin: http://localhost", "Origin: http://localhost"]),
+        403,
+        "two Origins"
+    );
     assert_eq!(with(&["Origin: http://localhost:5173"]), 202);
     assert_eq!(
         with(&["Origin: https://app.example"]),

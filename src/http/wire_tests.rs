@@ -387,7 +387,8 @@ fn host_is_one_rfc_3986_host_and_port() {
     assert_eq!(status(&post("Host: a\r\n", "")), 400, "two, even equal");
     assert_eq!(
         status(&post("Origin: http://a\r\norigin: http://a\r\n", "")),
-        400
+        403,
+        "two Origins are an invalid one"
     );
     assert_eq!(
         status(&post(
