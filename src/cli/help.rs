@@ -122,7 +122,11 @@ OPTIONS:
                               only this user can connect, so no token is needed (one
                               given is still required) and any Host is accepted. A
                               stale socket at PATH (its server killed) is replaced; a
-                              live one, or any other file, is refused.
+                              live one, or any other file, is refused, and so is a
+                              PATH in a directory another user can change (every
+                              directory on the way must be yours or root's, and not
+                              group- or other-writable unless sticky, like /tmp) or
+                              too long for a socket address as an absolute path.
     --http-path PATH          The MCP endpoint (default /mcp). GET /healthz answers ok.
     --allow-remote            Allow a non-loopback --http address; needs a bearer token
                               from --token-file or the MINIMCP_TOKEN variable. Not

@@ -70,6 +70,24 @@ pub enum HttpError {
     /// The Unix socket's path exists and is not a socket (`.1` says what it is).
     #[error("{path} exists and is {what}: remove it or choose another path", path = .0.display(), what = .1)]
     Occupied(PathBuf, &'static str),
+    /// A directory on the way to the Unix socket's path (`.0`) can be changed by another
+    /// user (`.1` says how), who could replace the socket with their own.
+    #[error("{dir} can be changed by another user ({why}), who could replace the socket with their own and receive your clients' requests: choose a directory that only you or root can change (such as $XDG_RUNTIME_DIR), or remove group and other write access (chmod go-w) or set the sticky bit (chmod +t)", dir = .0.display(), why = .1)]
+    UnsafeDirectory(PathBuf, String),
+    /// The Unix socket's path does not fit a socket address.
+    #[error("unix:{} does not fit a Unix socket address, which holds {max} bytes here: {what} {} is {len} bytes; choose a shorter path", given.display(), measured.display())]
+    PathTooLong {
+        /// The path as given.
+        given: PathBuf,
+        /// Which path was measured: the absolute one, or the temporary one.
+        what: &'static str,
+        /// The path measured.
+        measured: PathBuf,
+        /// Its length in bytes.
+        len: usize,
+        /// The most a socket address holds, without the NUL.
+        max: usize,
+    },
     /// `unix:` on a system without Unix-domain sockets.
     #[error("--http unix:{} needs Unix-domain sockets, which this system lacks", .0.display())]
     UnixUnsupported(PathBuf),
@@ -109,9 +127,11 @@ pub fn serve(server: &Server, config: HttpConfig) -> Result<(), HttpError> {
         #[cfg(unix)]
         Listen::Unix(path) => {
             let (listener, placed) = unix::bind(&path)?;
+            // The absolute path: the one to give clients, whatever the working directory.
+            let absolute = std::path::absolute(&path).unwrap_or(path);
             log::notice(format_args!(
                 "listening on unix:{} (http://localhost{})",
-                path.display(),
+                absolute.display(),
                 config.path
             ));
             let served = run(server, config, socket::Listener::Unix(listener), UNIX_LOCAL);
