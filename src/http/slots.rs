@@ -275,6 +275,131 @@ mod tests {
         drop(d_slot);
     }
 
+    /// What the rule says, kept apart from the code: a connection's place, from the
+    /// outside.
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum Model {
+        Running,
+        /// Waiting since this (the model's own count of waits begun).
+        Waiting(u64),
+        /// Closed to make room; its thread has not noticed yet.
+        Closed,
+    }
+
+    /// Random admissions, waits, reads, answers and departures against the rule as stated
+    /// (a free place; else close the connection that began waiting first among those
+    /// waiting with no answer under way; else refuse): who gets a place, who is closed and
+    /// what each thread is told agree with it at every step. `.ci/run` runs it longer with
+    /// a fresh seed (`MINIMCP_SLOTS_FUZZ_SEED=random`, `MINIMCP_SLOTS_FUZZ_STEPS`).
+    #[test]
+    fn random_traffic_follows_the_rule() {
+        let seed = match std::env::var("MINIMCP_SLOTS_FUZZ_SEED").ok().as_deref() {
+            None => 0x5EED_0F5A,
+            Some("random") => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64),
+            Some(s) => s
+                .parse()
+                .expect("MINIMCP_SLOTS_FUZZ_SEED is a number or `random`"),
+        };
+        let steps: usize = std::env::var("MINIMCP_SLOTS_FUZZ_STEPS").map_or(3000, |n| {
+            n.parse().expect("MINIMCP_SLOTS_FUZZ_STEPS is a number")
+        });
+        eprintln!("slots fuzz: seed {seed}, {steps} steps");
+        let mut rng = seed;
+        let mut next = move |n: usize| {
+            rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = rng;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        };
+        let max = 4;
+        let slots = Slots::new(max);
+        // Each open connection: its link, its place, what the model says, whether an
+        // answer is under way, and the wait it is in (0: none begun).
+        let mut open: Vec<(Arc<Link>, Slot<'_>, Model, bool, u64)> = Vec::new();
+        let mut waits = 0;
+        let mut closed_seen = 0;
+        for step in 0..steps {
+            let at = |n: usize| format!("seed {seed}, step {step}, connection {n}");
+            let holding = open.iter().filter(|c| c.2 != Model::Closed).count();
+            assert!(holding <= max, "{}", at(0));
+            match next(6) {
+                0 => {
+                    let (link, _client) = pair(1024);
+                    let victim = open
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, c)| match c.2 {
+                            Model::Waiting(since) if !c.3 => Some((since, i)),
+                            _ => None,
+                        })
+                        .min();
+                    let admitted = slots.admit(&link);
+                    match (holding < max, victim) {
+                        (true, _) => {}
+                        (false, Some((_, i))) => open[i].2 = Model::Closed,
+                        (false, None) => {
+                            assert!(admitted.is_none(), "{}: refused", at(open.len()));
+                            continue;
+                        }
+                    }
+                    let slot = admitted.unwrap_or_else(|| panic!("{}: admitted", at(open.len())));
+                    open.push((link, slot, Model::Running, false, 0));
+                }
+                _ if open.is_empty() => {}
+                choice => {
+                    let i = next(open.len());
+                    let c = &mut open[i];
+                    let mut leaves = false;
+                    match (choice, c.2) {
+                        (1, Model::Running) => {
+                            if c.4 == 0 {
+                                waits += 1;
+                                c.4 = waits;
+                            }
+                            c.1.wait();
+                            c.2 = Model::Waiting(c.4);
+                        }
+                        (2, Model::Waiting(_)) => {
+                            assert!(c.1.served(), "{}: kept its place", at(i));
+                            c.2 = Model::Running;
+                        }
+                        (2, Model::Closed) => {
+                            assert!(!c.1.served(), "{}: told it was closed", at(i));
+                            leaves = true;
+                            closed_seen += 1;
+                        }
+                        (3, Model::Running) => {
+                            // A request read whole: the next wait is a new one; its answer
+                            // may take a while.
+                            c.1.next_request();
+                            c.4 = 0;
+                            if next(2) == 0 {
+                                c.0.begin(false);
+                                c.3 = true;
+                            }
+                        }
+                        (4, _) if c.3 => {
+                            c.0.end(b"");
+                            c.3 = false;
+                        }
+                        (5, Model::Running) => leaves = true,
+                        _ => {}
+                    }
+                    if leaves {
+                        open.remove(i);
+                    }
+                }
+            }
+        }
+        assert!(
+            closed_seen > steps / 60,
+            "the traffic closed connections: {closed_seen}"
+        );
+    }
+
     #[test]
     fn a_flood_of_events_is_one_line_then_one_line_per_period() {
         let tally = Tally::default();
