@@ -670,9 +670,11 @@ fn a_full_server_closes_the_longest_waiting_connection_and_refuses_only_when_all
     thread::sleep(Duration::from_millis(200));
 
     // Two event streams: both connections are being served, and nobody is closed for a third.
-    let streams: Vec<TcpStream> = (0..2)
-        .map(|_| {
-            let session = server.session(json!({}));
+    let sessions = [server.session(json!({})), server.session(json!({}))];
+    thread::sleep(Duration::from_millis(200)); // their connections closed
+    let streams: Vec<TcpStream> = sessions
+        .iter()
+        .map(|session| {
             let mut stream = server.connect();
             let head = format!(
                 "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
