@@ -435,13 +435,13 @@ fn a_directory_another_user_can_change_is_refused() {
     refused_for(
         &open.join("m.sock"),
         &open,
-        "writable by others without the sticky bit (mode 777)",
+        "writable by others without the sticky bit: mode 777",
     );
     let group = dir("group", 0o775);
     refused_for(
         &group.join("m.sock"),
         &group,
-        "writable by its group without the sticky bit (mode 775)",
+        "writable by its group without the sticky bit: mode 775",
     );
     // Whoever can rename a directory higher up can swap the whole tree below it.
     let inner = open.join("inner");

@@ -72,7 +72,7 @@ pub enum HttpError {
     Occupied(PathBuf, &'static str),
     /// A directory on the way to the Unix socket's path (`.0`) can be changed by another
     /// user (`.1` says how), who could replace the socket with their own.
-    #[error("{dir} can be changed by another user ({why}), who could replace the socket with their own and receive your clients' requests: choose a directory that only you or root can change (such as $XDG_RUNTIME_DIR), or remove group and other write access (chmod go-w) or set the sticky bit (chmod +t)", dir = .0.display(), why = .1)]
+    #[error("{dir} can be changed by another user ({why}): they could replace the socket with their own and receive your clients' requests; use a directory that only you or root can change, such as $XDG_RUNTIME_DIR, or make this one so (chmod go-w, or chmod +t)", dir = .0.display(), why = .1)]
     UnsafeDirectory(PathBuf, String),
     /// The Unix socket's path does not fit a socket address.
     #[error("unix:{} does not fit a Unix socket address, which holds {max} bytes here: {what} {} is {len} bytes; choose a shorter path", given.display(), measured.display())]

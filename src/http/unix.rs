@@ -247,12 +247,12 @@ fn only_owner_can_change(dir: &Path, uid: u32) -> Result<(), Chain> {
     let check_dir = |at: &Path, meta: &fs::Metadata| -> Result<(), Chain> {
         let mode = meta.mode();
         if !owned(meta) {
-            let why = format!("it is owned by uid {}", meta.uid());
+            let why = format!("owned by uid {}", meta.uid());
             return Err(Chain::Unsafe(at.to_path_buf(), why));
         }
         if mode & 0o022 != 0 && mode & 0o1000 == 0 {
             let why = format!(
-                "it is writable by {} without the sticky bit (mode {:o})",
+                "writable by {} without the sticky bit: mode {:o}",
                 if mode & 0o002 != 0 {
                     "others"
                 } else {
@@ -282,7 +282,7 @@ fn only_owner_can_change(dir: &Path, uid: u32) -> Result<(), Chain> {
             continue;
         }
         if !owned(&meta) {
-            let why = format!("it is a symbolic link owned by uid {}", meta.uid());
+            let why = format!("a symbolic link owned by uid {}", meta.uid());
             return Err(Chain::Unsafe(next, why));
         }
         links += 1;
