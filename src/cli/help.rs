@@ -23,6 +23,7 @@ pub(super) const HTTP_FLAGS: &[&str] = &[
     "--token-file",
     "--allow-origin",
     "--http-timeout",
+    "--http-head-timeout",
     "--max-connections",
     "--max-sessions",
     "--session-idle",
@@ -121,7 +122,11 @@ OPTIONS:
                               only this user can connect, so no token is needed (one
                               given is still required) and any Host is accepted. A
                               stale socket at PATH (its server killed) is replaced; a
-                              live one, or any other file, is refused.
+                              live one, or any other file, is refused, and so is a
+                              PATH in a directory another user can change (every
+                              directory on the way must be yours or root's, and not
+                              group- or other-writable unless sticky, like /tmp) or
+                              too long for a socket address as an absolute path.
     --http-path PATH          The MCP endpoint (default /mcp). GET /healthz answers ok.
     --allow-remote            Allow a non-loopback --http address; needs a bearer token
                               from --token-file or the MINIMCP_TOKEN variable. Not
@@ -131,7 +136,11 @@ OPTIONS:
     --allow-origin ORIGIN     Accept this Origin besides loopback ones (repeatable).
     --http-timeout SECS       A request must arrive whole within SECS; idle keep-alive
                               connections close after it (default 30).
-    --max-connections N       Open HTTP connections at once (default 64); more get 503.
+    --http-head-timeout SECS  A new connection's first request head must arrive within
+                              SECS (default 10).
+    --max-connections N       Open HTTP connections at once (default 64). When all are
+                              open, a new one replaces the one that waited longest for
+                              a request; when all are being served, it gets 503.
     --max-sessions N          HTTP sessions at once (default 256); more get 503.
     --session-idle SECS       End an HTTP session unused this long (default 1800).
     --access-log              One line per HTTP request on stderr at any --log-level
