@@ -389,8 +389,8 @@ mod tests {
 
     #[test]
     #[cfg(unix)]
-    fn a_cancellation_kills_the_child_within_100_ms() {
-        let Ok(mut child) = Command::new("sleep").arg("5").spawn() else {
+    fn a_cancellation_kills_the_child_instead_of_waiting_for_it() {
+        let Ok(mut child) = Command::new("sleep").arg("120").spawn() else {
             eprintln!("skipped: no sleep command");
             return;
         };
@@ -403,8 +403,9 @@ mod tests {
         let waited = wait(&mut child, start + GIT_TIMEOUT, &mut cancelled);
         let elapsed = start.elapsed();
         assert!(matches!(waited, Err(GitError::Cancelled)), "{waited:?}");
-        // Three polls 5 ms apart; generous for a loaded machine, far below sleep's 5 s.
-        assert!(elapsed < Duration::from_millis(100), "{elapsed:?}");
+        // Three polls 5 ms apart take milliseconds; the bound only has to tell "killed" from
+        // "waited for sleep's 120 s", so a loaded machine cannot make it fail.
+        assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
         // Killed and reaped.
         assert!(child.try_wait().is_ok_and(|s| s.is_some()));
     }
