@@ -267,6 +267,18 @@ pub(crate) fn diff_zero_context(dir: &Path, rev: &str) -> Result<String, GitErro
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// The bytes of `path` (relative to `dir`) as it was at revision `rev`, from `git cat-file
+/// blob REV:./PATH`; `None` when it did not exist there (or is larger than the output cap).
+/// `rev` is checked by the caller as for [`diff_zero_context`].
+pub(crate) fn show(dir: &Path, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+    let mut command = git(dir);
+    command
+        .args(["cat-file", "blob"])
+        .arg(format!("{rev}:./{path}"));
+    let (out, _, status) = run(command, MAX_GIT_OUTPUT_BYTES, &mut || false)?;
+    Ok((status.success() && out.len() <= MAX_GIT_OUTPUT_BYTES).then_some(out))
+}
+
 /// Runs `command`: its stdout (up to `cap` + 1 bytes), stderr (up to 64 KiB) and status.
 fn run(
     mut command: Command,

@@ -1,0 +1,236 @@
+//! The default report of `minimcp analyze`, on a terminal or in a CI log alike: a few lines
+//! that say what was analysed and against which limits, then the failing functions first
+//! (`file:line: name: metric old → new (limit N, why)`), then what passes only thanks to
+//! the baseline or an exemption, stale exemptions, and one closing line. Lists are cut at
+//! [`MAX_LISTED`] lines; `--format json` (or `--report json=FILE`) has everything.
+
+use std::collections::HashSet;
+use std::io::{self, Write};
+
+use super::gate::{Compared, Finding, Source, State};
+use super::Run;
+
+/// Lines of each list shown before "… and N more".
+pub(crate) const MAX_LISTED: usize = 50;
+
+/// `n` with thousands separators and the word in its number: `14,068 functions`.
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{grouped} {}", if n == 1 { one } else { many })
+}
+
+/// `metric old → new (limit N, why)` of a finding.
+pub(crate) fn describe(f: &Finding<'_>) -> String {
+    let value = match f.old {
+        Some(old) if old != f.value => format!("{old} → {}", f.value),
+        _ => f.value.to_string(),
+    };
+    let why = match (&f.state, f.compared, f.outgrown) {
+        (State::Fails, _, Some(allowed)) => format!(", above its exemption of {allowed}"),
+        (State::Fails, Some(Compared::New), _) => ", new".into(),
+        (State::Fails, Some(Compared::Worse), _) => ", worse than the baseline".into(),
+        (State::Held, _, _) => ", held by the baseline".into(),
+        (State::Exempted(text), _, _) => format!(", exempted: {text}"),
+        _ => String::new(),
+    };
+    format!("{} {value} (limit {}{why})", f.metric.as_str(), f.limit)
+}
+
+fn line(f: &Finding<'_>) -> String {
+    format!(
+        "  {}:{}: {}: {}\n",
+        f.function.file,
+        f.function.start_line,
+        f.function.name,
+        describe(f)
+    )
+}
+
+/// Writes the summary.
+pub(crate) fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let report = run.report;
+    let mut languages: Vec<String> = report.summary["languages"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(lang, v)| {
+                    let n = v["functions"].as_u64().unwrap_or(0) as usize;
+                    format!("{lang} {}", count(n, "", "").trim_end())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    languages.sort();
+    writeln!(
+        out,
+        "minimcp analyze: {}, {} in {}{}",
+        count(report.files, "file", "files"),
+        count(report.functions.len(), "function", "functions"),
+        run.scope,
+        if languages.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", languages.join(", "))
+        }
+    )?;
+    let gate = run.gate;
+    let head = gate.headline();
+    let limits: Vec<String> = [
+        ("cyclomatic", head.cyclomatic),
+        ("cognitive", head.cognitive),
+    ]
+    .iter()
+    .filter_map(|(name, l)| l.map(|l| format!("{name} {l}")))
+    .collect();
+    let from = match &gate.source {
+        Source::None => None,
+        Source::Flags => Some("the command line".to_string()),
+        Source::Config(file) => Some(file.clone()),
+        Source::Baseline(file) => Some(format!("the baseline {file}")),
+    };
+    match from {
+        None => {
+            let largest = |get: fn(&minimcp::toolsets::analysis::batch::Function) -> u32,
+                           name: &str| {
+                run.shown.iter().max_by_key(|(f, _)| get(f)).map(|(f, _)| {
+                    format!("{name} {} ({}:{} {})", get(f), f.file, f.start_line, f.name)
+                })
+            };
+            let top: Vec<String> = [
+                largest(|f| f.cyclomatic, "cyclomatic"),
+                largest(|f| f.cognitive, "cognitive"),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            writeln!(
+                out,
+                "limits: none set, so nothing fails (set them with --max-cyclomatic N and --max-cognitive N, or in .minimcp.toml){}",
+                if top.is_empty() {
+                    String::new()
+                } else {
+                    format!("; the largest: {}", top.join(", "))
+                }
+            )?;
+        }
+        Some(from) => {
+            let overrides = match &gate.source {
+                Source::Config(_) => gate_overrides(run),
+                _ => String::new(),
+            };
+            writeln!(
+                out,
+                "limits: {} (from {from}{overrides})",
+                if limits.is_empty() {
+                    "per path".to_string()
+                } else {
+                    limits.join(", ")
+                }
+            )?;
+        }
+    }
+    if let Some((file, held)) = &run.baseline {
+        writeln!(
+            out,
+            "baseline: {file} ({})",
+            count(*held, "function", "functions")
+        )?;
+    }
+    if let Some(rev) = run.diff {
+        writeln!(
+            out,
+            "diff: only the {} changed since {rev} are judged",
+            count(run.shown.len(), "function", "functions")
+        )?;
+    }
+    let failing: Vec<&Finding<'_>> = run.findings.iter().filter(|f| f.fails()).collect();
+    if !failing.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "failing:")?;
+        list(out, &failing, |f| line(f))?;
+    }
+    let held = run
+        .findings
+        .iter()
+        .filter(|f| f.state == State::Held)
+        .count();
+    let exempted: Vec<&Finding<'_>> = run
+        .findings
+        .iter()
+        .filter(|f| matches!(f.state, State::Exempted(_)))
+        .collect();
+    if held > 0 {
+        writeln!(
+            out,
+            "\nheld by the baseline: {} over a limit, not failing",
+            count(held, "function", "functions")
+        )?;
+    }
+    if !exempted.is_empty() {
+        writeln!(out, "\nexempted in the source:")?;
+        list(out, &exempted, |f| line(f))?;
+    }
+    if !run.stale.is_empty() {
+        writeln!(out, "\nstale exemptions (remove or fix them):")?;
+        let stale: Vec<_> = run.stale.iter().collect();
+        list(out, &stale, |s| {
+            format!(
+                "  {}:{}: {}{}\n",
+                s.file,
+                s.exemption.line,
+                s.function
+                    .as_ref()
+                    .map(|f| format!("{f}: "))
+                    .unwrap_or_default(),
+                format_args!("\"{}\": {}", s.exemption.text, s.why)
+            )
+        })?;
+    }
+    for note in &report.notes {
+        writeln!(out, "\nnote: {note}")?;
+    }
+    let functions: HashSet<(&str, u32)> = failing
+        .iter()
+        .map(|f| (f.function.file.as_str(), f.function.start_line))
+        .collect();
+    if failing.is_empty() {
+        writeln!(out, "\npassed.")
+    } else {
+        writeln!(
+            out,
+            "\nFAILED: {} over a limit.",
+            count(functions.len(), "function", "functions")
+        )
+    }
+}
+
+/// `items`, at most [`MAX_LISTED`] of them, then how many more.
+fn list<T>(out: &mut dyn Write, items: &[T], show: impl Fn(&T) -> String) -> io::Result<()> {
+    for item in items.iter().take(MAX_LISTED) {
+        out.write_all(show(item).as_bytes())?;
+    }
+    if items.len() > MAX_LISTED {
+        writeln!(
+            out,
+            "  … and {} more (--format json lists every one)",
+            items.len() - MAX_LISTED
+        )?;
+    }
+    Ok(())
+}
+
+/// `, 2 path overrides` when the configuration has some.
+fn gate_overrides(run: &Run<'_>) -> String {
+    match run.gate.overrides() {
+        0 => String::new(),
+        1 => ", 1 path override".into(),
+        n => format!(", {n} path overrides"),
+    }
+}
