@@ -17,7 +17,7 @@ use super::Run;
 /// Writes the report of `run`.
 pub(crate) fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
     let issues: Vec<Value> = run.findings.iter().map(issue).collect();
-    serde_json::to_writer_pretty(&mut *out, &issues).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *out, &issues).map_err(super::io_error)?;
     out.write_all(b"\n")
 }
 

@@ -116,10 +116,11 @@ pub(crate) fn load(cwd: &Path, explicit: Option<&Path>) -> Result<Config, String
     };
     let shown = match explicit {
         Some(p) => p.display().to_string(),
-        None => path
-            .strip_prefix(cwd)
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|_| path.display().to_string()),
+        // The repository's root is the working directory or above it.
+        None => match cwd.strip_prefix(&dir) {
+            Ok(below) => "../".repeat(below.components().count()) + FILE_NAME,
+            Err(_) => path.display().to_string(),
+        },
     };
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let mut config = read(&text).map_err(|e| format!("{shown}:{e}"))?;

@@ -59,7 +59,7 @@ pub(crate) fn json(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
                 &mut *out,
                 batch::Pretty::at(1),
             ))
-            .map_err(io::Error::other)
+            .map_err(super::io_error)
     }
     let head = run.gate.headline();
     let source = match run.gate.source {
@@ -77,7 +77,7 @@ pub(crate) fn json(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
             &mut *out,
             batch::Pretty::at(1),
         ))
-        .map_err(io::Error::other)?;
+        .map_err(super::io_error)?;
     member(
         out,
         "thresholds",

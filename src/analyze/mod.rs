@@ -259,6 +259,14 @@ fn is_touched(f: &Function, touched: &BTreeMap<String, Vec<(u32, u32)>>) -> bool
     })
 }
 
+/// An I/O error serde_json met, with its kind (a closed pipe stays a closed pipe).
+pub(crate) fn io_error(e: serde_json::Error) -> std::io::Error {
+    match e.io_error_kind() {
+        Some(kind) => std::io::Error::new(kind, e),
+        None => std::io::Error::other(e),
+    }
+}
+
 /// `path` as shown in messages.
 pub(crate) fn shown(path: &Path) -> String {
     path.display().to_string()

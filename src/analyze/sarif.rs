@@ -42,7 +42,7 @@ pub(crate) fn fingerprint(f: &Finding<'_>) -> String {
 
 /// Writes the log of `run`.
 pub(crate) fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &log(run)).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *out, &log(run)).map_err(super::io_error)?;
     out.write_all(b"\n")
 }
 
