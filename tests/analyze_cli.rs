@@ -1,7 +1,7 @@
 //! `minimcp analyze` and `minimcp churn` through the real binary, on git repositories the
 //! tests create: limits and exit statuses, the baseline, `--diff`, every format, and SARIF
 //! fingerprints that survive lines inserted above a function. (The SARIF schema itself is
-//! checked by tests/sarif_schema.sh, which needs the network.)
+//! checked by tests/analysis_formats.sh, which installs its validators.)
 
 use std::path::Path;
 use std::process::Command;
