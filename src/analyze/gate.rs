@@ -197,51 +197,11 @@ impl<'c> Gate<'c> {
                 }
             }
             for metric in Metric::BOTH {
-                let (Some(limit), value) = (metric.in_limits(limits), metric.of(function)) else {
-                    continue;
-                };
-                if value <= limit {
-                    continue;
+                if let Some(finding) =
+                    self.finding(function, occurrence, metric, limits, baseline, old)
+                {
+                    findings.push(finding);
                 }
-                let granted = function
-                    .exemptions
-                    .iter()
-                    .filter_map(|e| {
-                        e.kind
-                            .allows(metric == Metric::Cognitive)
-                            .map(|g| (g, &e.text))
-                    })
-                    .max_by_key(|(g, _)| *g);
-                let compared = baseline.map(|b| match b.value(function, occurrence, metric) {
-                    None => Compared::New,
-                    Some(old) if value > old => Compared::Worse,
-                    Some(_) => Compared::Unchanged,
-                });
-                let state = match (granted, compared) {
-                    (Some((g, text)), _) if g >= value => State::Exempted(text.clone()),
-                    (_, Some(Compared::Unchanged)) => State::Held,
-                    _ => State::Fails,
-                };
-                let key = (function.file.clone(), function.name.clone(), occurrence);
-                let old = baseline
-                    .and_then(|b| b.value(function, occurrence, metric))
-                    .or_else(|| {
-                        old.get(&key).map(|&(cy, co)| match metric {
-                            Metric::Cyclomatic => cy,
-                            Metric::Cognitive => co,
-                        })
-                    });
-                findings.push(Finding {
-                    function,
-                    occurrence,
-                    metric,
-                    value,
-                    limit,
-                    outgrown: granted.map(|(g, _)| g).filter(|&g| g < value),
-                    state,
-                    compared,
-                    old,
-                });
             }
         }
         findings.sort_by(|a, b| {
@@ -253,6 +213,58 @@ impl<'c> Gate<'c> {
                 .then(a.function.start_line.cmp(&b.function.start_line))
         });
         (findings, stale)
+    }
+
+    /// `function`'s finding for `metric`, when it is over its limit.
+    fn finding<'a>(
+        &self,
+        function: &'a Function,
+        occurrence: usize,
+        metric: Metric,
+        limits: Limits,
+        baseline: Option<&Baseline>,
+        old: &HashMap<(String, String, usize), (u32, u32)>,
+    ) -> Option<Finding<'a>> {
+        let (limit, value) = (metric.in_limits(limits)?, metric.of(function));
+        if value <= limit {
+            return None;
+        }
+        let granted = function
+            .exemptions
+            .iter()
+            .filter_map(|e| {
+                e.kind
+                    .allows(metric == Metric::Cognitive)
+                    .map(|g| (g, &e.text))
+            })
+            .max_by_key(|(g, _)| *g);
+        let held = baseline.and_then(|b| b.value(function, occurrence, metric));
+        let compared = baseline.map(|_| match held {
+            None => Compared::New,
+            Some(old) if value > old => Compared::Worse,
+            Some(_) => Compared::Unchanged,
+        });
+        let state = match (granted, compared) {
+            (Some((g, text)), _) if g >= value => State::Exempted(text.clone()),
+            (_, Some(Compared::Unchanged)) => State::Held,
+            _ => State::Fails,
+        };
+        let key = (function.file.clone(), function.name.clone(), occurrence);
+        let before = old.get(&key).map(|&(cy, co)| match metric {
+            Metric::Cyclomatic => cy,
+            Metric::Cognitive => co,
+        });
+        Some(Finding {
+            function,
+            occurrence,
+            metric,
+            value,
+            limit,
+            outgrown: granted.map(|(g, _)| g).filter(|&g| g < value),
+            state,
+            compared,
+            old: held.or(before),
+        })
     }
 
     /// Why an exemption of `f` does not apply, if it does not: malformed, or every metric

@@ -7,6 +7,8 @@
 use std::collections::HashSet;
 use std::io::{self, Write};
 
+use minimcp::toolsets::analysis::batch::Function;
+
 use super::gate::{Compared, Finding, Source, State};
 use super::Run;
 
@@ -55,105 +57,10 @@ fn line(f: &Finding<'_>) -> String {
 
 /// Writes the summary.
 pub(crate) fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let report = run.report;
-    let mut languages: Vec<String> = report.summary["languages"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(lang, v)| {
-                    let n = v["functions"].as_u64().unwrap_or(0) as usize;
-                    format!("{lang} {}", count(n, "", "").trim_end())
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    languages.sort();
-    writeln!(
-        out,
-        "minimcp analyze: {}, {} in {}{}",
-        count(report.files, "file", "files"),
-        count(report.functions.len(), "function", "functions"),
-        run.scope,
-        if languages.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", languages.join(", "))
-        }
-    )?;
-    let gate = run.gate;
-    let head = gate.headline();
-    let limits: Vec<String> = [
-        ("cyclomatic", head.cyclomatic),
-        ("cognitive", head.cognitive),
-    ]
-    .iter()
-    .filter_map(|(name, l)| l.map(|l| format!("{name} {l}")))
-    .collect();
-    let from = match &gate.source {
-        Source::None => None,
-        Source::Flags => Some("the command line".to_string()),
-        Source::Config(file) => Some(file.clone()),
-        Source::Baseline(file) => Some(format!("the baseline {file}")),
-    };
-    match from {
-        None => {
-            let largest = |get: fn(&minimcp::toolsets::analysis::batch::Function) -> u32,
-                           name: &str| {
-                run.shown.iter().max_by_key(|(f, _)| get(f)).map(|(f, _)| {
-                    format!("{name} {} ({}:{} {})", get(f), f.file, f.start_line, f.name)
-                })
-            };
-            let top: Vec<String> = [
-                largest(|f| f.cyclomatic, "cyclomatic"),
-                largest(|f| f.cognitive, "cognitive"),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
-            writeln!(
-                out,
-                "limits: none set, so nothing fails (set them with --max-cyclomatic N and --max-cognitive N, or in .minimcp.toml){}",
-                if top.is_empty() {
-                    String::new()
-                } else {
-                    format!("; the largest: {}", top.join(", "))
-                }
-            )?;
-        }
-        Some(from) => {
-            let overrides = match &gate.source {
-                Source::Config(_) => gate_overrides(run),
-                _ => String::new(),
-            };
-            writeln!(
-                out,
-                "limits: {} (from {from}{overrides})",
-                if limits.is_empty() {
-                    "per path".to_string()
-                } else {
-                    limits.join(", ")
-                }
-            )?;
-        }
-    }
-    if let Some((file, held)) = &run.baseline {
-        writeln!(
-            out,
-            "baseline: {file} ({})",
-            count(*held, "function", "functions")
-        )?;
-    }
-    if let Some(rev) = run.diff {
-        writeln!(
-            out,
-            "diff: only the {} changed since {rev} are judged",
-            count(run.shown.len(), "function", "functions")
-        )?;
-    }
+    head(run, out)?;
     let failing: Vec<&Finding<'_>> = run.findings.iter().filter(|f| f.fails()).collect();
     if !failing.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "failing:")?;
+        writeln!(out, "\nfailing:")?;
         list(out, &failing, |f| line(f))?;
     }
     let held = run
@@ -161,11 +68,6 @@ pub(crate) fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
         .iter()
         .filter(|f| f.state == State::Held)
         .count();
-    let exempted: Vec<&Finding<'_>> = run
-        .findings
-        .iter()
-        .filter(|f| matches!(f.state, State::Exempted(_)))
-        .collect();
     if held > 0 {
         writeln!(
             out,
@@ -173,6 +75,11 @@ pub(crate) fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
             count(held, "function", "functions")
         )?;
     }
+    let exempted: Vec<&Finding<'_>> = run
+        .findings
+        .iter()
+        .filter(|f| matches!(f.state, State::Exempted(_)))
+        .collect();
     if !exempted.is_empty() {
         writeln!(out, "\nexempted in the source:")?;
         list(out, &exempted, |f| line(f))?;
@@ -181,34 +88,114 @@ pub(crate) fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "\nstale exemptions (remove or fix them):")?;
         let stale: Vec<_> = run.stale.iter().collect();
         list(out, &stale, |s| {
+            let function = s
+                .function
+                .as_ref()
+                .map(|f| format!("{f}: "))
+                .unwrap_or_default();
             format!(
-                "  {}:{}: {}{}\n",
-                s.file,
-                s.exemption.line,
-                s.function
-                    .as_ref()
-                    .map(|f| format!("{f}: "))
-                    .unwrap_or_default(),
-                format_args!("\"{}\": {}", s.exemption.text, s.why)
+                "  {}:{}: {function}\"{}\": {}\n",
+                s.file, s.exemption.line, s.exemption.text, s.why
             )
         })?;
     }
-    for note in &report.notes {
+    for note in &run.report.notes {
         writeln!(out, "\nnote: {note}")?;
     }
     let functions: HashSet<(&str, u32)> = failing
         .iter()
         .map(|f| (f.function.file.as_str(), f.function.start_line))
         .collect();
-    if failing.is_empty() {
-        writeln!(out, "\npassed.")
-    } else {
-        writeln!(
+    match functions.len() {
+        0 => writeln!(out, "\npassed."),
+        n => writeln!(
             out,
             "\nFAILED: {} over a limit.",
-            count(functions.len(), "function", "functions")
-        )
+            count(n, "function", "functions")
+        ),
     }
+}
+
+/// The lines before the lists: what was analysed, the limits, the baseline, the diff.
+fn head(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let report = run.report;
+    let mut languages: Vec<String> = report.summary["languages"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(lang, v)| {
+            let n = v["functions"].as_u64().unwrap_or(0) as usize;
+            format!("{lang} {}", count(n, "", "").trim_end())
+        })
+        .collect();
+    languages.sort();
+    let languages = match languages.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", languages.join(", ")),
+    };
+    writeln!(
+        out,
+        "minimcp analyze: {}, {} in {}{languages}",
+        count(report.files, "file", "files"),
+        count(report.functions.len(), "function", "functions"),
+        run.scope,
+    )?;
+    writeln!(out, "limits: {}", limits(run))?;
+    if let Some((file, held)) = &run.baseline {
+        let held = count(*held, "function", "functions");
+        writeln!(out, "baseline: {file} ({held})")?;
+    }
+    if let Some(rev) = run.diff {
+        let shown = count(run.shown.len(), "function", "functions");
+        writeln!(out, "diff: only the {shown} changed since {rev} are judged")?;
+    }
+    Ok(())
+}
+
+/// The limits and where they come from; without any, how to set them and the largest
+/// values.
+fn limits(run: &Run<'_>) -> String {
+    let gate = run.gate;
+    let from = match &gate.source {
+        Source::None => return unlimited(run),
+        Source::Flags => "the command line".to_string(),
+        Source::Config(file) => format!("{file}{}", overrides(gate.overrides())),
+        Source::Baseline(file) => format!("the baseline {file}"),
+    };
+    let head = gate.headline();
+    let limits: Vec<String> = [
+        ("cyclomatic", head.cyclomatic),
+        ("cognitive", head.cognitive),
+    ]
+    .iter()
+    .filter_map(|(name, l)| l.map(|l| format!("{name} {l}")))
+    .collect();
+    let limits = match limits.is_empty() {
+        true => "per path".to_string(),
+        false => limits.join(", "),
+    };
+    format!("{limits} (from {from})")
+}
+
+fn unlimited(run: &Run<'_>) -> String {
+    let largest = |get: fn(&Function) -> u32, name: &str| {
+        run.shown
+            .iter()
+            .max_by_key(|(f, _)| get(f))
+            .map(|(f, _)| format!("{name} {} ({}:{} {})", get(f), f.file, f.start_line, f.name))
+    };
+    let top: Vec<String> = [
+        largest(|f| f.cyclomatic, "cyclomatic"),
+        largest(|f| f.cognitive, "cognitive"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let top = match top.is_empty() {
+        true => String::new(),
+        false => format!("; the largest: {}", top.join(", ")),
+    };
+    format!("none set, so nothing fails (set them with --max-cyclomatic N and --max-cognitive N, or in .minimcp.toml){top}")
 }
 
 /// `items`, at most [`MAX_LISTED`] of them, then how many more.
@@ -227,8 +214,8 @@ fn list<T>(out: &mut dyn Write, items: &[T], show: impl Fn(&T) -> String) -> io:
 }
 
 /// `, 2 path overrides` when the configuration has some.
-fn gate_overrides(run: &Run<'_>) -> String {
-    match run.gate.overrides() {
+fn overrides(n: usize) -> String {
+    match n {
         0 => String::new(),
         1 => ", 1 path override".into(),
         n => format!(", {n} path overrides"),

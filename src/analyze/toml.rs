@@ -10,6 +10,9 @@
 
 use std::fmt;
 
+#[path = "toml_strings.rs"]
+mod strings;
+
 /// A parsed value and the line it starts on.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Item {
@@ -174,7 +177,7 @@ fn define(root: &mut Table, path: &[String], many: bool, line: u32) -> Result<()
                     });
                     Ok(())
                 }
-                (Value::Table(t), false) if !t.explicit && !declares_values(t) => {
+                (Value::Table(t), false) if !t.explicit => {
                     t.explicit = true;
                     Ok(())
                 }
@@ -194,14 +197,6 @@ fn define(root: &mut Table, path: &[String], many: bool, line: u32) -> Result<()
         };
     }
     Ok(())
-}
-
-/// True when a table implied by deeper headers already holds a `key = value` (only a
-/// header-defined table can): kept for symmetry with TOML's rule.
-fn declares_values(t: &Table) -> bool {
-    t.entries
-        .iter()
-        .any(|(_, item)| !matches!(item.value, Value::Table(_) | Value::Tables(_)))
 }
 
 struct Parser<'a> {
@@ -444,89 +439,6 @@ impl Parser<'_> {
             if !self.newline()? {
                 return Ok(());
             }
-        }
-    }
-
-    /// `"…"` with TOML's escapes.
-    fn basic_string(&mut self) -> Result<String, Error> {
-        self.at += 1;
-        let mut out = String::new();
-        loop {
-            let rest = &self.text[self.at..];
-            let Some(c) = rest.chars().next() else {
-                return Err(self.error("a string is not closed".into()));
-            };
-            self.at += c.len_utf8();
-            match c {
-                '"' => return Ok(out),
-                '\\' => out.push(self.escape()?),
-                '\n' | '\r' => return Err(self.error("a string is not closed on its line".into())),
-                c if c.is_ascii() => {
-                    self.control(c as u8, "a string")?;
-                    out.push(c);
-                }
-                c => out.push(c),
-            }
-        }
-    }
-
-    fn escape(&mut self) -> Result<char, Error> {
-        let Some(c) = self.peek() else {
-            return Err(self.error("a string is not closed".into()));
-        };
-        self.at += 1;
-        let hex = |p: &mut Self, n: usize| -> Result<char, Error> {
-            let digits = p.text.get(p.at..p.at + n).unwrap_or("");
-            let code = (digits.len() == n && digits.bytes().all(|b| b.is_ascii_hexdigit()))
-                .then(|| u32::from_str_radix(digits, 16).ok())
-                .flatten();
-            p.at += digits.len();
-            code.and_then(char::from_u32).ok_or_else(|| {
-                p.error(format!(
-                    "`\\{}{digits}` is not a Unicode scalar value",
-                    if n == 4 { 'u' } else { 'U' }
-                ))
-            })
-        };
-        Ok(match c {
-            b'b' => '\u{8}',
-            b't' => '\t',
-            b'n' => '\n',
-            b'f' => '\u{c}',
-            b'r' => '\r',
-            b'"' => '"',
-            b'\\' => '\\',
-            b'u' => hex(self, 4)?,
-            b'U' => hex(self, 8)?,
-            _ => {
-                let c = self.text[self.at - 1..].chars().next().unwrap_or(' ');
-                return Err(self.error(format!(
-                    "unknown escape `\\{}` in a string",
-                    c.escape_default()
-                )));
-            }
-        })
-    }
-
-    /// `'…'`: no escapes.
-    fn literal_string(&mut self) -> Result<String, Error> {
-        self.at += 1;
-        let start = self.at;
-        loop {
-            let Some(c) = self.text[self.at..].chars().next() else {
-                return Err(self.error("a string is not closed".into()));
-            };
-            match c {
-                '\'' => {
-                    let s = self.text[start..self.at].to_string();
-                    self.at += 1;
-                    return Ok(s);
-                }
-                '\n' | '\r' => return Err(self.error("a string is not closed on its line".into())),
-                c if c.is_ascii() => self.control(c as u8, "a string")?,
-                _ => {}
-            }
-            self.at += c.len_utf8();
         }
     }
 }
