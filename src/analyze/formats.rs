@@ -160,11 +160,7 @@ pub(crate) fn markdown(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
     } else {
         table(out, &failing)?;
     }
-    let held = run
-        .findings
-        .iter()
-        .filter(|f| f.state == State::Held)
-        .count();
+    let held = super::summary::held(run);
     if held > 0 {
         writeln!(
             out,
