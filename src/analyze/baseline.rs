@@ -11,7 +11,7 @@ use minimcp::toolsets::analysis::batch::Function;
 use serde_json::{json, Value};
 
 use super::config::Limits;
-use super::gate::Metric;
+use super::metric::Metric;
 use super::shown;
 
 /// What the `format` field of a baseline file says.

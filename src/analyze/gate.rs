@@ -10,38 +10,7 @@ use minimcp::toolsets::analysis::exempt::{Exemption, Kind};
 
 use super::baseline::Baseline;
 use super::config::{Config, Limits};
-
-/// The two metrics with limits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Metric {
-    Cyclomatic,
-    Cognitive,
-}
-
-impl Metric {
-    pub(crate) const BOTH: [Metric; 2] = [Metric::Cyclomatic, Metric::Cognitive];
-
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Metric::Cyclomatic => "cyclomatic",
-            Metric::Cognitive => "cognitive",
-        }
-    }
-
-    pub(crate) fn of(self, f: &Function) -> u32 {
-        match self {
-            Metric::Cyclomatic => f.cyclomatic,
-            Metric::Cognitive => f.cognitive,
-        }
-    }
-
-    fn in_limits(self, limits: Limits) -> Option<u32> {
-        match self {
-            Metric::Cyclomatic => limits.cyclomatic,
-            Metric::Cognitive => limits.cognitive,
-        }
-    }
-}
+pub(crate) use super::metric::Metric;
 
 /// How a function over a limit compares with the baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

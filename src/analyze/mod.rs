@@ -13,6 +13,7 @@ mod codequality;
 mod config;
 mod formats;
 mod gate;
+mod metric;
 mod sarif;
 mod summary;
 mod toml;
