@@ -285,7 +285,6 @@ pub(crate) fn sarif(violations: &[Violation<'_>]) -> Value {
             "tool": {"driver": {
                 "name": "minimcp analyze_complexity",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://modelcontextprotocol.io",
                 "rules": [
                     rule("cyclomatic-complexity", "Cyclomatic complexity"),
                     rule("cognitive-complexity", "Cognitive complexity"),
