@@ -231,9 +231,19 @@ fn the_configuration_sets_limits_excludes_and_overrides_and_flags_win() {
         out.contains("(from ../.minimcp.toml, 1 path override)"),
         "{out}"
     );
-    // A flag wins over the file, overrides included.
+    // A flag wins over the file, overrides included, for the metric it names; the file
+    // still sets the others.
     assert_eq!(json(&dir, &["--max-cyclomatic", "6"]).0, 0);
     assert_eq!(json(&dir, &["--max-cyclomatic", "5"]).0, 1);
+    write(
+        &dir,
+        ".minimcp.toml",
+        "[analyze]\nmax-cyclomatic = 3\nmax-cognitive = 4\nexclude = [\"vendor\"]\n",
+    );
+    let (code, report) = json(&dir, &["--max-cyclomatic", "6"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["thresholds"]["max_cognitive"], 4);
+    assert_eq!(report["thresholds"]["source"], "flags and config");
     // A mistake names the file, the line and the key, and stops the run.
     write(
         &dir,

@@ -2,8 +2,8 @@
 //! excludes and per-path overrides, in the `[analyze]` table. It is read from the root of
 //! the repository holding the working directory (the nearest directory above it with a
 //! `.git`; the working directory itself outside a repository), or from `--config FILE`.
-//! Flags win over it: `--max-cyclomatic` and `--max-cognitive` replace its limits
-//! everywhere, `--exclude` adds to its excludes. Every mistake is an error that names the
+//! Flags win over it: `--max-cyclomatic` and `--max-cognitive` replace its limit for their
+//! metric everywhere, overrides included; `--exclude` adds to its excludes. Every mistake is an error that names the
 //! file, the line and the key.
 //!
 //! ```toml

@@ -66,6 +66,7 @@ pub(crate) fn json(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
         Source::None => "none",
         Source::Flags => "flags",
         Source::Config(_) => "config",
+        Source::FlagsAndConfig(_) => "flags and config",
         Source::Baseline(_) => "baseline",
     };
     let violations: Vec<Value> = run.findings.iter().map(row).collect();

@@ -75,6 +75,8 @@ pub(crate) enum Source {
     None,
     Flags,
     Config(String),
+    /// Flags for the metrics they name, the file for the others.
+    FlagsAndConfig(String),
     Baseline(String),
 }
 
@@ -87,20 +89,19 @@ pub(crate) struct Gate<'c> {
 }
 
 impl<'c> Gate<'c> {
-    /// Flags win; then the configuration; the baseline's own thresholds only when neither
-    /// sets any limit.
+    /// Flags win, metric by metric; then the configuration; the baseline's own thresholds
+    /// only when neither sets any limit.
     pub(crate) fn new(
         flags: Limits,
         config: &'c Config,
         baseline: Option<(&str, Limits)>,
     ) -> Gate<'c> {
         let configured = config.limits.any() || !config.overrides.is_empty();
+        let file = || config.file.clone().unwrap_or_default();
         let (baseline_limits, source) = match baseline {
+            _ if flags.any() && configured => (Limits::default(), Source::FlagsAndConfig(file())),
             _ if flags.any() => (Limits::default(), Source::Flags),
-            _ if configured => (
-                Limits::default(),
-                Source::Config(config.file.clone().unwrap_or_default()),
-            ),
+            _ if configured => (Limits::default(), Source::Config(file())),
             Some((name, limits)) if limits.any() => (limits, Source::Baseline(name.to_string())),
             _ => (Limits::default(), Source::None),
         };
@@ -112,30 +113,44 @@ impl<'c> Gate<'c> {
         }
     }
 
-    /// The limits for `f`.
+    /// The limits for `f`: for each metric the flag's, else the configuration's for its
+    /// path, else (when neither sets any) the baseline's.
     pub(crate) fn limits(&self, f: &Function) -> Limits {
-        match self.source {
-            Source::Flags => self.flags,
-            Source::Config(_) => self.config.limits_for(&f.path),
-            Source::Baseline(_) => self.baseline_limits,
-            Source::None => Limits::default(),
-        }
+        let configured = match self.source {
+            Source::Config(_) | Source::FlagsAndConfig(_) => self.config.limits_for(&f.path),
+            _ => Limits::default(),
+        };
+        self.merged(configured)
     }
 
     /// The top-level limits, for the report's header.
     pub(crate) fn headline(&self) -> Limits {
-        match self.source {
-            Source::Flags => self.flags,
-            Source::Config(_) => self.config.limits,
-            Source::Baseline(_) => self.baseline_limits,
-            Source::None => Limits::default(),
+        let configured = match self.source {
+            Source::Config(_) | Source::FlagsAndConfig(_) => self.config.limits,
+            _ => Limits::default(),
+        };
+        self.merged(configured)
+    }
+
+    fn merged(&self, configured: Limits) -> Limits {
+        Limits {
+            cyclomatic: self
+                .flags
+                .cyclomatic
+                .or(configured.cyclomatic)
+                .or(self.baseline_limits.cyclomatic),
+            cognitive: self
+                .flags
+                .cognitive
+                .or(configured.cognitive)
+                .or(self.baseline_limits.cognitive),
         }
     }
 
     /// How many `[[analyze.override]]` tables apply.
     pub(crate) fn overrides(&self) -> usize {
         match self.source {
-            Source::Config(_) => self.config.overrides.len(),
+            Source::Config(_) | Source::FlagsAndConfig(_) => self.config.overrides.len(),
             _ => 0,
         }
     }

@@ -173,6 +173,9 @@ fn limits(run: &Run<'_>) -> String {
         Source::None => return unlimited(run),
         Source::Flags => "the command line".to_string(),
         Source::Config(file) => format!("{file}{}", overrides(gate.overrides())),
+        Source::FlagsAndConfig(file) => {
+            format!("the command line and {file}{}", overrides(gate.overrides()))
+        }
         Source::Baseline(file) => format!("the baseline {file}"),
     };
     let head = gate.headline();
