@@ -47,25 +47,32 @@ USAGE:
                                               one call, print the result (see --json)
     minimcp analyze [PATH...] [ANALYZE OPTIONS]
                                               measure every function under PATH (default
-                                              .) and report; for CI (see below)
+                                              .; any path) and gate on limits; for CI
     minimcp churn [PATH...] [--days N] [--format markdown|json|csv] [--exclude GLOB]
-                                              git change history of PATH, whole
+                                              git change history of PATH, whole (renames
+                                              followed, deleted files left out)
     minimcp --help | --version
 
     call: a TOOL name calls tools/call with JSON as its arguments (default {});
           a METHOD (it contains '/', e.g. tools/list, resources/read) is sent with JSON
           as its params. Exit status 0 on success, 1 on an error or an isError result.
 
-ANALYZE OPTIONS (paths are relative to the working directory, the report's root):
-    --format F                markdown, json, sarif (SARIF 2.1.0, for code scanning) or
-                              csv (default: markdown at a terminal, json otherwise).
-    --max-cyclomatic N        Exit status 1 when a function's cyclomatic complexity is
-    --max-cognitive N         above N (or cognitive complexity above N).
-    --baseline FILE           Fail only for functions new or worse than in FILE; with it
-                              both limits apply (defaults 10 and 15).
+ANALYZE OPTIONS (paths are relative to the working directory; see docs/analysis-in-ci.md):
+    --max-cyclomatic N        A function whose cyclomatic complexity is above N fails
+    --max-cognitive N         (or cognitive complexity above N). They win over the
+                              repository's .minimcp.toml ([analyze] max-cyclomatic,
+                              max-cognitive, exclude, [[analyze.override]] paths). With
+                              no limit from either (or a baseline), nothing fails.
+    --config FILE             Read FILE instead of the repository's .minimcp.toml.
+    --baseline FILE           Fail only for functions new or worse than in FILE.
     --write-baseline FILE     Record the functions above the limits in FILE; exits 0.
     --diff REV                Only functions whose lines differ from git revision REV.
     --exclude GLOB            Leave out matching files or directories (repeatable).
+    --format F                summary (default), markdown, json, sarif (GitHub code
+                              scanning), gitlab (Code Quality), checkstyle, csv.
+    --report F=FILE           Also write format F to FILE (repeatable).
+    In the source, `minimcp: allow cyclomatic=25 -- REASON` (or `# noqa: complexipy`,
+    `#lizard forgives`) before or inside a function exempts it; stale ones are listed.
     Exit status: 0 passed, 1 a function failed a limit, 2 a usage or setup error.
     A progress line (files done / total) goes to stderr when it is a terminal.
 
