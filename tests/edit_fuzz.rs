@@ -104,7 +104,9 @@ impl Line {
     }
 }
 
-const NAMES: &[&str] = &["a", "b", "x", "value", "item", "store", "key", "uri"];
+const NAMES: &[&str] = &[
+    "a", "b", "x", "value", "item", "store", "key", "uri", "café", "日本",
+];
 const CALLS: &[&str] = &["f", "g", "run", "load", "save", "normalize", "check"];
 
 fn name(rng: &mut Rng) -> &'static str {
@@ -585,8 +587,10 @@ fn variant(
         }
         Variant::SwappedAndDropped => drop_indentation(&swap(lang, &old), &swap(lang, &new))?,
     };
-    // A variant that lost the whole change (it was only whitespace) says nothing.
-    (made != (old, new) && made.0 != made.1).then_some(made)
+    // A variant that lost the whole change (it was only whitespace) says nothing; one whose
+    // `old_text` is still the file's own hides from the server that anything was garbled
+    // (the model's text is then what it says).
+    (made.0 != old && made.0 != made.1).then_some(made)
 }
 
 /// Only the lines that change (with one line of context for a pure insertion).
@@ -622,15 +626,23 @@ fn little_context(lang: Lang, lines: &[Line], c: &Change) -> Option<(String, Str
 // ---- The naive oracle of "should apply" ---------------------------------------------------
 
 /// True when `old` occurs exactly once in `text` and its lines match nowhere else with
-/// whitespace ignored: then the exact text must be applied.
-fn plainly_unique(text: &str, old: &str) -> bool {
+/// whitespace ignored, and `new` ends with a line break as `old` does: then the exact text
+/// must be applied.
+fn plainly_unique(text: &str, old: &str, new: &str) -> bool {
+    if !new.is_empty() && old.ends_with('\n') != new.ends_with('\n') {
+        return false;
+    }
     let crlf = text.contains("\r\n") && !text.replace("\r\n", "").contains('\n');
     let (text, old) = if crlf {
         (text.replace("\r\n", "\n"), old.replace("\r\n", "\n"))
     } else {
         (text.to_string(), old.to_string())
     };
-    if text.matches(old.as_str()).count() != 1 || old.trim().is_empty() {
+    // Counted at every byte: occurrences may overlap.
+    let occurrences = (0..text.len())
+        .filter(|&i| text.is_char_boundary(i) && text[i..].starts_with(old.as_str()))
+        .count();
+    if occurrences != 1 || old.trim().is_empty() {
         return false;
     }
     let squash = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -761,7 +773,7 @@ fn round(seed: u64, files: usize, tally: &mut Tally) {
                         Some("refused, yet the file changed")
                     } else if !actionable(text) {
                         Some("refused without saying what to send")
-                    } else if v == Variant::Exact && plainly_unique(&before, &old) {
+                    } else if v == Variant::Exact && plainly_unique(&before, &old, &new) {
                         Some("refused, though the text occurs once and nowhere else")
                     } else {
                         None

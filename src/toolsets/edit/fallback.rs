@@ -5,10 +5,10 @@
 //! - lines it adds get the indentation change that maps `old_text` onto the file
 //!   (`indent.rs`), and the line break the matched lines use;
 //! - refused, with the file's lines to copy, whenever that is not decided by the model's
-//!   text: no consistent indentation change or several, a line it replaces that differs
-//!   from the file in more than indentation (is the whitespace inside or after it to be
-//!   kept?), blank lines holding whitespace `old_text` left out, mixed line breaks, a
-//!   final line break the file lacks.
+//!   text: no consistent indentation change or several, a line that differs from the
+//!   file in more than indentation where it is unclear which new line it is (is its
+//!   whitespace to be kept?), blank lines added among blank lines holding whitespace,
+//!   mixed line breaks, final line breaks that disagree.
 
 use std::collections::HashMap;
 
@@ -17,8 +17,9 @@ use super::indent::{self, indentation, reindent, Added, Pair, Refusal};
 use super::loose::{find_near, near, Lines, Squashed};
 use super::matching::{listed, Stop, Tick};
 
-/// Lines of matches named in a refusal; the rest are counted.
-pub(crate) const LISTED: usize = 5;
+/// Lines of matches named in a refusal (enough to name the one meant, mostly); the rest are
+/// counted.
+pub(crate) const LISTED: usize = 40;
 
 /// One replacement the fallback decided: bytes `start..end` of the text become `with`.
 pub(crate) struct Rewrite {
@@ -154,7 +155,10 @@ pub(crate) fn rewrite(
     if !added.is_empty() {
         for k in (0..m).filter(|&k| lossy(k)) {
             let context = k < head || k >= m - tail;
-            let repeated = added.iter().any(|&j| new_lines[j] == old_lines[k]);
+            // An added line like it (maybe indented otherwise) could be the one kept.
+            let repeated = added
+                .iter()
+                .any(|&j| after_indentation(new_lines[j]) == after_indentation(old_lines[k]));
             let why = match (kept[k], context && !repeated) {
                 (true, true) => continue,
                 (false, _) => "the edit replaces it",
@@ -165,6 +169,15 @@ pub(crate) fn rewrite(
                 at + k + 1
             ));
         }
+    }
+    // What an added blank line holds is unclear when the file's blank lines here hold
+    // whitespace (else it is written as sent: whitespace nobody sees is no indentation).
+    let blank_held = (0..m).find(|&k| !file(k).is_empty() && file(k).trim().is_empty());
+    if let Some(k) = blank_held.filter(|_| added.iter().any(|&j| new_lines[j].trim().is_empty())) {
+        return refuse(format!(
+            "the file's blank line {} holds whitespace, so it is unclear what the blank lines `new_text` adds should hold.",
+            at + k + 1
+        ));
     }
     // Equal lines of `old_text` the file spells differently: which one is kept matters.
     let mut first_of: HashMap<&str, usize> = HashMap::new();
@@ -188,7 +201,7 @@ pub(crate) fn rewrite(
         .collect();
     let placing: Vec<Added<'_>> = added
         .iter()
-        .filter(|&&j| !new_lines[j].is_empty())
+        .filter(|&&j| !new_lines[j].trim().is_empty())
         .map(|&j| Added {
             index: j,
             model: indentation(new_lines[j]),
@@ -233,8 +246,8 @@ pub(crate) fn rewrite(
             Op::Removed => k += 1,
             Op::Added => {
                 let line = new_lines[j];
-                let made = if line.is_empty() {
-                    String::new()
+                let made = if line.trim().is_empty() {
+                    line.to_string()
                 } else {
                     indents.next().unwrap_or_default() + &line[indentation(line).len()..]
                 };

@@ -10,7 +10,6 @@
 //!      does the whitespace stay?
 //!    - it ends with a line break and `new_text` does not (or the reverse), at a line's
 //!      end: is the next line joined, a blank line added?
-//!    - `new_text` adds lines indented with a character no line of the file begins with;
 //!    - with whitespace ignored it also matches other lines (a copy whose whitespace was
 //!      changed may mean one of those).
 //!
@@ -27,10 +26,8 @@
 //! Everything is linear in the file's size per edit (at most 100 edits), and checks for
 //! cancellation as it goes.
 
-use std::collections::HashSet;
-
 use super::fallback::{self, model_lines, rewrite, LISTED};
-use super::indent::{indentation, spell};
+use super::indent::spell;
 use super::loose::{self, find_near, Lines, Squashed};
 use super::numbered;
 
@@ -213,26 +210,52 @@ fn one(
 /// Where `old` occurs in `text` when it occurs exactly once; several times is refused with
 /// the count and the first lines.
 fn exact(text: &str, old: &str, which: &str, tick: &mut Tick<'_>) -> Result<Option<usize>, Stop> {
-    let mut count = 0;
-    let mut firsts = Vec::new();
+    let (mut count, mut first_at) = (0, None);
+    // The distinct lines (0-based) of the matches, the first [`LISTED`] of them kept.
+    let (mut lines, mut more, mut line, mut counted) = (Vec::new(), false, 0, 0);
+    let mut note_line = |line: usize, lines: &mut Vec<usize>| {
+        if lines.last() != Some(&line) {
+            match lines.len() < LISTED {
+                true => lines.push(line),
+                false => more = true,
+            }
+        }
+    };
     for (at, _) in text.match_indices(old) {
         count += 1;
-        if firsts.len() < LISTED {
-            firsts.push(at);
-        }
+        first_at.get_or_insert(at);
+        line += text.as_bytes()[counted..at]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        counted = at;
+        note_line(line, &mut lines);
         tick.steps(old.len().max(64))?;
     }
-    match count {
-        0 => Ok(None),
-        1 => Ok(Some(firsts[0])),
-        _ => {
-            let lines: Vec<usize> = firsts.iter().map(|&at| line_of(text, at) - 1).collect();
-            Err(Stop::Refused(format!(
-                "{which}: `old_text` occurs {count} times, at lines {}; it must occur exactly once. Add to `old_text` (and `new_text`) a neighbouring line that tells the one you mean apart.",
-                listed(count, &lines)
-            )))
+    let Some(at) = first_at else {
+        return Ok(None);
+    };
+    // The search skips occurrences overlapping one it found: after the only one, another
+    // can start only within it (`x\nx\n` in `x\nx\nx\n`).
+    if count == 1 {
+        let from = at + text[at..].chars().next().map_or(1, char::len_utf8);
+        let mut end = text.len().min(at + 2 * old.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
         }
+        let Some(next) = text.get(from..end).and_then(|w| w.find(old)) else {
+            return Ok(Some(at));
+        };
+        count = 2;
+        note_line(line_of(text, from + next) - 1, &mut lines);
     }
+    let shown: Vec<String> = lines.iter().map(|l| (l + 1).to_string()).collect();
+    Err(Stop::Refused(format!(
+        "{which}: `old_text` occurs {count} times, at line{} {}{}; it must occur exactly once. Add to `old_text` (and `new_text`) a neighbouring line that tells the one you mean apart.",
+        if shown.len() == 1 { "" } else { "s" },
+        shown.join(", "),
+        if more { format!(", … ({count} in all)") } else { String::new() }
+    )))
 }
 
 /// The note of a deletion that began after the first line's indentation.
@@ -264,8 +287,15 @@ fn checked(
     let rest = &after[..after.find('\n').unwrap_or(after.len())];
     let rest = rest.strip_suffix('\r').unwrap_or(rest);
     let last = || line_of(text, end.min(text.len().saturating_sub(1))) - 1;
-    let count = |lines: &[&str], line: &str| lines.iter().filter(|l| **l == line).count();
-    // The same line, not a copy `new_text` adds: it occurs as often in both.
+    let count = |lines: &[&str], line: &str| {
+        let content = line.trim_start_matches([' ', '\t']);
+        lines
+            .iter()
+            .filter(|l| l.trim_start_matches([' ', '\t']) == content)
+            .count()
+    };
+    // The same line, not a copy `new_text` adds (maybe indented otherwise): a line like it
+    // occurs as often in both.
     let same_line = |a: Option<&&str>, b: Option<&&str>| {
         a.is_some_and(|a| b == Some(a) && count(&old_lines, a) == count(&new_lines, a))
     };
@@ -310,9 +340,6 @@ fn checked(
             fallback::verbatim(&Lines::new(text), shown, 1, budget)
         )));
     }
-    if let Some(why) = foreign_indentation(text, &old_lines, &new_lines) {
-        return Err(Stop::Refused(format!("{which}: {why} Nothing was changed. Send `new_text` indented with the file's characters.")));
-    }
     let want = Squashed::new(old_lines.iter().copied(), tick)?;
     let (start, mut note) = match after_indentation && new.is_empty() && old.ends_with('\n') {
         true => (line_start, Some(WHOLE_LINES.to_string())),
@@ -338,7 +365,8 @@ fn checked(
     }
     // The runs starting from `lowest` to the exact match's last line overlap it.
     let (count, firsts) = find_near(text, &want, LISTED, tick)?;
-    let through = loose::line_start(text, at + old.trim_end_matches('\n').len().max(1) - 1);
+    // The line of `old_text`'s last character that is not a line break.
+    let through = loose::line_start(text, at + old.trim_end_matches('\n').len());
     let mut lowest = line_start;
     for _ in 1..want.len() {
         lowest = lowest
@@ -355,33 +383,6 @@ fn checked(
         first() + 1,
         listed(count, &lines)
     )))
-}
-
-/// Why a line `new_text` adds is indented with a character no line of the file starts its
-/// indentation with (a tab in a file indented with spaces, or the reverse), if one is.
-fn foreign_indentation(text: &str, old: &[&str], new: &[&str]) -> Option<String> {
-    let old: HashSet<&str> = old.iter().copied().collect();
-    // Whether some line of the file begins with `c` (a blank one too: leniency is safe).
-    let begins = |c: char| text.starts_with(c) || text.contains(&format!("\n{c}"));
-    let mut seen = [false, false];
-    for (k, line) in new.iter().enumerate() {
-        let Some(kind) = indentation(line).chars().next() else {
-            continue;
-        };
-        let slot = usize::from(kind == '\t');
-        if line.trim().is_empty() || old.contains(line) || seen[slot] {
-            continue;
-        }
-        seen[slot] = true;
-        let (other, what, file) = match kind {
-            '\t' => (' ', "a tab", "spaces"),
-            _ => ('\t', "spaces", "tabs"),
-        };
-        if !begins(kind) && begins(other) {
-            return Some(format!("`new_text`'s line {} is indented with {what}, and no line of the file is: it indents with {file}.", k + 1));
-        }
-    }
-    None
 }
 
 /// `1, 5, 9` or `1, 5, 9, … (12 in all)`: 0-based lines shown 1-based.

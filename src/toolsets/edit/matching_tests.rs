@@ -58,10 +58,19 @@ fn several_matches_are_refused_with_the_first_lines_and_the_count() {
     let many = "x\n".repeat(1000);
     let err = refused(&many, "x", "y");
     assert!(
-        err.contains("occurs 1000 times, at lines 1, 2, 3, 4, 5, … (1000 in all)"),
+        err.contains("occurs 1000 times, at lines 1, 2, 3, "),
         "{err}"
     );
+    assert!(err.contains(", 39, 40, … (1000 in all); it must"), "{err}");
+    // Several on one line name it once.
+    let err = refused("}}\n}\n", "}", "x");
+    assert!(err.contains("occurs 3 times, at lines 1, 2;"), "{err}");
     assert!(err.len() < 400, "{err}");
+    // A unique match ending in a character of several bytes.
+    assert_eq!(applied("a\n  b é\nc\n", "b é", "b è"), "a\n  b è\nc\n");
+    // Two occurrences overlapping count as two.
+    let err = refused("a\nx\nx\nx\nb\n", "x\nx\n", "x\nx\ny\n");
+    assert!(err.contains("occurs 2 times, at lines 2, 3;"), "{err}");
 }
 
 #[test]
