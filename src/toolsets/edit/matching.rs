@@ -363,18 +363,10 @@ fn checked(
     if (0..want.len()).all(|k| want.get(k).is_empty()) {
         return Ok((start, with, note));
     }
-    // The runs starting from `lowest` to the exact match's last line overlap it.
+    // Only a run starting on the exact match's own line is that match (one shifted by a
+    // line is another place).
     let (count, firsts) = find_near(text, &want, LISTED, tick)?;
-    // The line of `old_text`'s last character that is not a line break.
-    let through = loose::line_start(text, at + old.trim_end_matches('\n').len());
-    let mut lowest = line_start;
-    for _ in 1..want.len() {
-        lowest = lowest
-            .checked_sub(1)
-            .map_or(0, |p| loose::line_start(text, p));
-    }
-    let elsewhere = firsts.iter().any(|&s| s > through || s < lowest);
-    if !elsewhere && count <= firsts.len() {
+    if count <= 1 && firsts.iter().all(|&s| s == line_start) {
         return Ok((start, with, note));
     }
     let lines: Vec<usize> = firsts.iter().map(|&s| line_of(text, s) - 1).collect();

@@ -171,6 +171,9 @@ fn what_the_text_does_not_decide_is_refused_with_the_lines_to_copy() {
     let text = "if a:\n    b()\n\ndef f():\n    if a:\n        b()\n";
     let err = refused(text, "if a:\n    b()", "if a:\n    c()");
     assert!(err.contains("matches 2 places, at lines 1, 5"), "{err}");
+    // ... also a run shifted by a line: `\t}\n}` with its indentation dropped is lines 1-2.
+    let err = refused("\t\t}\n\t}\n}\n", "\t}\n}", "\t}\n}\nx");
+    assert!(err.contains("matches 2 places, at lines 1, 2"), "{err}");
     // Several whitespace-tolerant matches.
     let err = refused("a b\na  b\n", "a   b", "c");
     assert!(err.contains("matches 2 places, at lines 1, 2"), "{err}");
