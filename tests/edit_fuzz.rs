@@ -262,6 +262,11 @@ fn file(lang: Lang, rng: &mut Rng) -> Vec<Line> {
         if i == last && rng.one_in(6) {
             line.ending = "";
         }
+        // Whitespace ending a file after its last line break is no line a model can see,
+        // nor say it removes.
+        if i == last && line.text.is_empty() && line.ending.is_empty() {
+            line.tail.clear();
+        }
     }
     lines
 }
