@@ -18,10 +18,12 @@
 
 mod atomic;
 mod base64;
+mod commit;
 mod diff;
 mod dirs;
 mod edit_file;
 mod guard;
+mod lock;
 mod matching;
 mod moving;
 mod tools;

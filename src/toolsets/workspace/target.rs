@@ -102,6 +102,12 @@ impl CheckedDir {
     pub(crate) fn sync(&self) -> io::Result<()> {
         self.handle.sync_all()
     }
+
+    /// Opens the entry `name` read-only, without blocking on a FIFO where the platform
+    /// allows (the caller checks what it opened).
+    pub(crate) fn open_entry(&self, name: &str) -> io::Result<File> {
+        open_nonblocking(&self.entry(name))
+    }
 }
 
 impl Sandbox {

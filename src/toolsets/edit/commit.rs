@@ -1,0 +1,330 @@
+//! Putting changes to one or several files in place, all or none, as one step against every
+//! other minimcp process: each file still holds exactly the bytes its change was computed
+//! from when it is replaced, and nobody else replaces it in between.
+//!
+//! 1. Every new content is written to its temporary file, `fsync`ed and locked
+//!    (`atomic::Prepared`): the slow part, done before anything is locked or checked.
+//! 2. Every existing target is locked (`lock.rs`) in ascending order of its canonical path,
+//!    the same order in every process, so two writers of overlapping sets of files never wait
+//!    for each other in a circle; the wait for all of them together is bounded by
+//!    `LOCK_WAIT`. Under its lock each file is read through the locked handle and compared
+//!    byte for byte with the bytes the change was computed from; a file to be created must
+//!    still be absent. Any difference refuses the whole commit, nothing written.
+//! 3. New files are linked into place first (a name that appeared meanwhile refuses the
+//!    commit, and the files this commit created are removed again), then each replaced file
+//!    is checked to still be at its path and the new one renamed over it, and files to delete
+//!    are removed. The directories are `fsync`ed, then every lock is let go.
+//!
+//! Another program that takes no part in the locking (an editor) can still change a file
+//! after it was read under the lock and before the rename; that window is logged at debug
+//! level for each file (and measured in SECURITY.md).
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io;
+use std::time::Instant;
+
+use super::atomic::{mode_of, Prepared};
+use super::lock::{self, Held, LockError, LOCK_WAIT};
+use super::Editor;
+use crate::toolsets::workspace::sandbox::{PathError, RelPath, Sandbox};
+use crate::toolsets::workspace::target::{links, CheckedDir, Target};
+use crate::{log, sha256_hex, HandlerError};
+
+/// One file of a commit.
+pub(crate) struct Change<'a> {
+    /// The checked file (`Sandbox::write_target`).
+    pub(crate) target: &'a Target,
+    /// The bytes the change was computed from, as they were read; `None`: the file must not
+    /// exist (it is created).
+    pub(crate) base: Option<&'a [u8]>,
+    /// The new content; `None`: the file is deleted.
+    pub(crate) data: Option<&'a [u8]>,
+}
+
+/// Puts every change in place or none. Returns each change's new SHA-256 (`None` for a
+/// deletion), which the session now knows.
+pub(crate) fn commit_all(
+    editor: &Editor,
+    session: Option<u64>,
+    changes: &[Change<'_>],
+) -> Result<Vec<Option<String>>, HandlerError> {
+    let mut seen = BTreeSet::new();
+    for change in changes {
+        if change.base.is_none() && change.data.is_none() {
+            return Err(HandlerError::Invalid(format!(
+                "`{}`: nothing to create and nothing to delete",
+                change.target.rel
+            )));
+        }
+        if !seen.insert(change.target.path()) {
+            return Err(HandlerError::Invalid(format!(
+                "`{}` is named twice; change each file once",
+                change.target.rel
+            )));
+        }
+        refuse_read_only(change.target, change.target.existing.as_ref())?;
+    }
+    let dirs = changes
+        .iter()
+        .map(|c| c.target.sandbox.open_dir(&c.target.dir, &c.target.rel))
+        .collect::<Result<Vec<CheckedDir>, PathError>>()?;
+    let mut prepared = Vec::with_capacity(changes.len());
+    for (change, dir) in changes.iter().zip(&dirs) {
+        prepared.push(match change.data {
+            Some(data) => Some(
+                Prepared::new(dir, data, change.target.existing.as_ref())
+                    .map_err(|e| not_written(change.target, &e))?,
+            ),
+            None => None,
+        });
+    }
+    let mut order: Vec<usize> = (0..changes.len()).collect();
+    order.sort_by_key(|&i| changes[i].target.path());
+    let until = Instant::now() + LOCK_WAIT;
+    let mut held: Vec<Option<Held>> = changes.iter().map(|_| None).collect();
+    let mut checked_at: Vec<Option<Instant>> = changes.iter().map(|_| None).collect();
+    for &i in &order {
+        let (change, dir) = (&changes[i], &dirs[i]);
+        match change.base {
+            Some(base) => {
+                let (file, started) = verify(editor, change.target, dir, base, until)?;
+                if let Some(new) = &prepared[i] {
+                    new.keep(file.meta())
+                        .map_err(|e| not_written(change.target, &e))?;
+                }
+                held[i] = Some(file);
+                checked_at[i] = Some(started);
+            }
+            None => {
+                if fs::symlink_metadata(dir.entry(&change.target.name)).is_ok() {
+                    return Err(appeared(change.target));
+                }
+            }
+        }
+    }
+    publish(changes, &dirs, &mut prepared, &held, &checked_at)?;
+    let mut synced = BTreeSet::new();
+    for (change, dir) in changes.iter().zip(&dirs) {
+        if synced.insert(change.target.dir.clone()) {
+            dir.sync().map_err(|e| not_synced(change.target, &e))?;
+        }
+    }
+    drop(held);
+    drop(prepared);
+    Ok(changes
+        .iter()
+        .map(|change| {
+            let path = change.target.path();
+            match change.data {
+                Some(data) => {
+                    let hash = sha256_hex(data);
+                    editor.ws.served.record(session, &path, &hash);
+                    Some(hash)
+                }
+                None => {
+                    editor.ws.served.forget(&path);
+                    None
+                }
+            }
+        })
+        .collect())
+}
+
+/// `Sandbox::write_target`, waiting out another writer's new file: for an instant it has two
+/// names (its temporary one too), which `write_target` refuses as a hard-linked file, while
+/// its writer holds its lock.
+pub(crate) fn write_target(sandbox: &Sandbox, local: &RelPath) -> Result<Target, HandlerError> {
+    match sandbox.write_target(local) {
+        Err(PathError::HardLinked(_)) => {
+            let entry = sandbox.entry_at(local)?;
+            if let Ok(dir) = sandbox.open_dir(&entry.dir, &entry.rel) {
+                drop(lock::lock(&dir, &entry.name, Instant::now() + LOCK_WAIT));
+            }
+            Ok(sandbox.write_target(local)?)
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Locks `target` and checks, under the lock, that it holds exactly `base`; the lock, and when
+/// reading the file under it began.
+pub(crate) fn verify(
+    editor: &Editor,
+    target: &Target,
+    dir: &CheckedDir,
+    base: &[u8],
+    until: Instant,
+) -> Result<(Held, Instant), HandlerError> {
+    let file = lock::lock(dir, &target.name, until).map_err(|e| refusal(target, base, e))?;
+    if links(file.meta()) > 1 {
+        return Err(PathError::HardLinked(target.rel.clone()).into());
+    }
+    refuse_read_only(target, Some(file.meta()))?;
+    let max = editor.ws.max_write_bytes;
+    let started = Instant::now();
+    let now = file
+        .read(max)
+        .map_err(|e| HandlerError::from(PathError::Io(target.rel.clone(), e.kind())))?;
+    match now {
+        Some(now) if now == base => Ok((file, started)),
+        Some(now) => Err(changed(target, base, &format!("now {}", sha256_hex(&now)))),
+        None => Err(changed(
+            target,
+            base,
+            &format!("now more than --max-write-bytes ({max})"),
+        )),
+    }
+}
+
+/// Puts the checked changes in place: creations first, then replacements and deletions.
+fn publish(
+    changes: &[Change<'_>],
+    dirs: &[CheckedDir],
+    prepared: &mut [Option<Prepared<'_>>],
+    held: &[Option<Held>],
+    checked_at: &[Option<Instant>],
+) -> Result<(), HandlerError> {
+    let mut created: Vec<usize> = Vec::new();
+    for i in (0..changes.len()).filter(|&i| changes[i].base.is_none()) {
+        let Some(new) = prepared[i].as_mut() else {
+            continue;
+        };
+        match new.create(&changes[i].target.name) {
+            Ok(()) => created.push(i),
+            Err(e) => {
+                for &j in &created {
+                    take_back(&dirs[j], &changes[j].target.name, prepared[j].as_ref());
+                }
+                return Err(if e.kind() == io::ErrorKind::AlreadyExists {
+                    appeared(changes[i].target)
+                } else {
+                    not_written(changes[i].target, &e)
+                });
+            }
+        }
+    }
+    // A program that takes no part in the locking may have renamed a file over one of them
+    // since it was checked: the last look before anything is replaced.
+    for (i, file) in held.iter().enumerate() {
+        if let Some(file) = file {
+            if !file
+                .is_at(&dirs[i], &changes[i].target.name)
+                .unwrap_or(false)
+            {
+                for &j in &created {
+                    take_back(&dirs[j], &changes[j].target.name, prepared[j].as_ref());
+                }
+                let base = changes[i].base.unwrap_or_default();
+                return Err(changed(changes[i].target, base, "it was replaced"));
+            }
+        }
+    }
+    let mut done: Vec<String> = created
+        .iter()
+        .map(|&i| changes[i].target.rel.to_string())
+        .collect();
+    for (i, change) in changes.iter().enumerate() {
+        if change.base.is_none() {
+            continue;
+        }
+        let name = &change.target.name;
+        let result = match prepared[i].as_mut() {
+            Some(new) => new.replace(name),
+            None => fs::remove_file(dirs[i].entry(name)),
+        };
+        if let Err(e) = result {
+            return Err(HandlerError::Invalid(match done.as_slice() {
+                [] => format!(
+                    "`{}` could not be written ({e}); nothing was written",
+                    change.target.rel
+                ),
+                done => format!(
+                    "`{}` could not be written ({e}); it was left as it was, but {} had already been changed",
+                    change.target.rel,
+                    done.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ")
+                ),
+            }));
+        }
+        if let Some(started) = checked_at[i] {
+            log::debug(format_args!(
+                "`{}`: {} µs from reading it under the lock to the rename ({} bytes)",
+                change.target.rel,
+                started.elapsed().as_micros(),
+                change.base.map_or(0, <[u8]>::len)
+            ));
+        }
+        done.push(change.target.rel.to_string());
+    }
+    Ok(())
+}
+
+/// Removes a file this commit created, when the name still holds it.
+fn take_back(dir: &CheckedDir, name: &str, new: Option<&Prepared<'_>>) {
+    let Some(ours) = new.and_then(|n| n.meta().ok()) else {
+        return;
+    };
+    if fs::symlink_metadata(dir.entry(name)).is_ok_and(|now| lock::same_file(&ours, &now)) {
+        let _ = fs::remove_file(dir.entry(name));
+    }
+}
+
+/// Renaming over a file needs only the directory's permission: a file its owner made
+/// read-only would be replaced all the same, so that mark is honoured here.
+fn refuse_read_only(target: &Target, meta: Option<&fs::Metadata>) -> Result<(), HandlerError> {
+    if meta.and_then(mode_of).is_some_and(|m| m & 0o222 == 0) {
+        return Err(HandlerError::Invalid(format!(
+            "`{}` is read-only (no write permission), so it is not replaced; make it writable first if it should change",
+            target.rel
+        )));
+    }
+    Ok(())
+}
+
+/// The refusal when `target` could not be locked (`base`: what the change was computed from).
+pub(crate) fn refusal(target: &Target, base: &[u8], error: LockError) -> HandlerError {
+    match error {
+        LockError::Gone => changed(target, base, "it was removed"),
+        LockError::NotAFile => changed(target, base, "it is no longer a regular file"),
+        LockError::Busy => HandlerError::Invalid(format!(
+            "`{}` is being changed by another writer: it stayed locked for {} s (another minimcp server writing it, or a program holding a lock on it). Nothing was written; try again in a moment.",
+            target.rel,
+            LOCK_WAIT.as_secs()
+        )),
+        LockError::Io(e) => HandlerError::Invalid(format!(
+            "`{}` could not be locked against other writers ({e}); nothing was written",
+            target.rel
+        )),
+    }
+}
+
+/// The refusal when the file is not what the change was computed from.
+fn changed(target: &Target, base: &[u8], now: &str) -> HandlerError {
+    HandlerError::Invalid(format!(
+        "`{}` was changed by another writer while this change was being made (SHA-256 then {}, {now}). Nothing was written. Read it again and redo the change against what it holds now.",
+        target.rel,
+        sha256_hex(base)
+    ))
+}
+
+/// The refusal when a file to create appeared meanwhile.
+fn appeared(target: &Target) -> HandlerError {
+    HandlerError::Invalid(format!(
+        "`{}` was changed by another writer while this change was being made: it did not exist then, and now it does. Nothing was written. Read it, then redo the change against what it holds.",
+        target.rel
+    ))
+}
+
+fn not_written(target: &Target, e: &io::Error) -> HandlerError {
+    HandlerError::Invalid(format!(
+        "`{}` could not be written ({e}); it was left as it was",
+        target.rel
+    ))
+}
+
+fn not_synced(target: &Target, e: &io::Error) -> HandlerError {
+    HandlerError::Invalid(format!(
+        "`{}` was written, but its directory could not be flushed to disk ({e})",
+        target.rel
+    ))
+}
