@@ -8,9 +8,11 @@ standard library only. For each size, ROUNDS times: `read_file` (the session's r
 `write_file` and `edit_file` of one line (each the real thing: temporary file, fsync,
 lock, check, rename). The server logs, at debug level, for each replaced file:
 
-    `NAME`: N µs from reading it under the lock to the rename (B bytes)
+    `NAME`: unguarded for N µs from reading it under the lock to the rename, M µs from the
+    comparison (B bytes)
 
-(from the moment it starts reading the file it compares to the moment the rename returns).
+N runs from the moment it starts reading the file it compares (a change to a part already
+read is not seen) to the moment the rename returns; M from the end of the comparison.
 An older build is measured the same way when it is given the same log line (scratch
 instrumentation; see benches/README.md). Prints p50, p99 and max per size. A figure for
 SECURITY.md, not a test: the numbers depend on the machine and its load.
@@ -26,7 +28,9 @@ import sys
 import tempfile
 import threading
 
-LINE = re.compile(r"(\d+) µs from reading it under the lock to the rename \((\d+) bytes\)")
+LINE = re.compile(
+    r"unguarded for (\d+) µs from reading it under the lock to the rename, (\d+) µs from the comparison \((\d+) bytes\)"
+)
 
 
 def main():
@@ -53,7 +57,9 @@ def main():
             message = {"jsonrpc": "2.0", "id": next(ids), "method": method, "params": params}
             server.stdin.write(json.dumps(message) + "\n")
             server.stdin.flush()
-            answer = json.loads(server.stdout.readline())
+            answer = {}
+            while answer.get("id") != message["id"]:  # notifications come in between
+                answer = json.loads(server.stdout.readline())
             if "result" not in answer or answer["result"].get("isError"):
                 sys.exit(f"{method} {params.get('name')}: {answer}")
             return answer["result"]
@@ -77,21 +83,26 @@ def main():
         server.wait(timeout=60)
         reader.join(timeout=10)
     print(f"{binary}: {rounds} rounds of write_file + edit_file per size")
-    print("| file | writes | p50 µs | p99 µs | max µs |")
-    print("|---|---:|---:|---:|---:|")
+    print("| file | writes | from the read: p50 µs | p99 µs | max µs | from the comparison: p50 µs | p99 µs |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for size in sizes:
-        mine = sorted(us for us, b in windows if abs(b - size) <= 8)
+        mine = [(read, compared) for read, compared, b in windows if abs(b - size) <= 8]
         if not mine:
             sys.exit(f"no window was logged for {size} bytes: does {binary} log it?")
-        p99 = mine[min(len(mine) - 1, int(len(mine) * 0.99))]
-        print(f"| {size:,} bytes | {len(mine)} | {statistics.median(mine):,.0f} | {p99:,} | {mine[-1]:,} |")
+        read = sorted(r for r, _ in mine)
+        compared = sorted(c for _, c in mine)
+        p99 = lambda xs: xs[min(len(xs) - 1, int(len(xs) * 0.99))]
+        print(
+            f"| {size:,} bytes | {len(mine)} | {statistics.median(read):,.0f} | {p99(read):,} | {read[-1]:,} "
+            f"| {statistics.median(compared):,.0f} | {p99(compared):,} |"
+        )
 
 
 def collect(stream, windows):
     for line in stream:
         found = LINE.search(line)
         if found:
-            windows.append((int(found.group(1)), int(found.group(2))))
+            windows.append((int(found.group(1)), int(found.group(2)), int(found.group(3))))
 
 
 if __name__ == "__main__":

@@ -83,18 +83,18 @@ pub(crate) fn commit_all(
     order.sort_by_key(|&i| changes[i].target.path());
     let until = Instant::now() + LOCK_WAIT;
     let mut held: Vec<Option<Held>> = changes.iter().map(|_| None).collect();
-    let mut checked_at: Vec<Option<Instant>> = changes.iter().map(|_| None).collect();
+    let mut checked_at: Vec<Option<Checked>> = changes.iter().map(|_| None).collect();
     for &i in &order {
         let (change, dir) = (&changes[i], &dirs[i]);
         match change.base {
             Some(base) => {
-                let (file, started) = verify(editor, change.target, dir, base, until)?;
+                let (file, checked) = verify(editor, change.target, dir, base, until)?;
                 if let Some(new) = &prepared[i] {
                     new.keep(file.meta())
                         .map_err(|e| not_written(change.target, &e))?;
                 }
                 held[i] = Some(file);
-                checked_at[i] = Some(started);
+                checked_at[i] = Some(checked);
             }
             None => {
                 if fs::symlink_metadata(dir.entry(&change.target.name)).is_ok() {
@@ -147,27 +147,42 @@ pub(crate) fn write_target(sandbox: &Sandbox, local: &RelPath) -> Result<Target,
     }
 }
 
+/// When a file was checked under its lock: from then until the rename, a program that takes
+/// no part in the locking can still change it unseen.
+pub(crate) struct Checked {
+    /// Reading the file began (a change to a part already read is not seen).
+    read: Instant,
+    /// The bytes were compared.
+    compared: Instant,
+}
+
 /// Locks `target` and checks, under the lock, that it holds exactly `base`; the lock, and when
-/// reading the file under it began.
+/// the file was read and compared under it.
 pub(crate) fn verify(
     editor: &Editor,
     target: &Target,
     dir: &CheckedDir,
     base: &[u8],
     until: Instant,
-) -> Result<(Held, Instant), HandlerError> {
+) -> Result<(Held, Checked), HandlerError> {
     let file = lock::lock(dir, &target.name, until).map_err(|e| refusal(target, base, e))?;
     if links(file.meta()) > 1 {
         return Err(PathError::HardLinked(target.rel.clone()).into());
     }
     refuse_read_only(target, Some(file.meta()))?;
     let max = editor.ws.max_write_bytes;
-    let started = Instant::now();
+    let read = Instant::now();
     let now = file
         .read(max)
         .map_err(|e| HandlerError::from(PathError::Io(target.rel.clone(), e.kind())))?;
     match now {
-        Some(now) if now == base => Ok((file, started)),
+        Some(now) if now == base => Ok((
+            file,
+            Checked {
+                read,
+                compared: Instant::now(),
+            },
+        )),
         Some(now) => Err(changed(target, base, &format!("now {}", sha256_hex(&now)))),
         None => Err(changed(
             target,
@@ -183,7 +198,7 @@ fn publish(
     dirs: &[CheckedDir],
     prepared: &mut [Option<Prepared<'_>>],
     held: &[Option<Held>],
-    checked_at: &[Option<Instant>],
+    checked_at: &[Option<Checked>],
 ) -> Result<(), HandlerError> {
     let mut created: Vec<usize> = Vec::new();
     for i in (0..changes.len()).filter(|&i| changes[i].base.is_none()) {
@@ -246,11 +261,12 @@ fn publish(
                 ),
             }));
         }
-        if let Some(started) = checked_at[i] {
+        if let Some(checked) = &checked_at[i] {
             log::debug(format_args!(
-                "`{}`: {} µs from reading it under the lock to the rename ({} bytes)",
+                "`{}`: unguarded for {} µs from reading it under the lock to the rename, {} µs from the comparison ({} bytes)",
                 change.target.rel,
-                started.elapsed().as_micros(),
+                checked.read.elapsed().as_micros(),
+                checked.compared.elapsed().as_micros(),
                 change.base.map_or(0, <[u8]>::len)
             ));
         }
