@@ -55,23 +55,28 @@ pub(crate) struct Prepared<'d> {
     dir: &'d CheckedDir,
     temp: String,
     file: File,
+    /// Permission bits asked for instead of the replaced file's (Unix).
+    mode: Option<u32>,
     /// True once the temporary name is gone (renamed over the target, or unlinked).
     placed: bool,
 }
 
 impl<'d> Prepared<'d> {
     /// Writes `data` to a new temporary file in `dir`. `original` is the metadata of the file
-    /// it will replace (`None` for a new file): its owner and permission bits carry over.
+    /// it will replace (`None` for a new file): its owner and permission bits carry over,
+    /// unless `mode` gives the permission bits (Unix; their lowest nine only).
     pub(crate) fn new(
         dir: &'d CheckedDir,
         data: &[u8],
         original: Option<&fs::Metadata>,
+        mode: Option<u32>,
     ) -> io::Result<Prepared<'d>> {
-        let (temp, file) = create_temp(dir, original.is_some())?;
+        let (temp, file) = create_temp(dir, original.is_some() || mode.is_some())?;
         let mut prepared = Prepared {
             dir,
             temp,
             file,
+            mode: mode.map(|m| m & 0o777),
             placed: false,
         };
         prepared.file.write_all(data)?;
@@ -79,18 +84,27 @@ impl<'d> Prepared<'d> {
         if let Some(original) = original {
             keep_owner_and_mode(&prepared.file, original)?;
         }
+        if let Some(mode) = prepared.mode {
+            set_mode(&prepared.file, mode)?;
+        }
         prepared.file.sync_all()?;
         // Nobody else can have this new file open yet: the lock is had at once.
         prepared.file.try_lock().map_err(io::Error::from)?;
         Ok(prepared)
     }
 
-    /// Gives the new file `original`'s owner and permission bits, when they differ from what
-    /// it was given (the file it replaces was changed meanwhile).
+    /// Gives the new file `original`'s owner and permission bits (or the ones asked for), when
+    /// they differ from what it was given (the file it replaces was changed meanwhile).
     pub(crate) fn keep(&self, original: &fs::Metadata) -> io::Result<()> {
         match self.file.metadata() {
-            Ok(ours) if same_owner_and_mode(&ours, original) => Ok(()),
-            _ => keep_owner_and_mode(&self.file, original),
+            Ok(ours) if same_owner_and_mode(&ours, original, self.mode) => Ok(()),
+            _ => {
+                keep_owner_and_mode(&self.file, original)?;
+                match self.mode {
+                    Some(mode) => set_mode(&self.file, mode),
+                    None => Ok(()),
+                }
+            }
         }
     }
 
@@ -193,17 +207,30 @@ fn keep_owner_and_mode(_file: &File, _original: &fs::Metadata) -> io::Result<()>
     Ok(())
 }
 
-/// True when two files have the same owner, group and permission bits (setuid, setgid and
-/// sticky aside).
+/// True when `ours` has `original`'s owner and group, and its permission bits (setuid,
+/// setgid and sticky aside) or else the ones asked for.
 #[cfg(unix)]
-fn same_owner_and_mode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+fn same_owner_and_mode(ours: &fs::Metadata, original: &fs::Metadata, mode: Option<u32>) -> bool {
     use std::os::unix::fs::MetadataExt;
-    (a.uid(), a.gid(), a.mode() & 0o777) == (b.uid(), b.gid(), b.mode() & 0o777)
+    let bits = mode.unwrap_or(original.mode() & 0o777);
+    (ours.uid(), ours.gid(), ours.mode() & 0o777) == (original.uid(), original.gid(), bits)
 }
 
 #[cfg(not(unix))]
-fn same_owner_and_mode(_a: &fs::Metadata, _b: &fs::Metadata) -> bool {
+fn same_owner_and_mode(_ours: &fs::Metadata, _original: &fs::Metadata, _mode: Option<u32>) -> bool {
     true
+}
+
+/// Sets a file's permission bits (nothing outside Unix).
+#[cfg(unix)]
+fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &File, _mode: u32) -> io::Result<()> {
+    Ok(())
 }
 
 /// The permission bits of a file's metadata.

@@ -40,6 +40,9 @@ pub(crate) struct Change<'a> {
     pub(crate) base: Option<&'a [u8]>,
     /// The new content; `None`: the file is deleted.
     pub(crate) data: Option<&'a [u8]>,
+    /// The new file's permission bits (Unix, the lowest nine), set before it appears; `None`:
+    /// the replaced file's, or the default (`0666` less the umask) for a new one.
+    pub(crate) mode: Option<u32>,
 }
 
 /// Puts every change in place or none. Returns each change's new SHA-256 (`None` for a
@@ -73,7 +76,7 @@ pub(crate) fn commit_all(
     for (change, dir) in changes.iter().zip(&dirs) {
         prepared.push(match change.data {
             Some(data) => Some(
-                Prepared::new(dir, data, change.target.existing.as_ref())
+                Prepared::new(dir, data, change.target.existing.as_ref(), change.mode)
                     .map_err(|e| not_written(change.target, &e))?,
             ),
             None => None,
@@ -343,4 +346,160 @@ fn not_synced(target: &Target, e: &io::Error) -> HandlerError {
         "`{}` was written, but its directory could not be flushed to disk ({e})",
         target.rel
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::toolsets::workspace::testutil::TempTree;
+    use crate::toolsets::workspace::Workspace;
+
+    fn editor(tree: &TempTree) -> Editor {
+        let editor = Editor {
+            ws: Rc::new(Workspace::open(&tree.path).expect("workspace")),
+            swept: RefCell::new(Vec::new()),
+        };
+        editor.ws.served.enable();
+        editor
+    }
+
+    fn target(editor: &Editor, path: &str) -> Target {
+        let sandbox = editor.ws.roots()[0].clone();
+        write_target(&sandbox, &RelPath::parse(path).expect("path")).expect("a target")
+    }
+
+    fn names(tree: &TempTree) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(&tree.path)
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn several_files_change_together_or_not_at_all() {
+        let tree = TempTree::new("commit-all");
+        tree.file("a.txt", "a1")
+            .file("b.txt", "b1")
+            .file("gone.txt", "g1");
+        let editor = editor(&tree);
+        let (a, b, gone, new) = (
+            target(&editor, "a.txt"),
+            target(&editor, "b.txt"),
+            target(&editor, "gone.txt"),
+            target(&editor, "new.sh"),
+        );
+        let change = |target, base, data, mode| Change {
+            target,
+            base,
+            data,
+            mode,
+        };
+        // b.txt is not what this batch was computed from: nothing at all is written.
+        let stale = [
+            change(&a, Some(&b"a1"[..]), Some(&b"a2"[..]), None),
+            change(&b, Some(&b"b0"[..]), Some(&b"b2"[..]), None),
+            change(&new, None, Some(&b"#!/bin/sh\n"[..]), Some(0o755)),
+            change(&gone, Some(&b"g1"[..]), None, None),
+        ];
+        let Err(HandlerError::Invalid(why)) = commit_all(&editor, Some(1), &stale) else {
+            panic!("a stale base must refuse the batch");
+        };
+        assert!(
+            why.contains("`b.txt` was changed by another writer"),
+            "{why}"
+        );
+        assert!(
+            why.contains(&sha256_hex(b"b1")),
+            "names the hash now: {why}"
+        );
+        assert_eq!(
+            names(&tree),
+            ["a.txt", "b.txt", "gone.txt"],
+            "nothing written, no leftovers"
+        );
+        assert_eq!(fs::read(tree.path.join("a.txt")).expect("a"), b"a1");
+
+        let fresh = [
+            change(&a, Some(&b"a1"[..]), Some(&b"a2"[..]), None),
+            change(&b, Some(&b"b1"[..]), Some(&b"b2"[..]), None),
+            change(&new, None, Some(&b"#!/bin/sh\n"[..]), Some(0o755)),
+            change(&gone, Some(&b"g1"[..]), None, None),
+        ];
+        let hashes = commit_all(&editor, Some(1), &fresh).expect("the batch applies");
+        assert_eq!(hashes[0].as_deref(), Some(sha256_hex(b"a2").as_str()));
+        assert_eq!(hashes[3], None, "a deletion has no hash");
+        assert_eq!(names(&tree), ["a.txt", "b.txt", "new.sh"]);
+        assert_eq!(fs::read(tree.path.join("b.txt")).expect("b"), b"b2");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(tree.path.join("new.sh"))
+                .expect("meta")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o755);
+        }
+        assert_eq!(
+            editor.ws.served.last(1, &a.path()).as_deref(),
+            Some(sha256_hex(b"a2").as_str()),
+            "the session knows what it wrote"
+        );
+    }
+
+    #[test]
+    fn a_file_that_appeared_or_a_name_given_twice_refuses_the_batch() {
+        let tree = TempTree::new("commit-appeared");
+        tree.file("a.txt", "a1");
+        let editor = editor(&tree);
+        let (a, new) = (target(&editor, "a.txt"), target(&editor, "new.txt"));
+        tree.file("new.txt", "someone else's");
+        let batch = [
+            Change {
+                target: &a,
+                base: Some(b"a1"),
+                data: Some(b"a2"),
+                mode: None,
+            },
+            Change {
+                target: &new,
+                base: None,
+                data: Some(b"mine"),
+                mode: None,
+            },
+        ];
+        let Err(HandlerError::Invalid(why)) = commit_all(&editor, None, &batch) else {
+            panic!("a file that appeared must refuse the batch");
+        };
+        assert!(
+            why.contains("it did not exist then, and now it does"),
+            "{why}"
+        );
+        assert_eq!(
+            fs::read(tree.path.join("new.txt")).expect("new"),
+            b"someone else's"
+        );
+        assert_eq!(fs::read(tree.path.join("a.txt")).expect("a"), b"a1");
+        let twice = [
+            Change {
+                target: &a,
+                base: Some(b"a1"),
+                data: Some(b"x"),
+                mode: None,
+            },
+            Change {
+                target: &a,
+                base: Some(b"a1"),
+                data: Some(b"y"),
+                mode: None,
+            },
+        ];
+        assert!(commit_all(&editor, None, &twice).is_err());
+        assert_eq!(names(&tree), ["a.txt", "new.txt"]);
+    }
 }

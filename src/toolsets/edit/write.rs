@@ -23,6 +23,7 @@ pub(crate) fn commit(
         target,
         base,
         data: Some(data),
+        mode: None,
     };
     let hashes = commit_all(editor, session, &[change])?;
     Ok(hashes.into_iter().flatten().next().unwrap_or_default())
