@@ -22,6 +22,7 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::io;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use super::atomic::{mode_of, Prepared};
@@ -68,12 +69,24 @@ pub(crate) fn commit_all(
         }
         refuse_read_only(change.target, change.target.existing.as_ref())?;
     }
-    let dirs = changes
-        .iter()
-        .map(|c| c.target.sandbox.open_dir(&c.target.dir, &c.target.rel))
-        .collect::<Result<Vec<CheckedDir>, PathError>>()?;
+    // One handle per directory; each file holds two more (its new content and its lock)
+    // until the commit is done.
+    let mut opened: Vec<(&PathBuf, CheckedDir)> = Vec::new();
+    let mut dir_of = Vec::with_capacity(changes.len());
+    for change in changes {
+        let target = change.target;
+        match opened.iter().position(|(path, _)| **path == target.dir) {
+            Some(at) => dir_of.push(at),
+            None => {
+                dir_of.push(opened.len());
+                let dir = target.sandbox.open_dir(&target.dir, &target.rel)?;
+                opened.push((&target.dir, dir));
+            }
+        }
+    }
+    let dirs: Vec<&CheckedDir> = dir_of.iter().map(|&at| &opened[at].1).collect();
     let mut prepared = Vec::with_capacity(changes.len());
-    for (change, dir) in changes.iter().zip(&dirs) {
+    for (change, &dir) in changes.iter().zip(&dirs) {
         prepared.push(match change.data {
             Some(data) => Some(
                 Prepared::new(dir, data, change.target.existing.as_ref(), change.mode)
@@ -88,7 +101,7 @@ pub(crate) fn commit_all(
     let mut held: Vec<Option<Held>> = changes.iter().map(|_| None).collect();
     let mut checked_at: Vec<Option<Checked>> = changes.iter().map(|_| None).collect();
     for &i in &order {
-        let (change, dir) = (&changes[i], &dirs[i]);
+        let (change, dir) = (&changes[i], dirs[i]);
         match change.base {
             Some(base) => {
                 let (file, checked) = verify(editor, change.target, dir, base, until)?;
@@ -107,10 +120,9 @@ pub(crate) fn commit_all(
         }
     }
     publish(changes, &dirs, &mut prepared, &held, &checked_at)?;
-    let mut synced = BTreeSet::new();
-    for (change, dir) in changes.iter().zip(&dirs) {
-        if synced.insert(change.target.dir.clone()) {
-            dir.sync().map_err(|e| not_synced(change.target, &e))?;
+    for (at, (_, dir)) in opened.iter().enumerate() {
+        if let Some(i) = dir_of.iter().position(|&d| d == at) {
+            dir.sync().map_err(|e| not_synced(changes[i].target, &e))?;
         }
     }
     drop(held);
@@ -198,7 +210,7 @@ pub(crate) fn verify(
 /// Puts the checked changes in place: creations first, then replacements and deletions.
 fn publish(
     changes: &[Change<'_>],
-    dirs: &[CheckedDir],
+    dirs: &[&CheckedDir],
     prepared: &mut [Option<Prepared<'_>>],
     held: &[Option<Held>],
     checked_at: &[Option<Checked>],
@@ -212,7 +224,7 @@ fn publish(
             Ok(()) => created.push(i),
             Err(e) => {
                 for &j in &created {
-                    take_back(&dirs[j], &changes[j].target.name, prepared[j].as_ref());
+                    take_back(dirs[j], &changes[j].target.name, prepared[j].as_ref());
                 }
                 return Err(if e.kind() == io::ErrorKind::AlreadyExists {
                     appeared(changes[i].target)
@@ -227,11 +239,11 @@ fn publish(
     for (i, file) in held.iter().enumerate() {
         if let Some(file) = file {
             if !file
-                .is_at(&dirs[i], &changes[i].target.name)
+                .is_at(dirs[i], &changes[i].target.name)
                 .unwrap_or(false)
             {
                 for &j in &created {
-                    take_back(&dirs[j], &changes[j].target.name, prepared[j].as_ref());
+                    take_back(dirs[j], &changes[j].target.name, prepared[j].as_ref());
                 }
                 let base = changes[i].base.unwrap_or_default();
                 return Err(changed(changes[i].target, base, "it was replaced"));
