@@ -589,6 +589,32 @@ fn a_home_directory_root_keeps_login_files_and_ssh_keys_from_the_model() {
         "mkdir .config/systemd",
         c.refused("create_directory", json!({"path": ".config/systemd/user"})),
     ));
+    // A tree built under an innocent name cannot be moved to where its files would count,
+    // and the user's `.config` cannot be moved away with what it holds.
+    c.ok("create_directory", json!({"path": "cfg/autostart"}));
+    c.ok(
+        "write_file",
+        json!({"path": "cfg/autostart/evil.desktop", "content": "[Desktop Entry]\n"}),
+    );
+    refusals.push((
+        ".config away",
+        c.refused(
+            "move_file",
+            json!({"source": ".config", "destination": "config-old"}),
+        ),
+    ));
+    c.ok("create_directory", json!({"path": "dot"}));
+    refusals.push((
+        "cfg to dot/.config",
+        c.refused(
+            "move_file",
+            json!({"source": "cfg", "destination": "dot/.config"}),
+        ),
+    ));
+    c.ok(
+        "move_file",
+        json!({"source": "cfg", "destination": "dot/cfg"}),
+    );
     for (what, err) in &refusals {
         assert!(
             err.contains("write deny list") && err.contains("--deny-write"),
@@ -605,6 +631,8 @@ fn a_home_directory_root_keeps_login_files_and_ssh_keys_from_the_model() {
         ".config/systemd",
         "bashrc.txt",
         "ssh",
+        "dot/.config",
+        "config-old",
     ] {
         assert!(!home.path().join(absent).exists(), "{absent} was made");
     }

@@ -29,6 +29,7 @@ mod edit_file;
 mod guard;
 mod lock;
 mod matching;
+mod moved_tree;
 mod moving;
 mod tools;
 mod write;

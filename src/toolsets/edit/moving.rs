@@ -15,6 +15,7 @@ use serde_json::json;
 use super::commit::{refusal, verify};
 use super::guard::{self, Need};
 use super::lock::{self, Held, LOCK_WAIT};
+use super::moved_tree;
 use super::write::expected;
 use super::Editor;
 use crate::toolsets::workspace::sandbox::PathError;
@@ -55,6 +56,20 @@ pub(crate) fn move_file(
             "`{}` cannot be moved into itself (`{}`)",
             source.rel, destination.rel
         )));
+    }
+    if is_dir {
+        let real = |t: &Target| {
+            t.sandbox
+                .relative(&t.path())
+                .ok_or(PathError::NotUtf8(t.rel.clone()))
+        };
+        moved_tree::check(
+            &source.sandbox,
+            &source.path(),
+            (&real(&source)?, &real(&destination)?),
+            &source.rel,
+            &editor.ws.bounds,
+        )?;
     }
     let replacing = match &destination.existing {
         None => None,
