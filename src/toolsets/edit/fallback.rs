@@ -179,17 +179,26 @@ pub(crate) fn rewrite(
             at + k + 1
         ));
     }
-    // Equal lines of `old_text` the file spells differently: which one is kept matters.
-    let mut first_of: HashMap<&str, usize> = HashMap::new();
-    for b in 0..m {
-        let a = *first_of.entry(old_lines[b]).or_insert(b);
-        if file(a) != file(b) && !(kept[a] && kept[b]) {
-            return refuse(format!(
-                "its lines {} and {} are the same where the file's lines {} and {} differ in whitespace: it is unclear which of them the edit keeps.",
-                a + 1, b + 1, at + a + 1, at + b + 1
-            ));
+    // Equal lines of `old_text` the file spells differently: unless the edit keeps them all,
+    // which ones it keeps matters.
+    let mut groups: HashMap<&str, (usize, Option<usize>, bool)> = HashMap::new();
+    for k in 0..m {
+        let group = groups.entry(old_lines[k]).or_insert((k, None, true));
+        if file(group.0) != file(k) {
+            group.1.get_or_insert(k);
         }
+        group.2 &= kept[k];
         tick.step()?;
+    }
+    let unclear = groups
+        .values()
+        .filter(|g| !g.2 && g.1.is_some())
+        .min_by_key(|g| g.0);
+    if let Some(&(a, Some(b), _)) = unclear {
+        return refuse(format!(
+            "its lines {} and {} are the same where the file's lines {} and {} differ in whitespace: it is unclear which of them the edit keeps.",
+            a + 1, b + 1, at + a + 1, at + b + 1
+        ));
     }
     let pairs: Vec<Pair<'_>> = (0..m)
         .filter(|&k| !old_lines[k].trim().is_empty())

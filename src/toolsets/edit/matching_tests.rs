@@ -174,6 +174,10 @@ fn what_the_text_does_not_decide_is_refused_with_the_lines_to_copy() {
     // ... also a run shifted by a line: `\t}\n}` with its indentation dropped is lines 1-2.
     let err = refused("\t\t}\n\t}\n}\n", "\t}\n}", "\t}\n}\nx");
     assert!(err.contains("matches 2 places, at lines 1, 2"), "{err}");
+    // Three equal lines, one spelled otherwise in the file, one of them deleted: which?
+    let text = "a:\n\tx y\n\tx  y\n\tx y\n";
+    let err = refused(text, "x y\nx y\nx y", "x y\nx y");
+    assert!(err.contains("are the same where the file's lines"), "{err}");
     // Several whitespace-tolerant matches.
     let err = refused("a b\na  b\n", "a   b", "c");
     assert!(err.contains("matches 2 places, at lines 1, 2"), "{err}");
