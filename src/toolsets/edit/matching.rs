@@ -304,7 +304,7 @@ fn checked(
     let unclear = if at_line_end && !new.is_empty() && old.ends_with('\n') != new.ends_with('\n') {
         let why = match old.ends_with('\n') {
             true => "`old_text` ends with a line break where `new_text` does not: it is unclear whether the next line is to be joined to the last new line. End both with a line break (to join lines, include both in `old_text`).",
-            false => "`new_text` ends with a line break where `old_text`, which ends at the end of a line, does not: it is unclear whether a blank line is to be added. End both alike.",
+            false => "`new_text` ends with a line break where `old_text`, which ends at the end of a line, does not: it is unclear whether a blank line is to be added. Send both ending alike, with a line break or without.",
         };
         Some((why.to_string(), last()))
     } else if !old.ends_with('\n')
