@@ -503,12 +503,12 @@ fn variant(
     let old = join(&lines[c.start..c.end], lang);
     let new = join(&c.with, lang);
     // Half the time without the final line break (when both have the same one after a
-    // line that is not blank).
+    // line that is not blank: a blank last line without its break is none a model sees).
     let strippable = |s: &str| {
         let body = s
             .strip_suffix('\n')
             .map(|b| b.strip_suffix('\r').unwrap_or(b));
-        body.is_some_and(|b| !b.is_empty() && !b.ends_with('\n'))
+        body.is_some_and(|b| !b.rsplit('\n').next().unwrap_or(b).trim().is_empty())
     };
     let (old, new) = match (old.strip_suffix('\n'), new.strip_suffix('\n')) {
         (Some(o), Some(n))

@@ -15,11 +15,7 @@ use std::collections::HashMap;
 use super::diff::{script, Op};
 use super::indent::{self, indentation, reindent, Added, Pair, Refusal};
 use super::loose::{find_near, near, Lines, Squashed};
-use super::matching::{listed, Stop, Tick};
-
-/// Lines of matches named in a refusal (enough to name the one meant, mostly); the rest are
-/// counted.
-pub(crate) const LISTED: usize = 40;
+use super::work::{listed, Stop, Tick, LISTED};
 
 /// One replacement the fallback decided: bytes `start..end` of the text become `with`.
 pub(crate) struct Rewrite {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::matching::{Stop, Tick};
+use super::work::{Stop, Tick};
 
 /// A text's lines: where each starts, where its content ends (before `\r\n` or `\n`) and
 /// where the next starts.

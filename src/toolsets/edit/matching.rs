@@ -26,10 +26,11 @@
 //! Everything is linear in the file's size per edit (at most 100 edits), and checks for
 //! cancellation as it goes.
 
-use super::fallback::{self, model_lines, rewrite, LISTED};
+use super::fallback::{self, model_lines, rewrite};
 use super::indent::spell;
 use super::loose::{self, find_near, Lines, Squashed};
 use super::numbered;
+use super::work::{listed, Stop, Tick, LISTED};
 
 /// One replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,66 +55,6 @@ pub(crate) struct Matched {
 pub(crate) struct Applied {
     pub(crate) text: String,
     pub(crate) matches: Vec<Matched>,
-}
-
-/// Why edits were not applied.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Stop {
-    /// Refused: the message says which edit and what to send instead.
-    Refused(String),
-    /// The client cancelled the call.
-    Cancelled,
-}
-
-/// Units of work (lines, compared characters) between two cancellation checks.
-const CHECK_EVERY: usize = 1 << 16;
-
-/// Counts work and asks, every [`CHECK_EVERY`] units, whether the call was cancelled.
-pub(crate) struct Tick<'a> {
-    cancelled: Option<&'a mut dyn FnMut() -> bool>,
-    work: usize,
-}
-
-impl<'a> Tick<'a> {
-    pub(crate) fn new(cancelled: &'a mut dyn FnMut() -> bool) -> Tick<'a> {
-        Tick {
-            cancelled: Some(cancelled),
-            work: 0,
-        }
-    }
-
-    /// A tick that is never cancelled (for tests).
-    #[cfg(test)]
-    pub(crate) fn never() -> Tick<'static> {
-        Tick {
-            cancelled: None,
-            work: 0,
-        }
-    }
-
-    pub(crate) fn step(&mut self) -> Result<(), Stop> {
-        self.steps(1)
-    }
-
-    pub(crate) fn steps(&mut self, units: usize) -> Result<(), Stop> {
-        self.work += units;
-        if self.work < CHECK_EVERY {
-            return Ok(());
-        }
-        self.work = 0;
-        self.check()
-    }
-
-    /// Asks now.
-    pub(crate) fn check(&mut self) -> Result<(), Stop> {
-        match &mut self.cancelled {
-            Some(cancelled) => match cancelled() {
-                true => Err(Stop::Cancelled),
-                false => Ok(()),
-            },
-            None => Ok(()),
-        }
-    }
 }
 
 /// Applies `edits` to `original`. `budget` bounds the file lines a refusal shows.
@@ -375,16 +316,6 @@ fn checked(
         first() + 1,
         listed(count, &lines)
     )))
-}
-
-/// `1, 5, 9` or `1, 5, 9, … (12 in all)`: 0-based lines shown 1-based.
-pub(crate) fn listed(count: usize, firsts: &[usize]) -> String {
-    let shown: Vec<String> = firsts.iter().map(|l| (l + 1).to_string()).collect();
-    if count > firsts.len() {
-        format!("{}, … ({count} in all)", shown.join(", "))
-    } else {
-        shown.join(", ")
-    }
 }
 
 /// The 1-based line of byte `at`.

@@ -36,6 +36,7 @@ mod moved_tree;
 mod moving;
 mod numbered;
 mod tools;
+mod work;
 mod write;
 
 use std::cell::RefCell;
