@@ -52,6 +52,29 @@ pub(crate) fn is_temp_name(name: &str) -> bool {
             .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// The prefix of the journal a multi-file patch keeps while it writes; see [`is_journal_name`].
+pub(crate) const JOURNAL_PREFIX: &str = ".minimcp-patch.";
+
+/// True for the names of `apply_patch`'s journals: `.minimcp-patch.<pid>.<16 hex
+/// digits>.json`. Reserved like the temporary files' names.
+pub(crate) fn is_journal_name(name: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix(JOURNAL_PREFIX)
+        .and_then(|r| r.strip_suffix(".json"))
+    else {
+        return false;
+    };
+    let Some((pid, random)) = rest.split_once('.') else {
+        return false;
+    };
+    (1..=10).contains(&pid.len())
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && random.len() == 16
+        && random
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 /// A file to create or replace, or an entry to move, checked.
 #[derive(Debug)]
 pub(crate) struct Target {
@@ -134,7 +157,7 @@ impl Sandbox {
         if name.is_empty() {
             return Err(PathError::IsADirectory(shown));
         }
-        if is_temp_name(name) {
+        if is_temp_name(name) || is_journal_name(name) {
             return Err(PathError::Reserved(shown));
         }
         if local.components().count() > MAX_WRITE_DEPTH {
@@ -208,7 +231,10 @@ impl Sandbox {
             {
                 return Err(PathError::Git);
             }
-            if self.is_denied(&real_local, false) || is_temp_name(&target.name) {
+            if self.is_denied(&real_local, false)
+                || is_temp_name(&target.name)
+                || is_journal_name(&target.name)
+            {
                 return Err(PathError::Denied(shown));
             }
         }
@@ -293,6 +319,20 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_journal_names_of_their_own_form_are_recognised() {
+        assert!(is_journal_name(".minimcp-patch.4242.0123456789abcdef.json"));
+        for name in [
+            ".minimcp-patch.4242.0123456789abcdef",
+            ".minimcp-patch.4242.0123456789abcdeg.json",
+            ".minimcp-patch..0123456789abcdef.json",
+            ".minimcp-write.4242.0123456789abcdef.tmp",
+            "minimcp-patch.4242.0123456789abcdef.json",
+        ] {
+            assert!(!is_journal_name(name), "{name}");
+        }
+    }
 
     #[test]
     fn only_the_writes_own_temporary_names_are_recognised() {
