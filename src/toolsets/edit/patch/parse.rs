@@ -241,6 +241,13 @@ impl Parser<'_> {
     ) -> Result<Option<(usize, usize, FilePatch)>, ParseError> {
         let buf = self.buf;
         let mut at = from;
+        // One section for the whole search, as git keeps one: a `diff --git` line skipped
+        // below (one not followed by a header line) leaves its names in it for the next.
+        let mut patch = FilePatch {
+            is_new: -1,
+            is_delete: -1,
+            ..FilePatch::default()
+        };
         while at < buf.len() {
             let size = buf.len() - at;
             let line = line_at(buf, at);
@@ -260,7 +267,7 @@ impl Parser<'_> {
                 break;
             }
             if line.starts_with(b"diff --git ") {
-                let (header_len, patch) = self.git_header(at, len)?;
+                let header_len = self.git_header(at, len, &mut patch)?;
                 if header_len <= len {
                     at += len;
                     continue;
@@ -276,21 +283,21 @@ impl Parser<'_> {
                 at += len;
                 continue;
             }
-            let patch = self.traditional(at, at + len)?;
+            self.traditional(at, at + len, &mut patch)?;
             return Ok(Some((at, len + next_len, patch)));
         }
         Ok(None)
     }
 
-    fn traditional(&mut self, first: usize, second: usize) -> Result<FilePatch, ParseError> {
+    fn traditional(
+        &mut self,
+        first: usize,
+        second: usize,
+        patch: &mut FilePatch,
+    ) -> Result<(), ParseError> {
         let buf = self.buf;
         let a = &buf[first + 4..];
         let b = &buf[second + 4..];
-        let mut patch = FilePatch {
-            is_new: -1,
-            is_delete: -1,
-            ..FilePatch::default()
-        };
         if !self.p_value_known {
             let q = guess_p_value(b);
             let p = guess_p_value(a).or(q);
@@ -330,14 +337,21 @@ impl Parser<'_> {
         if name.is_none() {
             return err(self, first, "no file name in the `---`/`+++` lines");
         }
-        Ok(patch)
+        Ok(())
     }
 
-    /// A `diff --git` line and its extended header lines: how many bytes they take.
-    fn git_header(&mut self, at: usize, len: usize) -> Result<(usize, FilePatch), ParseError> {
+    /// A `diff --git` line and its extended header lines, read into `patch`: how many bytes
+    /// they take.
+    fn git_header(
+        &mut self,
+        at: usize,
+        len: usize,
+        patch: &mut FilePatch,
+    ) -> Result<usize, ParseError> {
         let buf = self.buf;
         let p = self.p_value;
-        let mut patch = FilePatch::default();
+        patch.is_new = 0;
+        patch.is_delete = 0;
         let def_name = git_header_name(p, &buf[at..], len);
         let mut offset = len;
         let mut extension: Option<usize> = None;
@@ -382,7 +396,7 @@ impl Parser<'_> {
                 || rest(b"dissimilarity index ").is_some()
             {
             } else if line.starts_with(b"index ") {
-                self.index_line(pos + 6, &mut patch)?;
+                self.index_line(pos + 6, patch)?;
             } else {
                 break;
             }
@@ -422,7 +436,7 @@ impl Parser<'_> {
         {
             return err(self, at, "the `diff --git` header lacks a file name (a `---`/`+++`, `rename from/to` or `copy from/to` line)");
         }
-        Ok((offset, patch))
+        Ok(offset)
     }
 
     fn verify_name(
@@ -676,6 +690,24 @@ diff --git a/m b/m\nold mode 100644\nnew mode 100755\n\
         );
         assert!(refused("nothing here\n").contains("no file section"));
         assert!(refused("diff --git a/x b/x\nold mode 1x\n").contains("invalid file mode"));
+    }
+
+    #[test]
+    fn a_skipped_git_line_leaves_its_names_for_the_next_header_as_in_git() {
+        // `diff --git` followed by no header line is skipped, but git keeps the names it read
+        // in the section it fills next: here they clash with the next header's.
+        let e = parse(
+            b"diff --git a/x b/x\n-- \ndiff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
+        )
+        .expect_err("git refuses");
+        assert!(e.message.contains("inconsistent old"), "{e:?}");
+        let s = parse(b"diff --git a/x b/x\n-- \n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+a\n")
+            .expect("parses");
+        assert_eq!(
+            names(&s[0]),
+            (Some("x".into()), Some("n".into())),
+            "the stale old name stays"
+        );
     }
 
     #[test]

@@ -160,12 +160,23 @@ pub(crate) fn plan(
     let mut done = Vec::with_capacity(p.len());
     for i in 0..p.len() {
         let (old, new) = names[i].clone();
-        let (result, section) = check(tree, patch, &mut p[i], old, new, &table, &made, budget)?;
+        let (result, section) = check(
+            tree,
+            patch,
+            &mut p[i],
+            old,
+            new.clone(),
+            &table,
+            &made,
+            budget,
+        )?;
         let s = &p[i];
-        if let Some(new) = &section.new {
+        // As git records it: under the section's new name even when it deletes (a stale
+        // name a skipped header left), and its old name as gone when it renames or deletes.
+        if let Some(new) = &new {
             table.insert(new.clone(), Seen::Made(i));
         }
-        if let (Some(old), true) = (&section.old, section.new.is_none() || s.is_rename) {
+        if let (Some(old), true) = (&section.old, new.is_none() || s.is_rename) {
             table.insert(old.clone(), Seen::WasDeleted);
         }
         if s.is_delete > 0 && !result.bytes.is_empty() {
@@ -241,6 +252,10 @@ fn check(
     made: &[Option<Made>],
     budget: &mut Budget,
 ) -> Result<(Made, Section), Refused> {
+    if old.is_some() && s.is_new > 0 {
+        // git apply stops on an assertion here (a name left by a skipped `diff --git` line).
+        return refuse("a section both creates a file and names an old one (git apply stops on this patch); give each file section its own complete header");
+    }
     // The preimage: from an earlier section, or from the tree.
     let mut from: Option<usize> = None;
     if let Some(name) = old.clone() {
@@ -316,7 +331,7 @@ fn check(
         (None, Some(name)) => tree.read(name)?,
         (None, None) => Vec::new(),
     };
-    let shown = new.clone().or_else(|| old.clone()).unwrap_or_default();
+    let shown = old.clone().or_else(|| new.clone()).unwrap_or_default();
     let mut img = Image::new(original.clone());
     let mut placed = Vec::with_capacity(s.hunks.len());
     let (mut added, mut removed) = (0, 0);
