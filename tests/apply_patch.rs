@@ -329,8 +329,43 @@ fn one_hunk_that_does_not_apply_refuses_the_whole_patch_and_shows_the_current_li
     hunk = hunk.replace("@@ -2000,60 +2000,60 @@", "@@ -2000,61 +2000,61 @@");
     let result = small.patch(&hunk);
     assert_eq!(result["isError"], true, "{result}");
-    let size = serde_json::to_string(&result).expect("json").len();
+    let size = serde_json::to_string(&result["content"])
+        .expect("json")
+        .len();
     assert!(size <= 4000, "{size} bytes: {result}");
+    assert!(
+        text(&result).contains("The file's lines 1997-"),
+        "refused for the budget, not for the hunk: {result}"
+    );
+}
+
+#[test]
+fn a_patch_of_hundreds_of_files_answers_within_the_result_budget() {
+    let tree = Scratch::new("patch-many");
+    let mut patch = String::new();
+    for i in 0..400 {
+        patch.push_str(&format!("diff --git a/many/file{i}.txt b/many/file{i}.txt\nnew file mode 100644\n--- /dev/null\n+++ b/many/file{i}.txt\n@@ -0,0 +1 @@\n+content {i}\n"));
+    }
+    let mut c = Client::start(tree.path(), &["--max-result-bytes", "8000"]);
+    for dry_run in [true, false] {
+        let result = c.call("apply_patch", json!({"patch": patch, "dry_run": dry_run}));
+        assert_ne!(result["isError"], true, "{result}");
+        // The budget counts the larger of the text and the structured content.
+        let size = |v: &Value| serde_json::to_string(v).expect("json").len();
+        let largest = size(&result["content"]).max(size(&result["structuredContent"]));
+        assert!(largest <= 8000, "{largest} bytes with dry_run {dry_run}");
+        assert!(text(&result).contains("more file section(s)"), "{result}");
+        let listed = result["structuredContent"]["files"]
+            .as_array()
+            .expect("files")
+            .len();
+        assert_eq!(
+            result["structuredContent"]["files_not_listed"],
+            400 - listed,
+            "{result}"
+        );
+    }
+    assert_eq!(tree.read("many/file399.txt"), "content 399\n");
 }
 
 #[test]

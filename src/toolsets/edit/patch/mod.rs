@@ -145,6 +145,7 @@ pub(crate) fn apply_patch(
     };
     let mut files = Vec::new();
     let mut lines = Vec::new();
+    let (mut listed, mut described) = (0, 0);
     for s in &plan.sections {
         let status = match s.kind {
             Kind::Modified => "modified",
@@ -177,8 +178,22 @@ pub(crate) fn apply_patch(
         if let (Some(hash), false) = (&hash, s.kind == Kind::Deleted) {
             file["sha256"] = json!(hash);
         }
-        files.push(file);
-        lines.push(format!("- {}", report::section_line(s)));
+        // A patch of many files is listed as far as a quarter of the budget goes each way.
+        let line = format!("- {}", report::section_line(s));
+        listed += line.len();
+        described += file.to_string().len();
+        if listed <= budget_bytes / 2 {
+            lines.push(line);
+        }
+        if described <= budget_bytes / 2 {
+            files.push(file);
+        }
+    }
+    if lines.len() < plan.sections.len() {
+        lines.push(format!(
+            "- and {} more file section(s)",
+            plan.sections.len() - lines.len()
+        ));
     }
     let diff = if dry_run {
         diff_of(&disk, &plan, budget_bytes)
@@ -203,7 +218,7 @@ pub(crate) fn apply_patch(
         }
     };
     let mut text = format!("{head}\n{}", lines.join("\n"));
-    if !written.is_empty() {
+    if !written.is_empty() && written.len() <= 20 {
         text.push_str("\nsha256: ");
         let hashes: Vec<String> = written
             .iter()
@@ -221,10 +236,16 @@ pub(crate) fn apply_patch(
     if !diff.is_empty() {
         text.push_str(&format!("\n```diff\n{diff}```"));
     }
-    Ok(ToolOutput::structured_with_text(
-        json!({"dry_run": dry_run, "files": files, "diff": diff}),
-        text,
-    ))
+    let mut structured = json!({"dry_run": dry_run, "files": files, "diff": diff});
+    if files_left(&structured, plan.sections.len()) > 0 {
+        structured["files_not_listed"] = json!(files_left(&structured, plan.sections.len()));
+    }
+    Ok(ToolOutput::structured_with_text(structured, text))
+}
+
+/// How many sections the structured result's `files` leaves out.
+fn files_left(structured: &Value, sections: usize) -> usize {
+    sections - structured["files"].as_array().map_or(0, Vec::len)
 }
 
 /// The diff of every path the patch changes, from the disk to the plan's result (a rename
