@@ -6,7 +6,9 @@
 //!   names with spaces and non-ASCII) and a changed copy of it (lines inserted, removed and
 //!   replaced; files created, deleted, renamed with and without changes, emptied, made
 //!   executable);
-//! - `git diff --cached -M -U<0..5>` in a scratch repository gives the patch;
+//! - `git diff --cached -M -U<0..5>` in a scratch repository gives the patch (with
+//!   `--find-copies-harder` half the time, so copies appear); for one pair in three, GNU
+//!   `diff -ruN` gives one more (no `diff --git`, timestamps, epoch times);
 //! - the case then damages the patch or the tree (see [`DAMAGES`]): hunk headers with wrong
 //!   numbers or counts, lines dropped, duplicated or truncated, hunks swapped, `\ No newline`
 //!   markers removed or added, whitespace and CRLF changed, garbage around it, the
@@ -20,7 +22,9 @@
 //! git left it (and its executable bit); when git refuses, minimcp must refuse and leave the
 //! tree untouched. Cases minimcp refuses by its own rules whatever git does — binary patches,
 //! symbolic links and paths through them, the deny list — are counted apart (minimcp must
-//! refuse them; how git answers is counted). The oracle is git itself, run as a separate
+//! refuse them; how git answers is counted), as are damages that may reach those rules (a
+//! mode line git no longer reads as a regular file's, a backslash in a name: minimcp may
+//! refuse them or agree with git). The oracle is git itself, run as a separate
 //! program; the trees are compared with `std::fs` reads.
 //!
 //! `cargo test` runs a fixed seed (`FIXED_PAIRS` tree pairs, several cases each; a few
@@ -350,6 +354,17 @@ fn after_tree(rng: &mut Rng, before: &Tree) -> Tree {
             }
         }
     }
+    // A copy of a file, changed a little or not (git finds it with --find-copies-harder).
+    if rng.one_in(3) && !before.is_empty() {
+        if let Some((name, Node::File(bytes, exec))) = before.iter().nth(rng.below(before.len())) {
+            let copied = if rng.one_in(2) {
+                bytes.clone()
+            } else {
+                edit_lines(rng, bytes)
+            };
+            after.insert(format!("{name}.copy"), Node::File(copied, *exec));
+        }
+    }
     for _ in 0..rng.below(3) {
         let new = self::name(rng, &dirs);
         if !after
@@ -385,6 +400,11 @@ fn make_patch(repo: &Path, before: &Tree, after: &Tree, context: usize) -> Optio
             "diff",
             "--cached",
             "-M",
+            if context % 2 == 1 {
+                "--find-copies-harder"
+            } else {
+                "-M"
+            },
             &format!("-U{context}"),
             "--no-color",
             &id,
@@ -393,6 +413,55 @@ fn make_patch(repo: &Path, before: &Tree, after: &Tree, context: usize) -> Optio
     assert!(ok, "git diff: {err}");
     let text = String::from_utf8(out).ok()?;
     (!text.is_empty()).then_some(text)
+}
+
+/// True when a mode line (or an `index` line's mode) of `patch` is not a regular file's,
+/// as git's parser reads it (octal digits after optional spaces; the file type bits).
+fn has_odd_mode(patch: &str) -> bool {
+    const MODES: [&str; 4] = [
+        "old mode ",
+        "new mode ",
+        "deleted file mode ",
+        "new file mode ",
+    ];
+    patch.lines().any(|line| {
+        let value = if let Some(rest) = MODES.iter().find_map(|m| line.strip_prefix(m)) {
+            Some(rest)
+        } else if let Some(rest) = line.strip_prefix("index ") {
+            rest.split_once(' ').map(|(_, mode)| mode)
+        } else {
+            None
+        };
+        let Some(value) = value else { return false };
+        let digits: String = value
+            .trim_start()
+            .chars()
+            .take_while(|c| ('0'..='7').contains(c))
+            .collect();
+        !digits.is_empty()
+            && u64::from_str_radix(&digits, 8).map_or(true, |m| m & 0o170000 != 0o100000)
+    })
+}
+
+/// `diff -ruN -U<context> a b` of the two trees, or `None` without GNU diff.
+fn gnu_diff(scratch: &Path, before: &Tree, after: &Tree, context: usize) -> Option<String> {
+    let base = scratch.join("gnu");
+    let _ = fs::remove_dir_all(&base);
+    for (name, tree) in [("a", before), ("b", after)] {
+        fs::create_dir_all(base.join(name)).expect("dir");
+        write_tree(&base.join(name), tree, false);
+    }
+    let out = Command::new("diff")
+        .args(["-ruN", &format!("-U{context}"), "a", "b"])
+        .current_dir(&base)
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC")
+        .output()
+        .ok()?;
+    // 1: differences found; 0: none; 2: trouble.
+    (out.status.code() == Some(1))
+        .then(|| String::from_utf8(out.stdout).ok())
+        .flatten()
 }
 
 /// Splits a patch into its sections (each starting at `diff --git`).
@@ -427,12 +496,15 @@ fn rename_in_header(section: &str, from: &str, to: &str) -> String {
     format!("{head}{body}")
 }
 
-/// A case: the tree to apply to, the patch, and whether minimcp refuses it by policy.
+/// A case: the tree to apply to, the patch, and whether minimcp refuses it by its own rules:
+/// `must_refuse` (links, the deny list, binary patches: applying would be a failure) or
+/// `may_refuse` (a damage that may or may not reach a rule: a mode, a backslash in a name).
 struct Case {
     tree: Tree,
     patch: String,
     label: &'static str,
-    policy: bool,
+    must_refuse: bool,
+    may_refuse: bool,
 }
 
 fn modified_file<'t>(rng: &mut Rng, before: &'t Tree, after: &Tree) -> Option<&'t String> {
@@ -445,6 +517,7 @@ fn modified_file<'t>(rng: &mut Rng, before: &'t Tree, after: &Tree) -> Option<&'
 }
 
 fn damage(rng: &mut Rng, index: usize, before: &Tree, after: &Tree, patch: &str) -> Case {
+    let mut policy_now = false;
     let (label, policy) = if index == 0 {
         DAMAGES[0]
     } else {
@@ -598,13 +671,28 @@ fn damage(rng: &mut Rng, index: usize, before: &Tree, after: &Tree, patch: &str)
             let at = rng.below(lines.len());
             let mut chars: Vec<char> = lines[at].chars().collect();
             let i = rng.below(chars.len().max(1));
+            let byte = *rng.pick(&BYTES);
             match rng.below(3) {
-                0 => chars.insert(i, *rng.pick(&BYTES)),
+                0 => chars.insert(i, byte),
                 1 if !chars.is_empty() => {
                     chars.remove(i);
                 }
-                _ if !chars.is_empty() => chars[i] = *rng.pick(&BYTES),
+                _ if !chars.is_empty() => chars[i] = byte,
                 _ => {}
+            }
+            // A backslash put into a header's name: git takes it as part of the name, minimcp
+            // refuses backslashes in names.
+            const HEADERS: [&str; 7] = [
+                "diff --git ",
+                "--- ",
+                "+++ ",
+                "rename ",
+                "copy ",
+                "new file",
+                "deleted file",
+            ];
+            if byte == '\\' && HEADERS.iter().any(|h| lines[at].starts_with(h)) {
+                policy_now = true;
             }
             lines[at] = chars.into_iter().collect();
         }
@@ -816,14 +904,19 @@ fn damage(rng: &mut Rng, index: usize, before: &Tree, after: &Tree, patch: &str)
             tree,
             patch: damaged,
             label: "undamaged",
-            policy: false,
+            must_refuse: false,
+            may_refuse: false,
         };
     }
+    // A mode git reads as neither 100644 nor 100755 (a damaged mode line): git makes a link
+    // or a submodule directory of it, minimcp refuses.
+    let may_refuse = policy_now || has_odd_mode(&damaged);
     Case {
         tree,
         patch: damaged,
         label,
-        policy,
+        must_refuse: policy,
+        may_refuse,
     }
 }
 
@@ -935,8 +1028,24 @@ fn apply_patch_agrees_with_git_apply() {
         let made = make_patch(&repo, &before, &after, context);
         diff_time += clock.elapsed();
         let Some(patch) = made else { continue };
-        for index in 0..CASES_PER_PAIR {
-            let case = damage(&mut rng, index, &before, &after, &patch);
+        // One case in three more: the same change as GNU diff writes it (`diff -ruN`, no
+        // `diff --git`, timestamps after the names, epoch times for created and deleted files).
+        let gnu = rng
+            .one_in(3)
+            .then(|| gnu_diff(&scratch, &before, &after, context))
+            .flatten();
+        let extra = usize::from(gnu.is_some());
+        for index in 0..CASES_PER_PAIR + extra {
+            let case = match (&gnu, index == CASES_PER_PAIR) {
+                (Some(patch), true) => Case {
+                    tree: before.clone(),
+                    patch: patch.clone(),
+                    label: "gnu-diff",
+                    must_refuse: false,
+                    may_refuse: false,
+                },
+                _ => damage(&mut rng, index, &before, &after, &patch),
+            };
             cases += 1;
             write_tree(&theirs, &case.tree, false);
             write_tree(&root, &case.tree, false);
@@ -951,7 +1060,8 @@ fn apply_patch_agrees_with_git_apply() {
             let git_tree = read_tree(&theirs);
             let our_tree = read_tree(&root);
             let t = tally.entry(case.label).or_default();
-            let problem = match (case.policy, git_ok, ours_ok) {
+            let policy = case.must_refuse || (case.may_refuse && !ours_ok);
+            let problem = match (policy, git_ok, ours_ok) {
                 (true, _, true) => Some("minimcp applied a patch its rules refuse".to_string()),
                 (true, g, false) => {
                     if g {

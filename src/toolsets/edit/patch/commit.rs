@@ -26,11 +26,6 @@ use crate::toolsets::edit::{atomic, Editor};
 use crate::toolsets::workspace::sandbox::{RelPath, Sandbox};
 use crate::toolsets::workspace::target::{links, Target};
 
-/// The owner's execute bit (git's 100755).
-pub(crate) fn is_exec(meta: &Metadata) -> bool {
-    atomic::mode_of(meta).is_some_and(|m| m & 0o100 != 0)
-}
-
 /// One change to the disk.
 #[derive(Debug)]
 pub(crate) enum Op {

@@ -17,6 +17,7 @@ use std::io;
 use std::path::PathBuf;
 
 use super::plan::{Refused, Stat, Tree};
+use crate::toolsets::edit::atomic;
 use crate::toolsets::edit::guard::{self, Need};
 use crate::toolsets::edit::Editor;
 use crate::toolsets::workspace::sandbox::{RelPath, Sandbox, MAX_WRITE_DEPTH};
@@ -24,6 +25,11 @@ use crate::toolsets::workspace::target::{is_journal_name, is_temp_name, Target};
 
 /// A patch reads and makes at most this many times `--max-write-bytes` in all.
 pub(crate) const MAX_PATCH_BYTES_FACTOR: u64 = 16;
+
+/// The owner's execute bit (git's 100755).
+pub(crate) fn is_exec(meta: &Metadata) -> bool {
+    atomic::mode_of(meta).is_some_and(|m| m & 0o100 != 0)
+}
 
 /// What the patch found at one name.
 pub(crate) struct Entry {
@@ -180,7 +186,7 @@ impl<'e> Disk<'e> {
                     Stat::Dir
                 } else if meta.is_file() {
                     Stat::File {
-                        exec: super::commit::is_exec(&meta),
+                        exec: is_exec(&meta),
                     }
                 } else {
                     Stat::Special

@@ -16,12 +16,14 @@
 
 mod commit;
 mod disk;
+mod header;
 mod image;
 mod journal;
 mod names;
 mod parse;
 mod plan;
 mod report;
+mod stamps;
 
 use std::collections::BTreeMap;
 
