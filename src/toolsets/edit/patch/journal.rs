@@ -118,7 +118,7 @@ pub(crate) fn scan(root: &Sandbox, max_bytes: u64) -> Vec<Interrupted> {
             continue;
         }
         let path = entry.path();
-        let message = match read_record(&path) {
+        let message = match read_record(root, &path, name) {
             Some(record) => describe(root, &record, name, max_bytes),
             None => format!("an unreadable patch journal `{name}` was found in the workspace root: an apply_patch of an earlier server was interrupted, but which files it changed is unknown"),
         };
@@ -131,13 +131,11 @@ pub(crate) fn scan(root: &Sandbox, max_bytes: u64) -> Vec<Interrupted> {
     found
 }
 
-fn read_record(path: &Path) -> Option<Record> {
+/// The journal at `path` (in `root`, opened and checked to be inside it), parsed.
+fn read_record(root: &Sandbox, path: &Path, name: &str) -> Option<Record> {
+    let (file, _) = root.open_regular(path, &RelPath::root().join(name)).ok()?;
     let mut bytes = Vec::new();
-    fs::File::open(path)
-        .ok()?
-        .take(MAX_JOURNAL_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
+    file.take(MAX_JOURNAL_BYTES).read_to_end(&mut bytes).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 
