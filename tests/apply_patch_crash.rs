@@ -11,8 +11,8 @@
 //! the mover (seven writes and a removal, each fsynced); and kills the server: half at a
 //! moment uniform over the measured duration of a patch, half as soon as a first file is
 //! replaced plus up to a third of that duration. The oracle is the test's own record of each
-//! version, compared with `std::fs` reads. `cargo test` runs 12 kills with a fixed seed
-//! (targets up to 100 KiB); `MINIMCP_PATCH_CRASH_SEED=N|random`, `MINIMCP_PATCH_CRASH_KILLS`
+//! version, compared with `std::fs` reads. `cargo test` runs 10 kills with a fixed seed
+//! (targets up to 48 KiB); `MINIMCP_PATCH_CRASH_SEED=N|random`, `MINIMCP_PATCH_CRASH_KILLS`
 //! and `MINIMCP_PATCH_CRASH_KIB` for longer runs (`.ci/run`: 60 kills, up to 1 MiB).
 
 mod common;
@@ -28,8 +28,8 @@ use common::scratch::Scratch;
 use common::{Out, Peer};
 
 const FIXED_SEED: u64 = 0x7A7C_C4A5;
-const DEFAULT_KILLS: usize = 12;
-const DEFAULT_KIB: usize = 100;
+const DEFAULT_KILLS: usize = 10;
+const DEFAULT_KIB: usize = 48;
 const ANSWER: Duration = Duration::from_secs(60);
 const TARGETS: [&str; 6] = [
     "a.txt",

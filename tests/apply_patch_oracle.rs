@@ -48,7 +48,7 @@ use common::scratch::Scratch;
 use common::{Out, Peer};
 
 const FIXED_SEED: u64 = 0x9A7C_4E11;
-const FIXED_PAIRS: usize = 20;
+const FIXED_PAIRS: usize = 16;
 /// Cases made from one tree pair (one clean, the rest damaged).
 const CASES_PER_PAIR: usize = 7;
 const ANSWER: Duration = Duration::from_secs(60);
