@@ -383,6 +383,25 @@ fn hunks_apply_at_an_offset_and_say_so() {
 }
 
 #[test]
+fn lines_past_a_hunks_counts_are_ignored_as_git_ignores_them_and_said_so() {
+    let tree = Scratch::new("patch-stray");
+    tree.file("f.txt", "a\nb\n");
+    let mut c = Client::start(tree.path(), &[]);
+    // The header counts 2 and 2: `+C` and ` c` are past the hunk; git applies the rest.
+    let result = c.patch("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n+C\n c\n");
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(tree.read("f.txt"), "a\nB\n");
+    let note = result["structuredContent"]["notes"][0]
+        .as_str()
+        .expect("a note");
+    assert!(
+        note.starts_with("patch line 7 (`+C`) comes after the last hunk of `f.txt`"),
+        "{note}"
+    );
+    assert!(text(&result).contains(note), "{result}");
+}
+
+#[test]
 fn a_failed_write_undoes_the_files_already_written() {
     let tree = Scratch::new("patch-undo");
     tree.file("a.txt", "a\n");
@@ -535,6 +554,11 @@ fn an_interrupted_patch_is_reported_at_the_next_start_and_then_forgotten() {
     );
     let told = text(&listed);
     assert!(told.starts_with("Note: apply_patch in an earlier server process (pid 4294967295) was interrupted between two files: `a.txt` new (the patch's content), `b.txt` old (not yet written)"), "{told}");
+    assert_eq!(
+        listed["structuredContent"]["interrupted_patch"].as_str(),
+        Some(told.lines().next().unwrap_or("")),
+        "{listed}"
+    );
     assert!(
         !tree.join(journal).exists(),
         "the journal is removed once a client was told"

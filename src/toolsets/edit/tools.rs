@@ -26,6 +26,13 @@ fn with_editor(
         editor.sweep_roots();
         let mut output = handler(&editor, args, ctx)?;
         if let Some(note) = editor.take_interrupted() {
+            // In the text and the structured result both: some clients show only one.
+            if let Some(serde_json::Value::Object(fields)) = &mut output.structured {
+                fields.insert(
+                    "interrupted_patch".into(),
+                    serde_json::Value::String(note.clone()),
+                );
+            }
             output.content.insert(0, Content::text(note));
         }
         Ok(output)

@@ -68,7 +68,8 @@ pub(crate) fn output_schema() -> Value {
                 "status": {"enum": ["modified", "created", "deleted", "renamed", "copied"]},
                 "from": {"type": "string"},
                 "sha256": {"type": "string"}}}},
-            "diff": {"type": "string"}
+            "diff": {"type": "string"},
+            "notes": {"type": "array", "items": {"type": "string"}}
         },
         "required": ["dry_run", "files", "diff"]
     })
@@ -220,6 +221,23 @@ pub(crate) fn apply_patch(
         }
     };
     let mut text = format!("{head}\n{}", lines.join("\n"));
+    // Lines git ignores after a hunk whose counts end too early: said, not silently dropped.
+    let mut notes = Vec::new();
+    for (section, s) in sections.iter().enumerate() {
+        if let Some((line, stray)) = &s.stray {
+            let name = plan
+                .sections
+                .get(section)
+                .and_then(|p| p.new.clone().or_else(|| p.old.clone()))
+                .unwrap_or_default();
+            notes.push(format!(
+                "patch line {line} (`{stray}`) comes after the last hunk of `{name}` but its header's counts end the hunk before it, so it was not applied (git apply ignores it too). If it belongs to the change, correct the counts in the `@@` line and send that part again."
+            ));
+        }
+    }
+    for note in notes.iter().take(5) {
+        text.push_str(&format!("\nNote: {note}"));
+    }
     if !written.is_empty() && written.len() <= 20 {
         text.push_str("\nsha256: ");
         let hashes: Vec<String> = written
@@ -239,6 +257,10 @@ pub(crate) fn apply_patch(
         text.push_str(&format!("\n```diff\n{diff}```"));
     }
     let mut structured = json!({"dry_run": dry_run, "files": files, "diff": diff});
+    if !notes.is_empty() {
+        notes.truncate(5);
+        structured["notes"] = json!(notes);
+    }
     if files_left(&structured, plan.sections.len()) > 0 {
         structured["files_not_listed"] = json!(files_left(&structured, plan.sections.len()));
     }

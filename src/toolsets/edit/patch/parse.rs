@@ -30,6 +30,9 @@ pub(crate) struct FilePatch {
     pub(crate) new_mode: u32,
     pub(crate) is_binary: bool,
     pub(crate) hunks: Vec<Hunk>,
+    /// A line right after the last hunk that looks like one of its lines (`+`, `-`, ` `) but
+    /// is past its counts: git ignores it; the model is told. Its patch line and text.
+    pub(crate) stray: Option<(usize, String)>,
 }
 
 /// One hunk: its header's numbers and where its text is in the patch.
@@ -75,7 +78,13 @@ pub(crate) fn parse(buf: &[u8]) -> Result<Vec<FilePatch>, ParseError> {
     if sections.is_empty() {
         return Err(ParseError {
             line: 1,
-            message: "no file section found: a patch starts with `diff --git a/PATH b/PATH` (or `--- a/PATH` and `+++ b/PATH`) and has hunks starting `@@ -`".into(),
+            message: if buf.starts_with(b"*** Begin Patch")
+                || buf.windows(17).any(|w| w == b"*** Update File: ")
+            {
+                "this is the `*** Begin Patch` format, not a unified diff; send what `git diff` prints: `diff --git a/PATH b/PATH`, `--- a/PATH`, `+++ b/PATH`, then hunks `@@ -START,COUNT +START,COUNT @@` with lines starting ' ', '-' or '+'".into()
+            } else {
+                "no file section found: a patch starts with `diff --git a/PATH b/PATH` (or `--- a/PATH` and `+++ b/PATH`) and has hunks starting `@@ -`".into()
+            },
         });
     }
     Ok(sections)
@@ -132,6 +141,37 @@ fn parse_range(line: &[u8], offset: usize, expect: &[u8]) -> Option<(u64, u64, u
         .then_some((start, count, at + expect.len()))
 }
 
+/// Why the hunk at `at` is corrupt, with the counts its lines have (up to the next line
+/// that cannot be a hunk's: a header, a hunk, a section), for the model to correct.
+fn corrupt(buf: &[u8], at: usize) -> String {
+    let header = line_at(buf, at);
+    let Some((_, old_count, _, new_count)) = parse_hunk_header(header) else {
+        return "corrupt hunk header: write `@@ -START,COUNT +START,COUNT @@`".into();
+    };
+    let (mut old, mut new) = (0u64, 0u64);
+    let mut pos = at + header.len();
+    while pos < buf.len() {
+        let line = line_at(buf, pos);
+        let next_section =
+            line.starts_with(b"--- ") && buf[pos + line.len()..].starts_with(b"+++ ");
+        if line.starts_with(b"@@ ") || line.starts_with(b"diff ") || next_section {
+            break;
+        }
+        match line[0] {
+            b' ' | b'\n' => {
+                old += 1;
+                new += 1;
+            }
+            b'-' => old += 1,
+            b'+' => new += 1,
+            b'\\' => {}
+            _ => break,
+        }
+        pos += line.len();
+    }
+    format!("corrupt hunk: its header counts {old_count} old and {new_count} new lines, but the lines that follow it hold {old} old (context and '-') and {new} new (context and '+'); correct the counts in `@@ -START,COUNT +START,COUNT @@` (every line of a hunk starts with ' ', '-', '+' or '\\', an empty context line with a space)")
+}
+
 /// `@@ -a,b +c,d @@` (anything may follow): the four numbers.
 pub(crate) fn parse_hunk_header(line: &[u8]) -> Option<(u64, u64, u64, u64)> {
     if line.last() != Some(&b'\n') {
@@ -159,6 +199,21 @@ impl Parser<'_> {
         let body = start + header_len;
         let hunks_end = self.hunks(body, &mut patch)?;
         let mut end = hunks_end;
+        let next = line_at(self.buf, hunks_end);
+        let next_section =
+            next.starts_with(b"--- ") && self.buf[hunks_end + next.len()..].starts_with(b"+++ ");
+        if !patch.hunks.is_empty()
+            && matches!(next.first(), Some(b'+' | b'-' | b' '))
+            && !next_section
+            && next != b"-- \n"
+        {
+            let text = String::from_utf8_lossy(next)
+                .trim_end()
+                .chars()
+                .take(120)
+                .collect();
+            patch.stray = Some((self.line_of(hunks_end), text));
+        }
         if hunks_end == body {
             let line = line_at(self.buf, body);
             let tail = body + line.len();
@@ -298,7 +353,7 @@ impl Parser<'_> {
         let (mut old_lines, mut new_lines) = (0u64, 0u64);
         while buf.len() - at > 4 && buf[at..].starts_with(b"@@ -") {
             let Some(hunk) = self.hunk(at)? else {
-                return err(self, at, "corrupt hunk: its lines do not add up to the counts in its `@@ -a,b +c,d @@` header, or a line does not start with ' ', '-', '+' or '\\'");
+                return err(self, at, corrupt(buf, at));
             };
             old_lines = old_lines.saturating_add(hunk.old_lines);
             new_lines = new_lines.saturating_add(hunk.new_lines);
@@ -478,7 +533,16 @@ diff --git a/m b/m\nold mode 100644\nnew mode 100755\n\
             refused("diff --git a/x b/x\n--- a/x\n--- a/y\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")
                 .contains("inconsistent old")
         );
+        let s = parse(b"--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n+C\n c\n")
+            .expect("git applies the first lines");
+        assert_eq!(s[0].stray, Some((7, "+C".to_string())));
         assert!(refused("nothing here\n").contains("no file section"));
+        assert!(
+            refused("*** Begin Patch\n*** Update File: x\n@@\n-a\n+b\n*** End Patch\n")
+                .contains("`*** Begin Patch` format")
+        );
+        let counts = refused("--- a/x\n+++ b/x\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n+C\n c\n");
+        assert!(counts.contains("counts 4 old and 4 new lines, but the lines that follow it hold 3 old (context and '-') and 4 new"), "{counts}");
         assert!(refused("diff --git a/x b/x\nold mode 1x\n").contains("invalid file mode"));
     }
 
