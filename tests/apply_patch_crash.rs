@@ -13,7 +13,7 @@
 //! replaced plus up to a third of that duration. The oracle is the test's own record of each
 //! version, compared with `std::fs` reads. `cargo test` runs 10 kills with a fixed seed
 //! (targets up to 48 KiB); `MINIMCP_PATCH_CRASH_SEED=N|random`, `MINIMCP_PATCH_CRASH_KILLS`
-//! and `MINIMCP_PATCH_CRASH_KIB` for longer runs (`.ci/run`: 60 kills, up to 1 MiB).
+//! and `MINIMCP_PATCH_CRASH_KIB` for longer runs (`.ci/run`: 40 kills, up to 256 KiB).
 
 mod common;
 
