@@ -417,8 +417,9 @@ fn a_patch_killed_between_files_leaves_each_whole_and_says_so_at_the_next_start(
         c.kills, c.mixed, c.journals_left, c.journals_reported, c.wrong, h.patch_us / 1000.0, started.elapsed().as_secs_f64()
     );
     assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));
+    // A long run whose kills never left a journal checked nothing of it.
     assert!(
-        c.mixed > 0 || kills < 10,
-        "no kill landed between two files: the timing is off"
+        c.journals_reported > 0 || kills < 20,
+        "no kill landed while a patch was being written: the timing is off"
     );
 }
