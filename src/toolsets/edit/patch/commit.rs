@@ -1,27 +1,29 @@
-//! Writing a decided patch: all of it, or (when a write fails) none of it.
+//! Writing a decided patch: all of it or none of it, as one step against every other
+//! minimcp process.
 //!
 //! [`prepare`] turns the plan's final state of each path into operations and refuses what
 //! the edit tools never do (replacing a directory, a read-only or hard-linked file, a file
 //! over `--max-write-bytes`, creating below a file that stays). [`run`] then, for a patch of
-//! more than one operation, writes the journal (`journal.rs`), and performs them in one
-//! deterministic order — writes whose directories exist or can be made, then deletions
-//! (emptied directories removed, as git removes them), then writes that needed a deleted
-//! file out of their way — each file atomically through `write.rs`'s commit. When one fails,
-//! the ones done are undone (the old bytes written back, created files removed) before the
-//! refusal, and the journal is removed.
-//!
-//! The paths are known, sorted, before the first write: a cross-process lock taken per file
-//! can be taken for all of them, in that order, around this whole step.
+//! more than one operation, writes the journal (`journal.rs`) and hands the operations to the
+//! edit toolset's `commit_all` (`edit/commit.rs`): every new content prepared in its temporary
+//! file, every file locked in one order (its canonical path's, the same in every process) and
+//! checked to hold exactly the bytes the patch was applied to, then all put in place, or none.
+//! Git's executable bit is given to the temporary file before it appears. Directories are
+//! made before (for new files) and removed after when a deletion emptied them, as git removes
+//! them. A patch that turns a file into a directory is two such batches (the deletion first);
+//! when the second is refused, the first is undone by a third. The journal is removed after
+//! the last, or when nothing was written.
 
 use std::collections::BTreeMap;
 use std::fs::{self, Metadata};
+use std::path::Path;
 
 use super::disk::Disk;
-use super::journal::{Change, Journal};
+use super::journal::{Change as Planned, Journal};
 use super::plan::{Plan, Refused, Stat, Tree};
 use crate::sha256_hex;
+use crate::toolsets::edit::commit::{commit_all, Change};
 use crate::toolsets::edit::dirs::make_dirs;
-use crate::toolsets::edit::write::commit;
 use crate::toolsets::edit::{atomic, Editor};
 use crate::toolsets::workspace::sandbox::{RelPath, Sandbox};
 use crate::toolsets::workspace::target::{links, Target};
@@ -29,11 +31,13 @@ use crate::toolsets::workspace::target::{links, Target};
 /// One change to the disk.
 #[derive(Debug)]
 pub(crate) enum Op {
-    /// Create or replace `name` with `bytes`, executable or not.
+    /// Create or replace `name` with `bytes`, executable or not; `later` when a file the
+    /// patch deletes is in the way (it becomes a directory): written after the deletions.
     Write {
         name: String,
         bytes: Vec<u8>,
         exec: bool,
+        later: bool,
     },
     /// Remove `name`, then its directories left empty.
     Delete { name: String },
@@ -96,12 +100,14 @@ pub(crate) fn prepare(disk: &mut Disk<'_>, plan: &Plan) -> Result<Vec<Op>, Refus
                     }
                 }
                 disk.charge(bytes.len() as u64)?;
+                let later = blocked_by_a_deleted_file(disk, plan, name)?;
                 let op = Op::Write {
                     name: name.clone(),
                     bytes: bytes.clone(),
                     exec,
+                    later,
                 };
-                if blocked_by_a_deleted_file(disk, plan, name)? {
+                if later {
                     last.push(op);
                 } else {
                     first.push(op);
@@ -141,13 +147,154 @@ fn blocked_by_a_deleted_file(
     Ok(false)
 }
 
-/// How to undo one done operation.
-enum Undo {
-    Remove(String),
-    Restore(String),
+/// The permission bits a write asks for: the file's own with the execute bits given or taken
+/// (where it may be read) when git's mode changes them; 0755 for a new executable.
+fn mode_for(meta: Option<&Metadata>, exec: bool) -> Option<u32> {
+    let now = meta.and_then(atomic::mode_of).map(|m| m & 0o777);
+    match now {
+        Some(m) if (m & 0o100 != 0) == exec => None,
+        Some(m) if exec => Some(m | ((m & 0o444) >> 2) | 0o100),
+        Some(m) => Some(m & !0o111),
+        None => exec.then_some(0o755),
+    }
 }
 
-/// Performs `ops`; on a failure undoes what was done and says what happened.
+/// The parent of a root-relative path.
+fn parent_of(local: &RelPath) -> Result<RelPath, Refused> {
+    RelPath::parse(local.as_str().rsplit_once('/').map_or("", |(d, _)| d))
+        .map_err(|e| Refused::Message(e.to_string()))
+}
+
+/// One batch of operations as `commit_all` takes them: every file locked in one order, each
+/// checked to hold what the patch read, then all put in place or none.
+fn commit_batch(
+    editor: &Editor,
+    session: Option<u64>,
+    disk: &Disk<'_>,
+    root: &Sandbox,
+    ops: &[&Op],
+) -> Result<Vec<Option<String>>, String> {
+    for op in ops {
+        let entry = &disk.entries[op.name()];
+        if matches!(op, Op::Write { .. }) && entry.meta.is_none() {
+            make_dirs(
+                root,
+                &parent_of(&entry.local).map_err(|e| format!("{e:?}"))?,
+            )
+            .map_err(|e| format!("`{}` could not be created ({e})", entry.shown))?;
+        }
+    }
+    let targets: Vec<Target> = ops
+        .iter()
+        .map(|op| disk.entries[op.name()].target(root))
+        .collect();
+    let changes: Vec<Change<'_>> = ops
+        .iter()
+        .zip(&targets)
+        .map(|(op, target)| {
+            let entry = &disk.entries[op.name()];
+            let base = entry.content.as_ref().map(|(bytes, _)| bytes.as_slice());
+            match op {
+                Op::Write { bytes, exec, .. } => Change {
+                    target,
+                    base,
+                    data: Some(bytes),
+                    mode: mode_for(entry.meta.as_ref(), *exec),
+                },
+                Op::Delete { .. } => Change {
+                    target,
+                    base,
+                    data: None,
+                    mode: None,
+                },
+            }
+        })
+        .collect();
+    commit_all(editor, session, &changes).map_err(|e| e.to_string())
+}
+
+/// What `path` holds now: its SHA-256, `None` when absent.
+fn hash_now(path: &Path, max: u64) -> Option<String> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > max {
+        return Some(String::new());
+    }
+    fs::read(path).ok().map(|b| sha256_hex(&b))
+}
+
+/// The files of `ops` that hold what the patch would make of them (so a failed batch wrote
+/// them: another writer's change is not ours).
+fn written_by(disk: &Disk<'_>, root: &Sandbox, ops: &[&Op]) -> Vec<String> {
+    ops.iter()
+        .filter_map(|op| {
+            let entry = &disk.entries[op.name()];
+            let ours = match op {
+                Op::Write { bytes, .. } => Some(sha256_hex(bytes)),
+                Op::Delete { .. } => None,
+            };
+            let now = hash_now(&entry.target(root).path(), disk.max_write_bytes());
+            (now == ours).then(|| format!("`{}`", entry.shown))
+        })
+        .collect()
+}
+
+/// Puts back what the first batch changed, as one more batch (each file checked to hold
+/// what the first batch wrote).
+fn undo(
+    editor: &Editor,
+    session: Option<u64>,
+    disk: &Disk<'_>,
+    root: &Sandbox,
+    ops: &[&Op],
+) -> Result<(), String> {
+    let mut targets = Vec::new();
+    for op in ops {
+        let entry = &disk.entries[op.name()];
+        let mut target = entry.target(root);
+        if let Op::Delete { .. } = op {
+            make_dirs(
+                root,
+                &parent_of(&entry.local).map_err(|e| format!("{e:?}"))?,
+            )
+            .map_err(|e| e.to_string())?;
+        }
+        target.existing = fs::symlink_metadata(target.path()).ok();
+        targets.push(target);
+    }
+    let changes: Vec<Change<'_>> = ops
+        .iter()
+        .zip(&targets)
+        .map(|(op, target)| {
+            let entry = &disk.entries[op.name()];
+            let old = entry.content.as_ref().map(|(bytes, _)| bytes.as_slice());
+            let old_mode = entry
+                .meta
+                .as_ref()
+                .and_then(atomic::mode_of)
+                .map(|m| m & 0o777);
+            match op {
+                Op::Write { bytes, .. } => Change {
+                    target,
+                    base: Some(bytes),
+                    data: old,
+                    mode: old_mode,
+                },
+                Op::Delete { .. } => Change {
+                    target,
+                    base: None,
+                    data: old,
+                    mode: old_mode,
+                },
+            }
+        })
+        .collect();
+    commit_all(editor, session, &changes)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Performs `ops`: in one batch, or two when a file must be deleted before a directory takes
+/// its name; the journal around them. The new SHA-256 of every file written.
 pub(crate) fn run(
     editor: &Editor,
     session: Option<u64>,
@@ -159,11 +306,11 @@ pub(crate) fn run(
         .clone()
         .ok_or_else(|| Refused::Message("no root".into()))?;
     let journal = if ops.len() > 1 {
-        let changes: Vec<Change> = ops
+        let changes: Vec<Planned> = ops
             .iter()
             .map(|op| {
                 let entry = &disk.entries[op.name()];
-                Change {
+                Planned {
                     path: entry.local.as_str().to_string(),
                     before: entry.content.as_ref().map(|(_, hash)| hash.clone()),
                     after: match op {
@@ -179,32 +326,53 @@ pub(crate) fn run(
     } else {
         None
     };
-    let mut written = BTreeMap::new();
-    let mut undo = Vec::new();
-    for op in ops {
-        match perform(editor, session, disk, &root, op) {
-            Ok((step, hash)) => {
-                undo.push(step);
-                if let Some(hash) = hash {
-                    written.insert(op.name().to_string(), hash);
-                }
+    let first: Vec<&Op> = ops
+        .iter()
+        .filter(|op| !matches!(op, Op::Write { later: true, .. }))
+        .collect();
+    let second: Vec<&Op> = ops
+        .iter()
+        .filter(|op| matches!(op, Op::Write { later: true, .. }))
+        .collect();
+    let end = |journal: Option<Journal>, outcome: String| -> Refused {
+        if let Some(journal) = journal {
+            if let Err(e) = journal.end() {
+                crate::log::warn(format_args!("a patch journal could not be removed: {e}"));
             }
+        }
+        Refused::Message(outcome)
+    };
+    let mut hashes = match commit_batch(editor, session, disk, &root, &first) {
+        Ok(hashes) => hashes,
+        Err(message) => {
+            let changed = written_by(disk, &root, &first);
+            if changed.is_empty() {
+                return Err(end(
+                    journal,
+                    format!("{}. Nothing was written.", message.trim_end_matches('.')),
+                ));
+            }
+            // Publishing failed part-way (a disk error): the journal stays, as after a crash.
+            return Err(Refused::Message(format!("{message} These files hold the patch's content: {}; the others are as they were (the journal in the root lists them)", changed.join(", "))));
+        }
+    };
+    for op in &first {
+        if let Op::Delete { name } = op {
+            remove_empty_parents(&root, &disk.entries[name].local);
+        }
+    }
+    if !second.is_empty() {
+        match commit_batch(editor, session, disk, &root, &second) {
+            Ok(more) => hashes.extend(more),
             Err(message) => {
-                let left = roll_back(editor, session, disk, &root, undo);
-                let end = journal.map(Journal::end);
-                let outcome = if left.is_empty() {
-                    if matches!(end, Some(Err(_))) {
-                        "every file was restored (the journal could not be removed)".to_string()
-                    } else {
-                        "every file it had written was restored: nothing changed".to_string()
-                    }
-                } else {
-                    format!(
-                        "these files could not be restored and hold the patch's content: {}",
-                        left.join(", ")
-                    )
+                let outcome = match undo(editor, session, disk, &root, &first) {
+                    Ok(()) => "every file it had written was restored: nothing changed".to_string(),
+                    Err(e) => format!(
+                        "the files written before could not be restored ({e}): {}",
+                        written_by(disk, &root, &first).join(", ")
+                    ),
                 };
-                return refuse(format!("{message}; {outcome}"));
+                return Err(end(journal, format!("{message}; {outcome}")));
             }
         }
     }
@@ -213,79 +381,12 @@ pub(crate) fn run(
             crate::log::warn(format_args!("a patch journal could not be removed: {e}"));
         }
     }
-    Ok(written)
-}
-
-/// One operation: its undo and, for a write, the new SHA-256.
-fn perform(
-    editor: &Editor,
-    session: Option<u64>,
-    disk: &Disk<'_>,
-    root: &Sandbox,
-    op: &Op,
-) -> Result<(Undo, Option<String>), String> {
-    let entry = &disk.entries[op.name()];
-    let target = entry.target(root);
-    match op {
-        Op::Write { name, bytes, exec } => {
-            let parent =
-                RelPath::parse(entry.local.as_str().rsplit_once('/').map_or("", |(d, _)| d))
-                    .map_err(|e| e.to_string())?;
-            if target.existing.is_none() {
-                make_dirs(root, &parent)
-                    .map_err(|e| format!("`{}` could not be created ({e})", entry.shown))?;
-            }
-            let hash = commit(editor, session, &target, bytes).map_err(|e| e.to_string())?;
-            set_exec(&target, *exec).map_err(|e| {
-                format!(
-                    "`{}` was written but its mode could not be set ({e})",
-                    entry.shown
-                )
-            })?;
-            let undo = if entry.stat == Stat::Missing || matches!(entry.stat, Stat::NotDir) {
-                Undo::Remove(name.clone())
-            } else {
-                Undo::Restore(name.clone())
-            };
-            Ok((undo, Some(hash)))
-        }
-        Op::Delete { name } => {
-            let dir = root
-                .open_dir(&target.dir, &entry.shown)
-                .map_err(|e| e.to_string())?;
-            fs::remove_file(dir.entry(&target.name))
-                .map_err(|e| format!("`{}` could not be removed ({e})", entry.shown))?;
-            dir.sync().map_err(|e| e.to_string())?;
-            editor.ws.served.forget(&target.path());
-            remove_empty_parents(root, &entry.local);
-            Ok((Undo::Restore(name.clone()), None))
-        }
-    }
-}
-
-/// Gives the file at `target` the owner's execute bit (and the group's and others' where
-/// they may read), or takes every execute bit away.
-fn set_exec(target: &Target, exec: bool) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let (file, meta) = target
-            .sandbox
-            .open_regular(&target.path(), &target.rel)
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
-        let mode = meta.permissions().mode() & 0o7777;
-        let wanted = if exec {
-            mode | ((mode & 0o444) >> 2) | 0o100
-        } else {
-            mode & !0o111
-        };
-        if wanted != mode {
-            file.set_permissions(fs::Permissions::from_mode(wanted))?;
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = (target, exec);
-    Ok(())
+    Ok(first
+        .iter()
+        .chain(&second)
+        .zip(hashes)
+        .filter_map(|(op, hash)| hash.map(|h| (op.name().to_string(), h)))
+        .collect())
 }
 
 /// Removes the directories above `local` that its removal left empty (never the root).
@@ -307,44 +408,4 @@ fn remove_empty_parents(root: &Sandbox, local: &RelPath) {
         let _ = handle.sync();
         dir = parent;
     }
-}
-
-/// Undoes `done` in reverse; the files it could not restore.
-fn roll_back(
-    editor: &Editor,
-    session: Option<u64>,
-    disk: &Disk<'_>,
-    root: &Sandbox,
-    done: Vec<Undo>,
-) -> Vec<String> {
-    let mut left = Vec::new();
-    for step in done.into_iter().rev() {
-        let (Undo::Remove(name) | Undo::Restore(name)) = &step;
-        let entry = &disk.entries[name];
-        let target = entry.target(root);
-        let restored = match &step {
-            Undo::Remove(_) => root
-                .open_dir(&target.dir, &entry.shown)
-                .ok()
-                .and_then(|dir| {
-                    fs::remove_file(dir.entry(&target.name))
-                        .ok()
-                        .map(|()| dir.sync())
-                }),
-            Undo::Restore(_) => entry.content.as_ref().and_then(|(bytes, hash)| {
-                let parent =
-                    RelPath::parse(entry.local.as_str().rsplit_once('/').map_or("", |(d, _)| d))
-                        .ok()?;
-                make_dirs(root, &parent).ok()?;
-                let dir = root.open_dir(&target.dir, &entry.shown).ok()?;
-                atomic::replace(&dir, &target.name, bytes, entry.meta.as_ref()).ok()?;
-                editor.ws.served.record(session, &target.path(), hash);
-                Some(Ok(()))
-            }),
-        };
-        if restored.is_none() {
-            left.push(format!("`{}`", entry.shown));
-        }
-    }
-    left
 }

@@ -20,7 +20,7 @@ use super::plan::{Refused, Stat, Tree};
 use crate::toolsets::edit::atomic;
 use crate::toolsets::edit::guard::{self, Need};
 use crate::toolsets::edit::Editor;
-use crate::toolsets::workspace::sandbox::{RelPath, Sandbox, MAX_WRITE_DEPTH};
+use crate::toolsets::workspace::sandbox::{PathError, RelPath, Sandbox, MAX_WRITE_DEPTH};
 use crate::toolsets::workspace::target::{is_journal_name, is_temp_name, Target};
 
 /// A patch reads and makes at most this many times `--max-write-bytes` in all.
@@ -146,6 +146,9 @@ impl<'e> Disk<'e> {
             return refuse(format!(
                 "`{shown}` is refused: the server's deny list (--deny) hides it from every tool"
             ));
+        }
+        if sandbox.is_write_denied(&local, false) {
+            return refuse(PathError::WriteDenied(shown).to_string());
         }
         let stat = self.walk(&sandbox, &local, &shown)?;
         let meta = match stat {

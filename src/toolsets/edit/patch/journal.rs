@@ -62,7 +62,10 @@ impl Journal {
             files: changes.to_vec(),
         };
         let text = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;
-        atomic::replace(&dir, &name, &text, None)?;
+        let mut prepared = atomic::Prepared::new(&dir, &text, None, None)?;
+        prepared.replace(&name)?;
+        drop(prepared);
+        dir.sync()?;
         Ok(Journal { dir, name })
     }
 

@@ -6,7 +6,7 @@
 //!   section, as git decides it, before anything is written;
 //! - `disk.rs` holds every name to the workspace's rules (one root, deny list, no link
 //!   followed, sizes, the conflict check of `guard.rs`);
-//! - `commit.rs` writes it, each file atomically, undoing what it wrote when a write fails;
+//! - `commit.rs` writes it through the edit toolset's all-or-none, cross-process commit;
 //!   `journal.rs` makes a crash between two files visible at the next start;
 //! - `report.rs` says what happened, or where a hunk that did not apply belongs.
 //!
