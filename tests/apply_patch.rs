@@ -486,6 +486,8 @@ fn what_the_edit_tools_refuse_a_patch_cannot_do() {
     let cases: Vec<(String, &str)> = vec![
         (change(".env", "KEY=1", "KEY=2"), "deny list"),
         (create("keys/id_rsa"), "deny list"),
+        (create(".bashrc"), "write deny list"),
+        (create("home/.ssh/authorized_keys"), "write deny list"),
         (create(".git/config"), "invalid path"),
         (create("../escape.txt"), "invalid path"),
         (format!("{}{}", change("ok.txt", "ok", "OK"), create("../../escape.txt")), "invalid path"),
