@@ -8,7 +8,7 @@
 //! binary lists `apply_patch`, each change's whole diff is also applied as one patch and
 //! compared with `git apply` on a copy of the tree (`edit_bench/patch.rs`).
 //!
-//! `cargo test` runs this repository's own history from its first commit, up to 400 hunks,
+//! `cargo test` runs this repository's own history from its first commit, up to 150 hunks,
 //! against the binary cargo built; without git or history (a vendored tarball) it says
 //! SKIPPED, and fails instead under `MINIMCP_REQUIRE_CORPORA=1`. The environment widens it:
 //! - `MINIMCP_EDIT_BENCH_BINARY`: the minimcp to test (default: the one cargo built);
@@ -41,7 +41,7 @@ use edit_bench::run::{run, Example, Tally};
 use edit_bench::variants::{self, Variant};
 
 /// Hunks of the own history `cargo test` sends, from the first commit on.
-const DEFAULT_HUNKS: usize = 400;
+const DEFAULT_HUNKS: usize = 150;
 
 /// A scratch directory on a RAM disk where there is one: minimcp makes every write
 /// durable (fsync), which a RAM disk makes free, and the run is about the content.

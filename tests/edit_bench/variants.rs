@@ -20,7 +20,7 @@ pub(crate) enum Variant {
     IndentLess,
     /// Tabs written as spaces (4 each), or the file's space indentation written as tabs.
     TabsSpaces,
-    /// Blanks at the ends of lines left out.
+    /// Blanks at the ends of lines left out (of the lines the model copied from the file).
     TrailingLost,
     /// `\r\n` written as `\n` (files with CRLF lines only).
     CrlfLost,
@@ -220,7 +220,23 @@ pub(crate) fn call(variant: Variant, site: &Site<'_>) -> Option<Call> {
         }
         Variant::TrailingLost => {
             let trim = |body: &str| body.trim_end_matches([' ', '\t']).to_string();
-            (map(site.old, trim), map(site.new, trim))
+            // Kept lines lose their blanks as `old_text` does; added lines are the model's
+            // own text, and git's file is what it meant to write.
+            let kept = site
+                .ops
+                .iter()
+                .filter(|o| **o != Op::Remove)
+                .map(|o| *o == Op::Context);
+            let new = site
+                .new
+                .iter()
+                .zip(kept)
+                .map(|(line, kept)| match kept {
+                    true => map(&[line], trim).remove(0),
+                    false => line.to_string(),
+                })
+                .collect();
+            (map(site.old, trim), new)
         }
         Variant::CrlfLost => {
             if !site.old.iter().any(|l| l.ends_with("\r\n")) {
