@@ -259,6 +259,7 @@ fn describe(examples: &[Example]) -> String {
 #[test]
 fn real_changes_leave_no_wrong_file() {
     edit_bench::judge::self_test();
+    edit_bench::variants::self_test();
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let limit = match env("MINIMCP_EDIT_BENCH_HUNKS").as_deref() {
         Some("all") => None,
@@ -374,21 +375,28 @@ fn real_changes_leave_no_wrong_file() {
         if let Some(r) = &reference {
             let _ = write!(
                 full,
-                "\nThe reference server's wrong files (examples):\n\n```text\n{}```\n",
+                "\nThe reference server's wrong files and unguided refusals (examples):\n\n```text\n{}```\n",
                 describe(&r.examples)
             );
         }
         let _ = write!(
             full,
-            "\nminimcp's wrong files (examples):\n\n```text\n{}```\n",
+            "\nminimcp's wrong files and unguided refusals (examples):\n\n```text\n{}```\n",
             describe(&ours.examples)
         );
+        if lists_patch {
+            let _ = write!(
+                full,
+                "\napply_patch and git apply, where they did not both apply a patch identically:\n\n```text\n{}\n```\n",
+                disagreements.join("\n")
+            );
+        }
         std::fs::write(&path, full).unwrap_or_else(|e| panic!("write {path}: {e}"));
     }
     let wrong: usize = ours.tallies.iter().map(|t| t.wrong).sum();
     assert!(
         wrong == 0,
-        "minimcp left {wrong} wrong files:\n{}",
+        "minimcp left {wrong} wrong files (examples, with refusals without guidance):\n{}",
         describe(&ours.examples)
     );
     assert!(

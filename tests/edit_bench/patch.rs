@@ -82,26 +82,32 @@ fn plant(dir: &Path, files: &[(String, Vec<u8>)]) {
     }
 }
 
-/// `git apply` (no options) in `dir`; true when it applied.
-fn git_apply(dir: &Path, patch: &Path) -> bool {
+/// `git apply` (no options) in `dir`: `Ok` when it applied, else what git said.
+fn git_apply(dir: &Path, patch: &Path) -> Result<(), String> {
     let ceiling = dir
         .parent()
         .expect("a parent")
         .to_string_lossy()
         .into_owned();
-    let run = |check: bool| {
+    for check in [true, false] {
         let mut cmd = git(dir);
         cmd.env("GIT_CEILING_DIRECTORIES", &ceiling).arg("apply");
         if check {
             cmd.arg("--check");
         }
-        cmd.arg(patch)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    run(true) && run(false)
+        let out = cmd
+            .arg(patch)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run git apply");
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr)
+                .chars()
+                .take(300)
+                .collect());
+        }
+    }
+    Ok(())
 }
 
 /// Compares minimcp's `apply_patch` with `git apply` on `unit`, twice (the second time on
@@ -129,7 +135,8 @@ pub(crate) fn compare(
     );
     for round in ["exact", "again"] {
         let before = snapshot(&ours);
-        let git_ok = git_apply(&theirs, &patch_file);
+        let git = git_apply(&theirs, &patch_file);
+        let git_ok = git.is_ok();
         let reply = client.apply_patch(&text);
         let after = snapshot(&ours);
         let verdict = match (git_ok, reply.is_error) {
@@ -139,6 +146,14 @@ pub(crate) fn compare(
             }
             (false, true) if after == before => {
                 agreement.both_refused += 1;
+                if round == "exact" && examples.len() < 20 {
+                    examples.push(format!(
+                        "{} ({round}): both refused; git said: {}; minimcp said: {}",
+                        unit.label,
+                        git.clone().unwrap_err().trim(),
+                        reply.text.chars().take(300).collect::<String>()
+                    ));
+                }
                 // Nothing changed: a second round would repeat this one.
                 break;
             }

@@ -102,12 +102,15 @@ fn indent(body: &str) -> &str {
 /// with the same one (and `old` keeps something).
 fn finish(old: &[String], new: &[String]) -> (String, String) {
     let (mut old, mut new) = (old.concat(), new.concat());
-    for end in ["\r\n", "\n"] {
-        if old.ends_with(end) && new.ends_with(end) && old.len() > end.len() {
-            old.truncate(old.len() - end.len());
-            new.truncate(new.len() - end.len());
-            break;
-        }
+    let end = |text: &str| match text {
+        t if t.ends_with("\r\n") => "\r\n",
+        t if t.ends_with('\n') => "\n",
+        _ => "",
+    };
+    let cut = end(&old);
+    if !cut.is_empty() && end(&new) == cut && old.len() > cut.len() {
+        old.truncate(old.len() - cut.len());
+        new.truncate(new.len() - cut.len());
     }
     (old, new)
 }
@@ -326,4 +329,73 @@ fn minimal(site: &Site<'_>) -> Option<Call> {
     let region = (site.line + from, site.line + from + old.len() - 1);
     let (old, new) = finish(&old, &new);
     (old != new).then_some(Call { old, new, region })
+}
+
+/// Checks of the variants on a small hunk (the benchmark's own oracle must be right).
+pub(crate) fn self_test() {
+    let text = "class A:\r\n    def f(self):  \r\n        return 1\r\n\r\n";
+    let old = [
+        "class A:\r\n",
+        "    def f(self):  \r\n",
+        "        return 1\r\n",
+        "\r\n",
+    ];
+    let new = [
+        "class A:\r\n",
+        "    def f(self):  \r\n",
+        "        return 2\r\n",
+        "\r\n",
+    ];
+    let ops = [Op::Context, Op::Context, Op::Remove, Op::Add, Op::Context];
+    let site = Site {
+        old: &old,
+        new: &new,
+        ops: &ops,
+        line: 1,
+        text,
+    };
+    let sent = |v| call(v, &site).map(|c| (c.old, c.new, c.region));
+    let exact = sent(Variant::Exact).expect("exact");
+    assert_eq!(
+        exact.0,
+        "class A:\r\n    def f(self):  \r\n        return 1\r\n"
+    );
+    assert_eq!(exact.2, (1, 4));
+    assert!(sent(Variant::IndentDropped).is_none(), "nothing shared");
+    let more = sent(Variant::IndentMore).expect("more");
+    assert!(
+        more.0.starts_with("    class A:\r\n        def f"),
+        "{more:?}"
+    );
+    let swapped = sent(Variant::TabsSpaces).expect("tabs");
+    assert!(swapped.1.contains("\n\t\treturn 2\r"), "{swapped:?}");
+    let trailing = sent(Variant::TrailingLost).expect("trailing");
+    assert!(trailing.0.contains("def f(self):\r\n") && trailing.1.contains("def f(self):\r\n"));
+    let lf = sent(Variant::CrlfLost).expect("crlf");
+    assert!(!lf.0.contains('\r') && !lf.1.contains('\r'), "{lf:?}");
+    assert_eq!(
+        sent(Variant::MinimalContext).expect("minimal"),
+        ("        return 1".into(), "        return 2".into(), (3, 3))
+    );
+    let numbered = sent(Variant::LineNumbers).expect("numbers");
+    assert!(
+        numbered.0.starts_with("   1\tclass A:\r\n   2\t    def f"),
+        "{numbered:?}"
+    );
+    // An insertion after a blank CRLF line: the anchor keeps its whole line break.
+    let old = ["x\r\n", "\r\n"];
+    let new = ["x\r\n", "\r\n", "y\r\n"];
+    let ops = [Op::Context, Op::Context, Op::Add];
+    let site = Site {
+        old: &old,
+        new: &new,
+        ops: &ops,
+        line: 5,
+        text: "x\r\n\r\n",
+    };
+    let minimal = call(Variant::MinimalContext, &site).expect("minimal");
+    assert_eq!(
+        (minimal.old.as_str(), minimal.new.as_str(), minimal.region),
+        ("\r\n", "\r\ny\r\n", (6, 6))
+    );
 }
