@@ -222,8 +222,10 @@ fn report(
         );
     }
     let _ = writeln!(out);
-    let mut head = "| variant | calls | minimcp applied | refused | unguided | wrong |".to_string();
-    let mut rule = "|---|---:|---:|---:|---:|---:|".to_string();
+    let mut head =
+        "| variant | calls | another place's text | minimcp applied | refused | unguided | wrong |"
+            .to_string();
+    let mut rule = "|---|---:|---:|---:|---:|---:|---:|".to_string();
     if reference.is_some() {
         head += " reference applied | refused | unguided | wrong |";
         rule += "---:|---:|---:|---:|";
@@ -231,7 +233,13 @@ fn report(
     let _ = writeln!(out, "{head}\n{rule}");
     for (v, variant) in variants::ALL.iter().enumerate() {
         let t = &ours.tallies[v];
-        let mut row = format!("| {} | {} | {} |", variant.name(), t.calls, cells(t));
+        let mut row = format!(
+            "| {} | {} | {} | {} |",
+            variant.name(),
+            t.calls,
+            t.elsewhere,
+            cells(t)
+        );
         if let Some(r) = reference {
             let _ = write!(row, " {} |", cells(&r.tallies[v]));
         }

@@ -20,6 +20,8 @@ use super::variants::{call, Site, Variant};
 pub(crate) struct Tally {
     /// Hunks the variant could be made for.
     pub(crate) calls: usize,
+    /// Hunks not sent: the variant's `old_text` is another place's exact text.
+    pub(crate) elsewhere: usize,
     pub(crate) applied: usize,
     pub(crate) refused: usize,
     pub(crate) unguided: usize,
@@ -29,6 +31,7 @@ pub(crate) struct Tally {
 impl Tally {
     pub(crate) fn add(&mut self, other: &Tally) {
         self.calls += other.calls;
+        self.elsewhere += other.elsewhere;
         self.applied += other.applied;
         self.refused += other.refused;
         self.unguided += other.unguided;
@@ -128,6 +131,14 @@ pub(crate) fn run(
             let Some(sent) = call(variant, &site) else {
                 continue;
             };
+            // A garbled `old_text` that is, exactly, another place of the file names that
+            // place: any server must edit it there. Not sent, counted.
+            if !matches!(variant, Variant::Exact | Variant::MinimalContext)
+                && current.contains(&sent.old)
+            {
+                tally.elsewhere += 1;
+                continue;
+            }
             applied[h] = true;
             let intended = state(change, &before, &after, &applied);
             applied[h] = false;
