@@ -257,8 +257,8 @@ fn describe(examples: &[Example]) -> String {
     for e in examples {
         let _ = writeln!(
             out,
-            "--- {} ({}), {} {} at line {}\nold_text: {:?}\nnew_text: {:?}\nthe server said: {:?}\nbefore:\n{}\nafter:\n{}\n",
-            e.variant.name(), e.why, e.label, e.path, e.line, e.old, e.new, e.reply, e.before, e.after
+            "--- {} ({}), {} {} at line {}\nold_text: {:?}\nnew_text: {:?}\nthe server said: {:?}\nbefore:\n{}\nafter:\n{}\nfirst difference from the intended file: {}\n",
+            e.variant.name(), e.why, e.label, e.path, e.line, e.old, e.new, e.reply, e.before, e.after, e.differs
         );
     }
     out

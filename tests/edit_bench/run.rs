@@ -53,7 +53,27 @@ pub(crate) struct Example {
     /// The file's lines around the hunk before the call, and the same place after it.
     pub(crate) before: String,
     pub(crate) after: String,
+    /// The first line where the file differs from the intended one (wrong files only).
+    pub(crate) differs: String,
     pub(crate) reply: String,
+}
+
+/// The first line where `now` differs from `intended`, both shown.
+fn first_difference(intended: &str, now: &[u8]) -> String {
+    let now = String::from_utf8_lossy(now);
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        intended.split_inclusive('\n').collect(),
+        now.split_inclusive('\n').collect(),
+    );
+    match (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) {
+        Some(i) => format!(
+            "line {}: intended {:?}, found {:?}",
+            i + 1,
+            a.get(i).copied().unwrap_or("(end of file)"),
+            b.get(i).copied().unwrap_or("(end of file)")
+        ),
+        None => "none".into(),
+    }
 }
 
 /// Examples kept per variant and verdict (wrong, refused without guidance) for the report.
@@ -185,6 +205,10 @@ pub(crate) fn run(
                             new: sent.new.clone(),
                             before: excerpt(&current, line, end),
                             after: excerpt(&String::from_utf8_lossy(&now), line, end),
+                            differs: match outcome {
+                                Outcome::Wrong(_) => first_difference(&intended, &now),
+                                _ => String::new(),
+                            },
                             reply: reply.text.chars().take(600).collect(),
                         });
                     }

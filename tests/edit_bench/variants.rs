@@ -223,6 +223,19 @@ pub(crate) fn call(variant: Variant, site: &Site<'_>) -> Option<Call> {
         }
         Variant::TrailingLost => {
             let trim = |body: &str| body.trim_end_matches([' ', '\t']).to_string();
+            // A removed line with trailing blanks may be removed for them: without them the
+            // call cannot say whether its added twin keeps the line or changes it.
+            let removed = site
+                .ops
+                .iter()
+                .filter(|o| **o != Op::Add)
+                .zip(site.old.iter());
+            if removed
+                .filter(|(o, _)| **o == Op::Remove)
+                .any(|(_, l)| split(l).0 != trim(split(l).0))
+            {
+                return None;
+            }
             // Kept lines lose their blanks as `old_text` does; added lines are the model's
             // own text, and git's file is what it meant to write.
             let kept = site
