@@ -104,6 +104,20 @@ fn own_history(limit: Option<usize>) -> Option<Corpus> {
     })
 }
 
+/// Whether a file has its owner's execute bit (patches carry it as mode 100755).
+fn executable(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode() & 0o100 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
 /// The release pairs below `dir` (`NAME/a`, `NAME/b`), by name.
 fn releases(dir: &Path) -> Vec<Corpus> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -126,8 +140,9 @@ fn releases(dir: &Path) -> Vec<Corpus> {
             let (patch, changes) = hunks::releases(&pair, &name, &mut skipped);
             let mut files = Vec::new();
             for path in patch::touched(&patch) {
-                if let Ok(bytes) = std::fs::read(pair.join("a").join(&path)) {
-                    files.push((path, bytes));
+                let file = pair.join("a").join(&path);
+                if let (Ok(bytes), Ok(meta)) = (std::fs::read(&file), std::fs::metadata(&file)) {
+                    files.push((path, bytes, executable(&meta)));
                 }
             }
             let units = vec![Unit {
@@ -281,6 +296,9 @@ fn real_changes_leave_no_wrong_file() {
     let mut corpora = Vec::new();
     match own_history(limit) {
         Some(corpus) => corpora.push(corpus),
+        None if limit == Some(0) => {
+            eprintln!("edit_bench: the own history left out (0 hunks asked)")
+        }
         None if env("MINIMCP_REQUIRE_CORPORA").is_some() => panic!(
             "no git history in {}: the edit benchmark needs it",
             env!("CARGO_MANIFEST_DIR")
@@ -303,6 +321,9 @@ fn real_changes_leave_no_wrong_file() {
             "workspace,edit",
             "--deny",
             "none",
+            // A whole release's diff is one apply_patch request: up to about 1.3 MB here.
+            "--max-message-bytes",
+            "16777216",
             "--root",
         ]
         .iter()

@@ -356,14 +356,37 @@ pub(crate) fn history(repo: &Path, skipped: &mut Skipped) -> Option<Vec<Change>>
     Some(found)
 }
 
-/// The files `paths` as they were in the parent of `commit` (those that existed there).
-pub(crate) fn parent_files(repo: &Path, commit: &str, paths: &[String]) -> Vec<(String, Vec<u8>)> {
+/// The files `paths` as they were in the parent of `commit` (those that existed there), with
+/// their executable bit.
+pub(crate) fn parent_files(
+    repo: &Path,
+    commit: &str,
+    paths: &[String],
+) -> Vec<(String, Vec<u8>, bool)> {
     let Some(mut blobs) = Blobs::open(repo) else {
         return Vec::new();
     };
+    let listing = git(repo)
+        .args(["ls-tree", "-z", &format!("{commit}^"), "--"])
+        .args(paths)
+        .stderr(Stdio::null())
+        .output()
+        .map(|o| o.stdout)
+        .unwrap_or_default();
+    let executable: Vec<String> = listing
+        .split(|b| *b == 0)
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            let (meta, path) = entry.split_once('\t')?;
+            meta.starts_with("100755").then(|| path.to_string())
+        })
+        .collect();
     paths
         .iter()
-        .filter_map(|p| Some((p.clone(), blobs.get(&format!("{commit}^:{p}"))?)))
+        .filter_map(|p| {
+            let bytes = blobs.get(&format!("{commit}^:{p}"))?;
+            Some((p.clone(), bytes, executable.contains(p)))
+        })
         .collect()
 }
 

@@ -27,27 +27,29 @@ pub(crate) struct Agreement {
 pub(crate) struct Unit {
     pub(crate) label: String,
     pub(crate) patch: Vec<u8>,
-    /// Files of the tree before the patch: path and bytes.
-    pub(crate) files: Vec<(String, Vec<u8>)>,
+    /// Files of the tree before the patch: path, bytes, and whether it is executable.
+    pub(crate) files: Vec<(String, Vec<u8>, bool)>,
 }
 
-/// The old-side paths of a git patch (from `diff --git a/P b/Q`; both sides when equal).
+/// The old-side paths of a git patch, from its `diff --git X Y` lines: `a/P b/P` as git
+/// writes them, `a/P a/P` and `b/P b/P` as `git diff --no-index` does for a file on one side
+/// only (a path with spaces is told apart by both halves naming the same path).
 pub(crate) fn touched(patch: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     for line in patch.split(|b| *b == b'\n') {
-        let Some(rest) = line.strip_prefix(b"diff --git a/") else {
+        let Some(rest) = line.strip_prefix(b"diff --git ") else {
             continue;
         };
         let rest = String::from_utf8_lossy(rest);
-        // `P b/P`: a path with spaces is told apart by both halves being equal.
-        let n = rest.len().saturating_sub(3) / 2;
-        if rest.len() == 2 * n + 3
+        let n = rest.len().saturating_sub(1) / 2;
+        let halves = rest.len() == 2 * n + 1
             && rest.is_char_boundary(n)
-            && rest[n..].starts_with(" b/")
-            && rest[..n] == rest[n + 3..]
-        {
-            out.push(rest[..n].to_string());
-        } else if let Some((old, _)) = rest.split_once(" b/") {
+            && rest[n..].starts_with(' ')
+            && n > 2
+            && rest[2..n] == rest[n + 3..];
+        if halves {
+            out.push(rest[2..n].to_string());
+        } else if let Some((old, _)) = rest.strip_prefix("a/").and_then(|r| r.split_once(" b/")) {
             out.push(old.to_string());
         }
     }
@@ -73,12 +75,17 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-/// Writes `files` below `dir`.
-fn plant(dir: &Path, files: &[(String, Vec<u8>)]) {
-    for (path, bytes) in files {
+/// Writes `files` below `dir`, executable ones with mode 0755.
+fn plant(dir: &Path, files: &[(String, Vec<u8>, bool)]) {
+    for (path, bytes, executable) in files {
         let file = dir.join(path);
         fs::create_dir_all(file.parent().expect("a parent")).expect("create a directory");
-        fs::write(file, bytes).expect("write a file");
+        fs::write(&file, bytes).expect("write a file");
+        #[cfg(unix)]
+        if *executable {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&file, fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
     }
 }
 
