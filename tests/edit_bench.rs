@@ -65,16 +65,7 @@ struct Corpus {
 fn own_history(limit: Option<usize>) -> Option<Corpus> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut skipped = Skipped::default();
-    let all = hunks::history(repo, &mut skipped)?;
-    let mut changes = Vec::new();
-    let mut total = 0;
-    for change in all {
-        if limit.is_some_and(|l| total >= l) {
-            break;
-        }
-        total += change.hunks.len();
-        changes.push(change);
-    }
+    let changes = hunks::history(repo, limit, &mut skipped)?;
     if changes.is_empty() {
         return None;
     }

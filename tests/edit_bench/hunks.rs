@@ -323,7 +323,13 @@ impl Drop for Blobs {
 
 /// The commits of the repository at `repo`, oldest first, without merges, as changes;
 /// `None` when git is missing or there is no history there.
-pub(crate) fn history(repo: &Path, skipped: &mut Skipped) -> Option<Vec<Change>> {
+/// With `limit`, only the files up to the one that brings the hunks to it are read (and
+/// counted in `skipped`).
+pub(crate) fn history(
+    repo: &Path,
+    limit: Option<usize>,
+    skipped: &mut Skipped,
+) -> Option<Vec<Change>> {
     let out = git(repo)
         .args([
             "log",
@@ -340,7 +346,20 @@ pub(crate) fn history(repo: &Path, skipped: &mut Skipped) -> Option<Vec<Change>>
         return None;
     }
     let mut blobs = Blobs::open(repo)?;
-    let files = parse(&out.stdout, String::new());
+    let mut files = parse(&out.stdout, String::new());
+    if let Some(limit) = limit {
+        let mut total = 0;
+        let end = files
+            .iter()
+            .position(|f| {
+                if !f.unusable && f.old_path.is_some() && f.old_path == f.new_path {
+                    total += f.hunks.len();
+                }
+                total >= limit
+            })
+            .map_or(files.len(), |i| i + 1);
+        files.truncate(end);
+    }
     let found = changes(
         files,
         |file, after| {
