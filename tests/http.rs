@@ -152,7 +152,7 @@ fn a_legacy_session_from_initialize_to_delete() {
 
 #[test]
 fn idle_sessions_expire_and_their_number_is_bounded() {
-    let server = Server::start(&["--session-idle", "1", "--max-sessions", "1"]);
+    let server = Server::start(&["--session-idle", "2", "--max-sessions", "1"]);
     let id = server.session(json!({}));
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
@@ -161,10 +161,15 @@ fn idle_sessions_expire_and_their_number_is_bounded() {
         503,
         "one session at most"
     );
-    thread::sleep(Duration::from_millis(2500));
+    // Sessions are swept about once a second: poll (with requests that touch no session)
+    // until there is room again, rather than sleep for a time a loaded machine may exceed.
+    let started = Instant::now();
+    while server.post(None, &init, &[]).status == 503 {
+        assert!(started.elapsed() < Duration::from_secs(30), "never expired");
+        thread::sleep(Duration::from_millis(100));
+    }
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
     assert_eq!(server.post(Some(&id), &ping, &[]).status, 404, "expired");
-    assert_eq!(server.post(None, &init, &[]).status, 200, "room again");
 }
 
 #[test]
@@ -582,14 +587,23 @@ fn a_non_loopback_address_needs_the_flag_and_a_token() {
 
 #[test]
 fn slow_clients_time_out_without_blocking_anyone() {
-    let server = Server::start(&["--http-timeout", "1"]);
+    let server = Server::start(&["--http-timeout", "5"]);
     let mut slow = server.connect();
     slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: loc")
         .expect("partial head");
-    let started = Instant::now();
-    // Meanwhile another client is served at once.
+    let mut idle = server.connect();
+    // Meanwhile another client is served, before the slow one's time is up (its 408 has
+    // not come yet).
     assert_eq!(server.session(json!({})).len(), 32);
-    assert!(started.elapsed() < Duration::from_millis(900));
+    slow.set_nonblocking(true).expect("nonblocking");
+    let mut buf = [0u8; 1];
+    let pending = slow.read(&mut buf).map_err(|e| e.kind());
+    assert_eq!(
+        pending,
+        Err(std::io::ErrorKind::WouldBlock),
+        "no answer yet"
+    );
+    slow.set_nonblocking(false).expect("blocking");
     let answer = read_response(&mut BufReader::new(&mut slow));
     assert_eq!(answer.status, 408);
     let mut rest = Vec::new();
@@ -599,8 +613,6 @@ fn slow_clients_time_out_without_blocking_anyone() {
         "closed"
     );
     // A half-open idle connection is closed too.
-    let mut idle = server.connect();
-    let mut buf = [0u8; 1];
     assert_eq!(idle.read(&mut buf).ok(), Some(0), "idle keep-alive closed");
 }
 
@@ -633,6 +645,51 @@ fn a_new_connection_must_send_its_first_head_within_the_head_timeout() {
     assert_eq!(read_response(&mut reader).status, 200, "kept alive past it");
 }
 
+/// How many of the server's threads wait in `recv` on a socket (Linux: the system call
+/// each thread is in, from `/proc`), or `None` where that cannot be seen.
+fn threads_reading(server: &Server) -> Option<usize> {
+    let recvfrom = match std::env::consts::ARCH {
+        "x86_64" => "45",
+        "aarch64" => "207",
+        _ => return None,
+    };
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", server.child.id())).ok()?;
+    let mut reading = 0;
+    for task in tasks {
+        let call = std::fs::read_to_string(task.ok()?.path().join("syscall")).ok()?;
+        reading += usize::from(call.split(' ').next() == Some(recvfrom));
+    }
+    Some(reading)
+}
+
+/// Waits (up to 30 s) until `n` of the server's threads wait for a request: a connection
+/// may be closed to make room only from then on, and the one that began waiting first is
+/// closed first. Where threads cannot be seen, waits a second instead.
+fn until_reading(server: &Server, n: usize) {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        match threads_reading(server) {
+            Some(reading) if reading >= n => return,
+            Some(_) => thread::sleep(Duration::from_millis(5)),
+            None => return thread::sleep(Duration::from_secs(1)),
+        }
+    }
+    panic!("{n} threads never waited for a request");
+}
+
+/// The status `bytes` get on a fresh connection once it is not 503 (the server refuses
+/// while every connection is being served; those end soon): polls for up to 30 s.
+fn status_once_not_503(server: &Server, bytes: &[u8]) -> Response {
+    let started = Instant::now();
+    loop {
+        let answer = server.raw(bytes);
+        if answer.status != 503 || started.elapsed() > Duration::from_secs(30) {
+            return answer;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// When every place is taken, a new connection takes the place of the one that waited
 /// longest for a request, which is closed; one being served (an open event stream) is never
 /// closed for it, and only when every connection is being served does a newcomer get 503.
@@ -640,10 +697,13 @@ fn a_new_connection_must_send_its_first_head_within_the_head_timeout() {
 fn a_full_server_closes_the_longest_waiting_connection_and_refuses_only_when_all_are_served() {
     let server = Server::start(&["--max-connections", "2"]);
     let health = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    // Each waits in `read` before the next comes: waiting for a fixed time instead lost
+    // the race on a loaded machine (a thread not yet reading cannot be closed, and one
+    // that starts reading later counts as having waited less).
     let mut older = server.connect();
-    thread::sleep(Duration::from_millis(100));
+    until_reading(&server, 1);
     let mut newer = server.connect();
-    thread::sleep(Duration::from_millis(200));
+    until_reading(&server, 2);
     assert_eq!(
         server.raw(health).status,
         200,
@@ -667,25 +727,33 @@ fn a_full_server_closes_the_longest_waiting_connection_and_refuses_only_when_all
         "the newer one is still open: {still_open:?}"
     );
     drop(newer);
-    thread::sleep(Duration::from_millis(200));
 
-    // Two event streams: both connections are being served, and nobody is closed for a third.
+    // Two event streams: both connections are being served, and nobody is closed for a
+    // third. (A connection whose answer is still going out is being served too: a stream
+    // opened just after a session's `initialize` may be refused until that one ends.)
     let sessions = [server.session(json!({})), server.session(json!({}))];
-    thread::sleep(Duration::from_millis(200)); // their connections closed
-    let streams: Vec<TcpStream> = sessions
+    let streams: Vec<BufReader<TcpStream>> = sessions
         .iter()
         .map(|session| {
-            let mut stream = server.connect();
             let head = format!(
                 "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
             );
-            stream.write_all(head.as_bytes()).expect("send");
-            let mut status = String::new();
-            BufReader::new(&stream)
-                .read_line(&mut status)
-                .expect("status line");
-            assert!(status.starts_with("HTTP/1.1 200"), "{status}");
-            stream
+            let started = Instant::now();
+            loop {
+                let mut stream = server.connect();
+                stream.write_all(head.as_bytes()).expect("send");
+                let mut reader = BufReader::new(stream);
+                let mut status = String::new();
+                reader.read_line(&mut status).expect("status line");
+                if status.starts_with("HTTP/1.1 200") {
+                    break reader;
+                }
+                assert!(
+                    status.starts_with("HTTP/1.1 503") && started.elapsed() < Duration::from_secs(30),
+                    "{status}"
+                );
+                thread::sleep(Duration::from_millis(20));
+            }
         })
         .collect();
     assert_eq!(
@@ -694,8 +762,11 @@ fn a_full_server_closes_the_longest_waiting_connection_and_refuses_only_when_all
         "every connection is being served"
     );
     drop(streams);
-    thread::sleep(Duration::from_millis(200));
-    assert_eq!(server.raw(health).status, 200, "room again once they close");
+    assert_eq!(
+        status_once_not_503(&server, health).status,
+        200,
+        "room again once they close"
+    );
 }
 
 /// Connections that take a place and never send a whole request, and reconnect soon after
@@ -789,7 +860,13 @@ fn status_of(port: u16, bytes: &[u8]) -> Result<u16, String> {
 
 /// More than twice as many connections as there are places, silent or dribbling a head,
 /// each reconnecting when closed, with and without a token (a place is taken before the
-/// token is seen): a real client's every request is still served, on its first try.
+/// token is seen): a real client's every request is still served, never refused.
+///
+/// A request whose connection is closed before any answer is sent again (at most 5
+/// times), as a client does and as `benches/idle_connections.py` does: a connection is
+/// closed for a newer one only once it has waited longest, yet on a loaded machine the
+/// client's own thread may pause between connecting and sending for as long as the
+/// holders take to reconnect 16 times (1 request in 2,400 was, at a load of 15 on 2 cores).
 #[test]
 fn idle_and_slow_connections_reconnecting_never_starve_a_real_client() {
     let dir = Scratch::new("http-hold");
@@ -805,10 +882,21 @@ fn idle_and_slow_connections_reconnecting_never_starve_a_real_client() {
         let holders = Holders::start(server.port, 40, slow);
         thread::sleep(Duration::from_millis(300));
         let request = post_bytes(None, note, &["Authorization: Bearer s3cret-token"]);
-        let answers: Vec<_> = (0..20).map(|_| status_of(server.port, &request)).collect();
+        let served = |_| {
+            let mut tries = Vec::new();
+            while tries.len() < 5 && !matches!(tries.last(), Some(Ok(_))) {
+                tries.push(status_of(server.port, &request));
+            }
+            tries
+        };
+        let answers: Vec<_> = (0..20).map(served).collect();
         drop(holders);
         let case = format!("slow: {slow}, token: {with_token}");
-        assert!(answers.iter().all(|a| a == &Ok(202)), "{case}: {answers:?}");
+        let last = |tries: &Vec<_>| tries.last().cloned();
+        assert!(
+            answers.iter().all(|tries| last(tries) == Some(Ok(202))),
+            "{case}: {answers:?}"
+        );
     }
 }
 
@@ -842,21 +930,21 @@ fn thread_names(server: &Server) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Waits (up to 20 s) until the server has a writer thread.
+/// Waits (up to 60 s) until the server has a writer thread.
 fn writer_starts(server: &Server) -> bool {
     let writing = || thread_names(server).iter().any(|n| n == "minimcp-write");
     let started = Instant::now();
-    while !writing() && started.elapsed() < Duration::from_secs(20) {
+    while !writing() && started.elapsed() < Duration::from_secs(60) {
         thread::sleep(Duration::from_millis(10));
     }
     writing()
 }
 
-/// Waits (up to 10 s) until the server has no writer thread left.
+/// Waits (up to 60 s) until the server has no writer thread left.
 fn writers_finish(server: &Server) -> bool {
     let writing = || thread_names(server).iter().any(|n| n == "minimcp-write");
     let started = Instant::now();
-    while writing() && started.elapsed() < Duration::from_secs(10) {
+    while writing() && started.elapsed() < Duration::from_secs(60) {
         thread::sleep(Duration::from_millis(20));
     }
     !writing()
@@ -913,8 +1001,9 @@ fn a_client_that_reads_slowly_holds_up_nobody_and_still_gets_every_byte() {
     let text: String = (0..6_000_000u32)
         .map(|i| char::from(b'a' + (i % 26) as u8))
         .collect();
+    let request = echo_bytes(1, &text);
     let mut slow = server.connect();
-    slow.write_all(&echo_bytes(1, &text)).expect("send");
+    slow.write_all(&request).expect("send");
     assert!(writer_starts(&server), "no writer thread");
     // The slow client has read nothing yet; everyone else is served meanwhile.
     assert_eq!(server.session(json!({})).len(), 32);
@@ -934,6 +1023,11 @@ fn a_client_that_reads_slowly_holds_up_nobody_and_still_gets_every_byte() {
     assert_eq!(again["result"]["content"][0]["text"], "again");
 }
 
+/// `--http-timeout` bounds both how long a request may take to arrive and how long an
+/// answer may wait for its client to read. The request is built before connecting: built
+/// after, its JSON encoding (0.8 s in a debug build, 3 to 4 s at a load of 12 on 2 cores)
+/// counted against a 3 s timeout, and the server answered 408 before the request was in
+/// (30 runs of 30 at a load of 15). Sending the 6 MB takes about 0.1 s even then.
 #[test]
 fn a_client_that_never_reads_is_disconnected_after_the_timeout() {
     let server = Server::start(&[
@@ -942,11 +1036,12 @@ fn a_client_that_never_reads_is_disconnected_after_the_timeout() {
         "--max-result-bytes",
         "16000000",
         "--http-timeout",
-        "3",
+        "5",
     ]);
     let text = "x".repeat(6_000_000);
+    let request = echo_bytes(1, &text);
     let mut stuck = server.connect();
-    stuck.write_all(&echo_bytes(1, &text)).expect("send");
+    stuck.write_all(&request).expect("send");
     assert!(writer_starts(&server), "no writer thread");
     // It never reads: after the write timeout its writer gives up and closes it.
     assert!(writers_finish(&server), "the writer thread gives up");
@@ -1227,7 +1322,7 @@ fn closing_a_2026_request_stream_cancels_the_request() {
     let listed = modern(&server, 2, "tools/list", json!({}), None);
     assert_eq!(listed.status, 200);
     assert!(
-        started.elapsed() < Duration::from_secs(6),
+        started.elapsed() < Duration::from_secs(9),
         "the abandoned call was cancelled, not run for its 10 s"
     );
 }
@@ -1472,7 +1567,7 @@ fn a_parked_call_whose_client_left_for_good_is_dropped_at_once() {
     let session = session_with(&server, "2025-06-18", json!({"sampling": {}}));
     let (held, _) = sampling_left_unanswered(&server, &session);
     drop(held);
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(30);
     let (mut dropped, mut logged) = (false, false);
     while !(dropped && logged) {
         match seen.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
