@@ -26,8 +26,14 @@ SHOW = int(os.environ.get("SHOW_DIFF", "0"))
 BIG = ["--max-result-bytes", "500000000", "--max-message-bytes", "1000000000",
        "--max-response-bytes", "1000000000"]
 EXT = {"rust": (".rs",), "python": (".py",), "javascript": (".js",), "typescript": (".ts",),
-       "go": (".go",)}
-LANGS = os.environ.get("CROSSCHECK_LANGS", "rust python javascript typescript go").split()
+       "go": (".go",), "java": (".java",), "c": (".c", ".h"), "cpp": (".cpp", ".cc", ".hpp", ".h"),
+       "php": (".php",), "ruby": (".rb",)}
+# lizard reads C and C++ with one reader, named cpp.
+LIZARD_LANG = {"c": "cpp"}
+# minimcp reports a `.h` header as C; the C++ corpus's headers are C++ read alike.
+TOOLCHAINS = {"cpp": ("cpp", "c")}
+NEWER = ("java", "c", "cpp", "php", "ruby")
+LANGS = os.environ.get("CROSSCHECK_LANGS", "rust python javascript typescript go " + " ".join(NEWER)).split()
 THRESHOLD = 98.0
 # The pairs the project gates on; the others are printed as a second opinion.
 GATED = ({(lang, "lizard") for lang in LANGS} | {("python", "complexipy"), ("python", "radon")}
@@ -36,6 +42,10 @@ GATED = ({(lang, "lizard") for lang in LANGS} | {("python", "complexipy"), ("pyt
 
 def minimcp(root, lang):
     """Every function analyze_complexity reports under root (following next_offset)."""
+    return [f for toolchain in TOOLCHAINS.get(lang, (lang,)) for f in minimcp_one(root, toolchain)]
+
+
+def minimcp_one(root, lang):
     functions, offset = [], 0
     while True:
         call = {"toolchain": lang, "top_files": 0, "offset": offset}
@@ -53,7 +63,7 @@ def minimcp(root, lang):
 def lizard(root, lang):
     """(file, name, start) -> [cyclomatic] from lizard's CSV."""
     out = subprocess.run(
-        [os.path.join(VENV, "lizard"), "-l", lang, "--csv", "-t", "2", "."],
+        [os.path.join(VENV, "lizard"), "-l", LIZARD_LANG.get(lang, lang), "--csv", "-t", "2", "."],
         cwd=root, capture_output=True, text=True,
     )
     rows = defaultdict(list)
@@ -271,17 +281,29 @@ def bare(name):
     return name.rsplit(".", 1)[-1] if not name.endswith(".") else name
 
 
-def by_key(functions):
+def bare_newer(name):
+    """Java, C, C++, PHP and Ruby: lizard writes `Class::method` (C++: `ns::A<T>::f`,
+    `operator ==`), Ruby `self.name`; minimcp `method`, `A<T>::f`, `operator==`, `self.name`.
+    Compared without qualifiers and spaces."""
+    name = name.replace(" ", "")
+    if "::" in name and not name.startswith("operator"):
+        name = name.rsplit("::", 1)[-1]
+    return name.rsplit(".", 1)[-1] if "." in name.rstrip(".") and "operator" not in name else name
+
+
+def by_key(functions, lang=None):
+    strip = bare_newer if lang in NEWER else bare
     out = defaultdict(list)
     for f in functions:
-        out[(os.path.normpath(f["file"]), bare(f["name"]), f["start_line"])].append(f)
+        out[(os.path.normpath(f["file"]), strip(f["name"]), f["start_line"])].append(f)
     return out
 
 
-def bare_keys(rows):
+def bare_keys(rows, lang=None):
+    strip = bare_newer if lang in NEWER else bare
     out = defaultdict(list)
     for (path, name, line), v in rows.items():
-        out[(path, bare(name), line)] += v
+        out[(path, strip(name), line)] += v
     return out
 
 
@@ -506,7 +528,7 @@ for lang in LANGS:
           file=sys.stderr)
     projects = Counter(os.path.normpath(f["file"]).split(os.sep)[0] for f in ours)
     print(f"{lang} corpus: " + ", ".join(f"{p} {n}" for p, n in sorted(projects.items())))
-    table.append(compare(lang, "lizard", by_key(ours), bare_keys(theirs), exclude=EXCLUDED[lang](root) if lang in EXCLUDED else None,
+    table.append(compare(lang, "lizard", by_key(ours, lang), bare_keys(theirs, lang), exclude=EXCLUDED[lang](root) if lang in EXCLUDED else None,
                          drop=DROPS[lang](root) if lang in DROPS else None))
     if lang in ("javascript", "typescript"):
         t0 = time.time()

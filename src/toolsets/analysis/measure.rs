@@ -27,10 +27,11 @@ impl Measured {
 
 /// Lexes `src`, finds its functions and measures each, in source order.
 pub(crate) fn file(src: &str, lang: Lang) -> Vec<Measured> {
+    let lang = lang.reading(src);
     let tokens = lexer::lex(src, lang);
     let mut found = functions::find(&tokens, lang);
     let mut decisions = vec![0u32; found.list.len()];
-    cyclomatic::count(&tokens, lang, &found.owner, &mut decisions);
+    cyclomatic::count(&tokens, lang, &found, &mut decisions);
     let mut out = Vec::with_capacity(found.list.len());
     let mut counter = halstead::Counter::default();
     for (index, &decided) in decisions.iter().enumerate() {

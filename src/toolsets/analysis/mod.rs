@@ -9,8 +9,10 @@
 mod cognitive;
 mod cognitive_py;
 mod cyclomatic;
+mod decisions;
 mod functions;
 mod halstead;
+mod keywords;
 mod lang;
 mod lexer;
 mod measure;
