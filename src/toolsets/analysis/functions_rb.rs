@@ -127,7 +127,9 @@ fn method(tokens: &[Token<'_>], i: usize) -> Option<(Found, bool)> {
     let mut j = i + 1;
     let mut name = String::new();
     // `self.`, `obj.`, `Const::` before the name.
-    while tokens.get(j + 1).is_some_and(|t| t.is(".") || t.is("::"))
+    while tokens
+        .get(j + 1)
+        .is_some_and(|t| (t.is(".") || t.is("::")) && !t.spaced && t.line == line)
         && tokens.get(j).is_some_and(|t| t.kind != Kind::Op)
     {
         name.push_str(tokens[j].text);

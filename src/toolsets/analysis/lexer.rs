@@ -366,7 +366,7 @@ impl<'s> Lexer<'s> {
                     // The `}` closes a `${` (`#{`): the template literal (string) goes on.
                     let line = self.line;
                     if self.lang == Lang::Ruby {
-                        self.interpolated(self.i, line);
+                        self.interpolated(self.i, line, None);
                     } else {
                         self.template(self.i, line);
                     }

@@ -48,10 +48,10 @@ impl Lexer<'_> {
                 b'=' if self.line_start && self.b[self.i..].starts_with(b"=begin") => {
                     self.embedded_document();
                 }
-                b'"' | b'`' => {
+                quote @ (b'"' | b'`') => {
                     let (start, line) = (self.i, self.line);
                     self.i += 1;
-                    self.interpolated(start, line);
+                    self.interpolated(start, line, Some(quote));
                 }
                 b'\'' => self.quoted(),
                 b'0'..=b'9' => self.number(),
@@ -98,6 +98,12 @@ impl Lexer<'_> {
     fn ruby_word(&mut self) {
         let start = self.i;
         self.ident_tail();
+        if self.i == start + 1 && self.b[start] == b'$' && self.peek(0).is_ascii_punctuation() {
+            // A special global: `$!`, `` $` ``, `$~`, `$;`.
+            self.i += 1;
+            self.push(Kind::Ident, start, self.line);
+            return;
+        }
         let next = self.peek(0);
         if (next == b'?' || next == b'!') && !matches!(self.peek(1), b'=' | b'~') {
             self.i += 1;
@@ -125,12 +131,9 @@ impl Lexer<'_> {
 
     /// The rest of a double-quoted string (or backtick command) from `i`, up to its
     /// closing quote or the next `#{`, whose code is lexed like any other until its `}`.
-    /// `start` is the opening quote, or the `}` after which the string resumes.
-    pub(super) fn interpolated(&mut self, start: usize, line: u32) {
-        let quote = match self.b[start] {
-            q @ (b'"' | b'`') => q,
-            _ => self.quotes.pop().unwrap_or(b'"'),
-        };
+    /// `quote` is the opening quote, `None` where the string resumes after a `}`.
+    pub(super) fn interpolated(&mut self, start: usize, line: u32, quote: Option<u8>) {
+        let quote = quote.unwrap_or_else(|| self.quotes.pop().unwrap_or(b'"'));
         while self.i < self.b.len() {
             match self.b[self.i] {
                 b'\\' => {
