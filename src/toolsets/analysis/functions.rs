@@ -54,6 +54,7 @@ pub(crate) struct Functions {
 }
 
 /// Finds the functions in `tokens`.
+#[inline(always)]
 pub(crate) fn find(tokens: &[Token<'_>], lang: Lang) -> Functions {
     let mut list = match lang {
         Lang::Python => python(tokens),

@@ -8,16 +8,11 @@ use super::lang::Lang;
 
 /// True for `word` reserved by `lang`. A `match` on string literals compiles to length and
 /// byte comparisons (`memcmp` calls): this runs for every identifier of every file, so
-/// names that cannot be keywords are turned away first (every keyword of the first five
-/// languages is 2 to 11 lowercase ASCII letters, of the others 2 to 16 characters starting
-/// with one; `Self`, `_x`, `HTTPServer` are not).
+/// names that cannot be keywords are turned away first (every keyword is 2 to 16
+/// characters starting with a lowercase ASCII letter; `Self`, `_x`, `HTTPServer` are not).
 #[inline]
 pub(super) fn is_keyword(lang: Lang, word: &str) -> bool {
-    let longest = match lang {
-        Lang::Rust | Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Go => 11,
-        Lang::Java | Lang::C | Lang::Cpp | Lang::Php | Lang::Ruby => 16,
-    };
-    if !(2..=longest).contains(&word.len()) || !word.as_bytes()[0].is_ascii_lowercase() {
+    if !(2..=16).contains(&word.len()) || !word.as_bytes()[0].is_ascii_lowercase() {
         return false;
     }
     match lang {

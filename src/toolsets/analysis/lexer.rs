@@ -66,6 +66,7 @@ impl Token<'_> {
 
 /// The operators longer than one byte that start with `c`, longest first (so the first
 /// match is the longest). Most punctuation starts none, and answers without a comparison.
+#[inline(always)]
 fn operators(c: u8) -> &'static [&'static str] {
     match c {
         b'>' => &[">>>=", ">>>", ">>=", ">=", ">>"],
@@ -254,6 +255,7 @@ impl<'s> Lexer<'s> {
     }
 
     /// A run of spaces and tabs in one loop (indentation is a large share of the bytes).
+    #[inline(always)]
     fn blank(&mut self) {
         let (mut i, mut indent) = (self.i, self.indent);
         while let Some(&c @ (b' ' | b'\t' | b'\r' | 0x0c)) = self.b.get(i) {
@@ -267,12 +269,14 @@ impl<'s> Lexer<'s> {
         self.spaced = true;
     }
 
+    #[inline(always)]
     fn line_comment(&mut self) {
         let rest = &self.b[self.i..];
         self.i += rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
         self.spaced = true;
     }
 
+    #[inline(always)]
     fn block_comment(&mut self) {
         let nests = self.lang == Lang::Rust;
         let mut level = 0u32;
@@ -308,6 +312,7 @@ impl<'s> Lexer<'s> {
         debug_assert!(self.src.is_char_boundary(self.i));
     }
 
+    #[inline(always)]
     fn number(&mut self) {
         let start = self.i;
         self.i += 1;
@@ -332,19 +337,24 @@ impl<'s> Lexer<'s> {
         self.push(Kind::Number, start, self.line);
     }
 
+    #[inline(always)]
     fn op(&mut self) {
         let start = self.i;
         let rest = &self.b[self.i..];
         let c = rest[0];
         // Byte by byte: `starts_with` called `memcmp`, dearer than these 1-4 byte compares.
-        let matches =
-            |op: &&&str| op.len() <= rest.len() && op.bytes().zip(rest).all(|(a, &b)| a == b);
         let len = match c::more_operators(self.lang, c) {
             // The newer languages' own operators first (longer than the shared ones).
-            Some(more) => more.iter().chain(operators(c)).find(matches),
-            None => operators(c).iter().find(matches),
-        }
-        .map_or(1, |op| op.len());
+            Some(more) => more
+                .iter()
+                .chain(operators(c))
+                .find(|op| op.len() <= rest.len() && op.bytes().zip(rest).all(|(a, &b)| a == b))
+                .map_or(1, |op| op.len()),
+            None => operators(c)
+                .iter()
+                .find(|op| op.len() <= rest.len() && op.bytes().zip(rest).all(|(a, &b)| a == b))
+                .map_or(1, |op| op.len()),
+        };
         // Python has no `?`-operators, `->` is an annotation arrow; the table is shared and
         // harmless for the others. A stray non-ASCII byte cannot reach here (it is an
         // identifier start), so one byte is one char.

@@ -6,6 +6,8 @@
 use super::{is_ident, is_ident_start, Kind, Lexer};
 
 impl Lexer<'_> {
+    // Out of line: the loop of the other languages stays as it was compiled alone.
+    #[inline(never)]
     pub(super) fn run_php(&mut self) {
         self.php_text();
         while self.i < self.b.len() {

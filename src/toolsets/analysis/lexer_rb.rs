@@ -20,6 +20,8 @@ const VALUE_AFTER: &[&str] = &[
 ];
 
 impl Lexer<'_> {
+    // Out of line: the loop of the other languages stays as it was compiled alone.
+    #[inline(never)]
     pub(super) fn run_ruby(&mut self) {
         while self.i < self.b.len() {
             let c = self.b[self.i];

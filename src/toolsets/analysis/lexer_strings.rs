@@ -6,6 +6,7 @@ use super::{is_ident_start, Kind, Lang, Lexer};
 
 impl Lexer<'_> {
     /// An identifier or keyword, or a string with a prefix (`r"…"`, `b'…'`, `f"…"`).
+    #[inline(always)]
     pub(super) fn word(&mut self) {
         let start = self.i;
         self.ident_tail();
@@ -85,6 +86,7 @@ impl Lexer<'_> {
         true
     }
 
+    #[inline(always)]
     pub(super) fn quoted(&mut self) {
         let start = self.i;
         if self.lang == Lang::Rust && self.b[self.i] == b'\'' && !self.rust_char() {
@@ -112,6 +114,7 @@ impl Lexer<'_> {
     }
 
     /// A string from `start` (the prefix, if any) with its opening quote at or after `i`.
+    #[inline(always)]
     pub(super) fn quoted_from(&mut self, start: usize) {
         while self.i < self.b.len() && !matches!(self.b[self.i], b'"' | b'\'' | b'`') {
             self.i += 1;

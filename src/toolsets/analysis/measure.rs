@@ -4,7 +4,7 @@ use super::functions;
 use super::halstead::{self, Halstead};
 use super::lang::Lang;
 use super::lexer;
-use super::{cognitive, cognitive_py, cyclomatic};
+use super::{cognitive, cognitive_py, cognitive_rb, cyclomatic};
 
 /// One function and its metrics.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +37,7 @@ pub(crate) fn file(src: &str, lang: Lang) -> Vec<Measured> {
     for (index, &decided) in decisions.iter().enumerate() {
         let (cognitive, max_nesting) = match lang {
             Lang::Python => cognitive_py::python(&tokens, &found.list[index]),
+            Lang::Ruby => cognitive_rb::ruby(&tokens, &found.list[index]),
             _ => cognitive::braced(&tokens, lang, &found.list, index),
         };
         let f = &mut found.list[index];

@@ -8,6 +8,7 @@
 
 mod cognitive;
 mod cognitive_py;
+mod cognitive_rb;
 mod cyclomatic;
 mod decisions;
 mod functions;
