@@ -77,7 +77,9 @@ pub(crate) fn ruby(tokens: &[Token<'_>], f: &Found) -> (u32, u32) {
                 word == "def",
             ),
             (Kind::Keyword, "do") => {
-                if !std::mem::take(&mut looping) {
+                // A loop's `do` (`while x do`) opens nothing: the loop's `end` closes both.
+                let block = !std::mem::take(&mut looping);
+                if block {
                     push(&mut open, &mut nesting, &mut max_nesting, "do", true);
                 }
             }
@@ -89,9 +91,8 @@ pub(crate) fn ruby(tokens: &[Token<'_>], f: &Found) -> (u32, u32) {
                 );
             }
             (Kind::Keyword, "end") => {
-                if open.pop().is_some_and(|o| o.nests) {
-                    nesting -= 1;
-                }
+                let closed = open.pop();
+                nesting -= u32::from(closed.is_some_and(|o| o.nests));
             }
             (Kind::Op, "{") => {
                 // A block after a call (`x.each { |y| … }`, `-> { … }`), not a hash literal.

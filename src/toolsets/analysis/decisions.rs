@@ -160,13 +160,20 @@ fn match_arms(tokens: &[Token<'_>], open: usize) -> u32 {
 }
 
 fn ruby(t: &Token<'_>) -> bool {
-    match (t.kind, t.text) {
+    matches!(
+        (t.kind, t.text),
         (
             Kind::Keyword,
-            "if" | "elsif" | "unless" | "until" | "while" | "for" | "rescue" | "ensure" | "when"
-            | "and" | "or",
-        ) => true,
-        (Kind::Op, "&&" | "||" | "||=" | "&&=" | "?") => true,
-        _ => false,
-    }
+            "if" | "elsif"
+                | "unless"
+                | "until"
+                | "while"
+                | "for"
+                | "rescue"
+                | "ensure"
+                | "when"
+                | "and"
+                | "or",
+        ) | (Kind::Op, "&&" | "||" | "||=" | "&&=" | "?")
+    )
 }
