@@ -1,5 +1,5 @@
-//! The languages the analysis understands, told apart by file extension, and the words each
-//! one reserves (`keywords.rs`).
+//! The languages the analysis understands, told apart by file extension (the words each one
+//! reserves are in `keywords.rs`, above this).
 
 /// A language family with its own lexical rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -132,12 +132,6 @@ impl Lang {
     /// C and C++ share one front-end (and Java most of it).
     pub(crate) fn is_c(self) -> bool {
         matches!(self, Lang::C | Lang::Cpp)
-    }
-
-    /// True for `word` reserved by the language.
-    #[inline]
-    pub(crate) fn is_keyword(self, word: &str) -> bool {
-        super::keywords::is_keyword(self, word)
     }
 }
 

@@ -13,6 +13,7 @@
 //! fails: the lexer takes the rest of the line or the single byte and goes on, so hostile
 //! input costs linear time and produces some tokens.
 
+use super::keywords::is_keyword;
 use super::lang::Lang;
 
 #[path = "lexer_c.rs"]
@@ -172,7 +173,7 @@ impl<'s> Lexer<'s> {
             // After `.` a reserved word is a property name (`gen.if(…)`, `promise.catch(…)`,
             // Ruby's `range.end`, PHP's `$q->match(…)`, Java's `Foo.class`).
             Kind::Ident if self.lang.has_keyword_members() && self.member_name() => Kind::Ident,
-            Kind::Ident if self.lang.is_keyword(&self.src[start..self.i]) => Kind::Keyword,
+            Kind::Ident if is_keyword(self.lang, &self.src[start..self.i]) => Kind::Keyword,
             other => other,
         };
         let indent = (self.lang == Lang::Python && self.line_start).then_some(self.indent);
