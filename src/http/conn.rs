@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::access;
 use super::config::HttpConfig;
@@ -163,10 +163,10 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
             }
             Err(ReadError::TimedOut) => {
                 let why = "request not received in time";
-                return refuse_unread(link, config, 408, why, waiting.elapsed());
+                return refuse_unread(link, config, 408, why, waiting);
             }
             Err(ReadError::Bad(status, why)) => {
-                return refuse_unread(link, config, status, why, Duration::ZERO)
+                return refuse_unread(link, config, status, why, Instant::now())
             }
         };
         head_by = None;
@@ -179,16 +179,19 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
             return;
         }
         let started = Instant::now();
+        // Every request read gets a number, which is its origin if the dispatch thread
+        // answers it: the access line and the request's own line both carry it (`req=`).
+        let origin = shared.next_origin.fetch_add(1, Ordering::Relaxed);
         let mut method = String::new();
         // A failed write means the client left: CLIENT_LEFT in the log, connection closed.
-        match exchange(link, shared, &request, &mut method, started) {
-            Ok(Answer::Handed(origin)) => handed = Some(origin),
+        let req = Some(origin);
+        match exchange(link, shared, &request, origin, &mut method, started) {
+            Ok(Answer::Handed) => handed = Some(origin),
             Ok(Answer::Written(status)) => {
-                access::write(config, Some(&request), &method, status, started.elapsed());
+                access::write(config, Some(&request), &method, req, status, started);
             }
             Err(_) => {
-                let took = started.elapsed();
-                return access::write(config, Some(&request), &method, CLIENT_LEFT, took);
+                return access::write(config, Some(&request), &method, req, CLIENT_LEFT, started)
             }
         }
         if request.close {
@@ -204,8 +207,8 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
 
 /// Refuses what could not be read as a request, and closes the connection: where a next
 /// request would start is unknown.
-fn refuse_unread(link: &Link, config: &HttpConfig, status: u16, why: &str, took: Duration) {
-    access::write(config, None, "", status, took);
+fn refuse_unread(link: &Link, config: &HttpConfig, status: u16, why: &str, started: Instant) {
+    access::write(config, None, "", None, status, started);
     let _ = refuse(
         &mut link.own(),
         status,
@@ -221,7 +224,7 @@ enum Answer {
     /// Answered here with this status.
     Written(u16),
     /// Handed to the dispatch thread, which writes the answer.
-    Handed(Origin),
+    Handed,
 }
 
 /// A request answered on its I/O thread: the dispatch thread never sees it.
@@ -239,6 +242,7 @@ fn exchange(
     link: &Arc<Link>,
     shared: &Shared,
     request: &Request,
+    origin: Origin,
     mcp_method: &mut String,
     started: Instant,
 ) -> io::Result<Answer> {
@@ -264,10 +268,9 @@ fn exchange(
             return Ok(Answer::Written(status));
         }
     };
-    let origin = shared.next_origin.fetch_add(1, Ordering::Relaxed);
     link.begin(request.close);
-    let access =
-        access::enabled(config).then(|| access::Entry::new(config, request, mcp_method, started));
+    let access = access::enabled(config)
+        .then(|| access::Entry::new(config, Some(request), mcp_method, Some(origin), started));
     let inbound = Inbound {
         origin,
         kind,
@@ -277,7 +280,7 @@ fn exchange(
         let why = "the server is shutting down";
         inbound.reply.refuse(503, rpc::INTERNAL_ERROR, why);
     }
-    Ok(Answer::Handed(origin))
+    Ok(Answer::Handed)
 }
 
 /// What a request asks of the dispatch thread, once everything that needs no session is
