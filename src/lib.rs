@@ -104,6 +104,7 @@ pub use model::{
 };
 pub use protocol::{LogLevel, Version};
 pub use resources::VariableCompleteFn;
+pub use schema::closest;
 pub use server::{Builder, ConfigError, Limits, Server};
 pub use stdio::serve;
 #[cfg(any(test, feature = "testing"))]

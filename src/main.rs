@@ -24,8 +24,7 @@ fn main() -> ExitCode {
         }
     };
     match command {
-        Command::Help => print(&cli::help()),
-        Command::Version => print(&format!("minimcp {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Print(text) => print(&text),
         Command::Serve(options) => serve::serve(&options),
         Command::Call {
             options,

@@ -64,6 +64,11 @@ pub(super) fn deny(list: &mut Vec<String>, pattern: &str) -> Result<(), String> 
     Ok(())
 }
 
+pub(super) fn log_format(format: &str) -> Result<minimcp::log::Format, String> {
+    minimcp::log::Format::parse(format)
+        .ok_or_else(|| format!("unknown log format {format:?}; use text or json"))
+}
+
 pub(super) fn log_level(level: &str) -> Result<Level, String> {
     Level::parse(level)
         .ok_or_else(|| format!("unknown log level {level:?}; use off, error, warn, info or debug"))
