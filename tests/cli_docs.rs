@@ -129,14 +129,16 @@ fn bash_completion_offers_exactly_each_commands_flags() {
             "{level}"
         );
     }
-    let formats = bash_complete(&script, &["churn", "--format", ""]).expect("bash");
-    assert_eq!(
-        formats,
-        ["csv", "json", "markdown"].map(String::from).into()
-    );
-    for format in bash_complete(&script, &["analyze", "--format", ""]).expect("bash") {
-        let out = minimcp(&["analyze", "--format", &format, "--help"]);
-        assert!(out.status.success(), "{format}");
+    if cfg!(feature = "analysis") {
+        let formats = bash_complete(&script, &["churn", "--format", ""]).expect("bash");
+        assert_eq!(
+            formats,
+            ["csv", "json", "markdown"].map(String::from).into()
+        );
+        for format in bash_complete(&script, &["analyze", "--format", ""]).expect("bash") {
+            let out = minimcp(&["analyze", "--format", &format, "--help"]);
+            assert!(out.status.success(), "{format}");
+        }
     }
     // A comma-separated list completes its last name.
     let sets = bash_complete(&script, &["--toolsets", "workspace,te"]).expect("bash");
@@ -282,11 +284,13 @@ fn fish_completion_names_exactly_each_commands_flags() {
 
 /// Flags of other programs that follow minimcp's path on a line of the documents: the MCP
 /// Inspector CLI's (`npx @modelcontextprotocol/inspector --cli /abs/path/minimcp --method …`).
+#[cfg(all(feature = "http", feature = "analysis", feature = "edit"))]
 const FOREIGN: &[&str] = &["--method"];
 
 /// Every flag README.md and docs/*.md show in a `minimcp` command line is accepted by the
-/// command it follows.
+/// command it follows (in the default build, which has every flag the documents show).
 #[test]
+#[cfg(all(feature = "http", feature = "analysis", feature = "edit"))]
 fn every_flag_the_documents_show_is_accepted() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut documents = vec![root.join("README.md")];
@@ -346,6 +350,7 @@ fn every_flag_the_documents_show_is_accepted() {
 
 /// Flags of other programs the documents show, by program. A flag in README.md or docs/
 /// must be minimcp's (some command's) or one of these.
+#[cfg(all(feature = "http", feature = "analysis", feature = "edit"))]
 const OTHER_PROGRAMS: &[(&str, &[&str])] = &[
     (
         "cargo",
@@ -378,6 +383,7 @@ const OTHER_PROGRAMS: &[(&str, &[&str])] = &[
 /// Every `--flag` anywhere in README.md and docs/*.md is one some minimcp command accepts,
 /// or another program's (`OTHER_PROGRAMS`): no flag is shown that does not exist.
 #[test]
+#[cfg(all(feature = "http", feature = "analysis", feature = "edit"))]
 fn every_flag_the_documents_name_exists() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let ours: BTreeSet<String> = COMMANDS.iter().flat_map(|c| help_flags(c)).collect();

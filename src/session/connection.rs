@@ -269,7 +269,6 @@ impl<'s> Connection<'s> {
             let error = McpError::RateLimited { retry_after_ms };
             return Some(Reply::plain(Err(error), false));
         }
-        log::debug(format_args!("request {} {}", request.id, request.method));
         self.current = Some((request.id.clone(), false));
         #[cfg(feature = "http")]
         let reply = if alone && self.may_park(&request) {
