@@ -16,6 +16,12 @@ use std::process::ExitCode;
 use cli::Command;
 
 fn main() -> ExitCode {
+    let status = run();
+    minimcp::log::flush();
+    status
+}
+
+fn run() -> ExitCode {
     let command = match cli::parse(std::env::args().skip(1)) {
         Ok(command) => command,
         Err(message) => {

@@ -41,6 +41,8 @@ pub(crate) fn write(
 ) {
     if enabled(config) {
         Entry::new(config, request, mcp_method, req, started).write(status);
+        // This thread has no turn that ends: the line goes out now.
+        log::flush();
     }
 }
 

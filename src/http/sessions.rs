@@ -50,6 +50,8 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
         }
         dispatch.poll();
         dispatch.sweep();
+        // The request and access lines of this turn, in one write.
+        log::flush();
     }
 }
 

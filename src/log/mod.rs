@@ -21,6 +21,7 @@ mod time;
 use std::fmt::{Arguments, Write as _};
 use std::io::Write;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Mutex;
 use std::time::SystemTime;
 
 /// How much minimcp writes to stderr.
@@ -86,6 +87,14 @@ impl Format {
 static LEVEL: AtomicU8 = AtomicU8::new(Level::Warn as u8);
 static FORMAT: AtomicU8 = AtomicU8::new(Format::Text as u8);
 
+/// Request and access lines not written yet: a system call per line would be a third of
+/// what a pipelined request costs, so they go out together when the transport flushes its
+/// own output ([`flush`]), before any other line, or past [`HELD_BYTES`].
+static HELD: Mutex<String> = Mutex::new(String::new());
+
+/// How much [`HELD`] keeps before it is written whatever happens.
+const HELD_BYTES: usize = 16 * 1024;
+
 /// Sets the process-wide stderr log level.
 pub fn set_level(level: Level) {
     LEVEL.store(level as u8, Ordering::Relaxed);
@@ -142,7 +151,8 @@ pub(crate) enum Field<'a> {
 }
 
 /// A structured line at `info` (the caller decides whether it is written): in text,
-/// `minimcp: EVENT: ` and what `text` writes; in JSON, `event` and the `fields` by name.
+/// `minimcp: EVENT: ` and what `text` writes; in JSON, `event` and the `fields` by name. It
+/// is held until the next [`flush`].
 pub(crate) fn structured(
     event: &str,
     fields: &[(&str, Field<'_>)],
@@ -168,7 +178,29 @@ pub(crate) fn structured(
         let _ = write!(line, "minimcp: {event}: ");
         text(&mut line);
     }
-    emit(line);
+    line.push('\n');
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    held.push_str(&line);
+    if held.len() >= HELD_BYTES {
+        write_out(&mut held);
+    }
+}
+
+/// Writes the request and access lines held so far. The transports call it when they flush
+/// their own output (stdio) or finish a turn of the dispatch loop (HTTP); the binary before
+/// it exits.
+pub fn flush() {
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    if !held.is_empty() {
+        write_out(&mut held);
+    }
+}
+
+/// Writes `held` with one call and empties it.
+fn write_out(held: &mut String) {
+    // A failed stderr write has nowhere to be reported; ignoring it is all we can do.
+    let _ = std::io::stderr().lock().write_all(held.as_bytes());
+    held.clear();
 }
 
 /// A new line with its timestamp: `TIMESTAMP ` in text, `{"ts":"TIMESTAMP",` in JSON.
@@ -202,13 +234,15 @@ fn json_string(text: &str, out: &mut String) {
     out.push('"');
 }
 
-/// Writes one whole line with one `write` call: stderr is unbuffered, so formatting
-/// straight into it costs a system call per piece (a dozen for a typical line), and lines
-/// from different threads could interleave with other writers of the same pipe.
-fn emit(mut line: String) {
-    line.push('\n');
-    // A failed stderr write has nowhere to be reported; ignoring it is all we can do.
-    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+/// Writes one whole line with one `write` call, after the lines held (so lines keep their
+/// order): stderr is unbuffered, so formatting straight into it costs a system call per
+/// piece (a dozen for a typical line), and lines from different threads could interleave
+/// with other writers of the same pipe.
+fn emit(line: String) {
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    held.push_str(&line);
+    held.push('\n');
+    write_out(&mut held);
 }
 
 /// Logs a fact the operator needs whatever the level (unless `off`): where the server
