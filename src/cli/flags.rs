@@ -236,6 +236,8 @@ pub(crate) const FLAGS: &[Flag] = &[
         "A directory the tools may read (and, with the edit toolset, write); repeat for several. `~` is expanded. Without one, the roots are the client's (roots/list), else the current directory, but never `/` or the home directory implicitly. Nothing outside the roots is ever read or written."),
     flag(&["--deny"], Some("GLOB"), V::Any, G::Served, SERVER,
         "Hide and refuse matching files everywhere (.gitignore syntax); repeatable. The defaults: .env .env.* *.env *.pem *.key *.p12 *.pfx id_rsa* id_dsa* id_ecdsa* id_ed25519*. `--deny none` clears the list (a later --deny adds again)."),
+    flag(&["--deny-write"], Some("GLOB"), V::Any, G::Served, SERVER,
+        "With editing on, never create, change or move matching files (they can still be read); repeatable, case ignored. The defaults are what grants access or runs code at the next login: .ssh/ authorized_keys .profile .bashrc .bash_profile .zshrc .zprofile .config/fish/ and other shell start-up files, X session and autostart files, .config/systemd/, .pam_environment, .rhosts, .forward, .gnupg/ (see the README). `--deny-write none` clears the list."),
     flag(&["--toolsets"], Some("LIST"), V::Toolsets, G::Served, SERVER,
         "The toolsets of the workspace profile, comma-separated (default: all but edit): {toolsets}. A model works better with only the tools it needs. `edit` MODIFIES FILES in the roots (write, edit, create directories, move) and is served only when named."),
     flag(&["--profile"], Some("NAME"), V::Words(&["workspace", "conformance", "transcripts"]), G::Served, SERVER,

@@ -13,7 +13,7 @@ use minimcp::{Limits, Version};
 use super::flags::Sub;
 use super::values::{
     deny, expand_home, limit_flag, log_format, log_level, number, protocol, seconds, toolsets,
-    Value, DEFAULT_DENY,
+    Value, DEFAULT_DENY, DEFAULT_DENY_WRITE,
 };
 #[cfg(feature = "http")]
 use super::values::{header_name, http_addr, http_path};
@@ -92,6 +92,7 @@ impl Line {
             options: Options {
                 roots: Vec::new(),
                 deny: DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
+                deny_write: DEFAULT_DENY_WRITE.iter().map(|p| p.to_string()).collect(),
                 walk_time: None,
                 walk_entries: None,
                 analysis_time: None,
@@ -139,7 +140,8 @@ impl Line {
         let options = &mut self.options;
         match flag {
             "--root" => options.roots.push(expand_home(&value(flag)?)),
-            "--deny" => deny(&mut options.deny, &value(flag)?)?,
+            "--deny" => deny(&mut options.deny, flag, &value(flag)?)?,
+            "--deny-write" => deny(&mut options.deny_write, flag, &value(flag)?)?,
             "--walk-timeout" => options.walk_time = Some(seconds(&value(flag)?, flag)?),
             "--walk-max-entries" => options.walk_entries = Some(number(&value(flag)?, flag, 1)?),
             "--analysis-timeout" => options.analysis_time = Some(seconds(&value(flag)?, flag)?),

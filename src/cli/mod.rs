@@ -69,6 +69,9 @@ pub(crate) struct Options {
     pub(crate) roots: Vec<PathBuf>,
     /// The deny list: the defaults, plus `--deny` patterns, cleared by `--deny none`.
     pub(crate) deny: Vec<String>,
+    /// The write deny list: the defaults, plus `--deny-write` patterns, cleared by
+    /// `--deny-write none`.
+    pub(crate) deny_write: Vec<String>,
     /// `--walk-timeout`, `--walk-max-entries`, `--analysis-timeout`: the bounds of one walk
     /// (`None`: the toolsets' defaults).
     pub(crate) walk_time: Option<Duration>,
