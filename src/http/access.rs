@@ -113,23 +113,20 @@ impl Entry {
 
     /// `[INSTANCE] METHOD PATH MCP-METHOD STATUS MICROSus req=N`.
     fn text(&self, status: u16, took: Duration, line: &mut String) {
-        use std::fmt::Write;
+        line.push(' ');
         if let Some(instance) = &self.instance {
             line.push_str(instance);
             line.push(' ');
         }
-        let (method, path, mcp) = (&self.method, &self.path, &self.mcp);
-        let _ = write!(
-            line,
-            "{method} {path} {mcp} {status} {}us",
-            took.as_micros()
-        );
-        match self.req {
-            Some(req) => {
-                let _ = write!(line, " req={req}");
-            }
-            None => line.push_str(" req=-"),
+        for part in [&self.method, &self.path, &self.mcp] {
+            line.push_str(part);
+            line.push(' ');
         }
+        log::push_number(line, status.into());
+        line.push(' ');
+        log::push_number(line, i64::try_from(took.as_micros()).unwrap_or(i64::MAX));
+        line.push_str("us req=");
+        log::push_field(line, &self.req.map_or(Field::Absent, number));
     }
 }
 
@@ -156,15 +153,15 @@ mod tests {
         let post = Request::test("POST", "/mcp?token=secret", &[]);
         assert_eq!(
             line(&config, Some(&post), "tools/call", Some(17)),
-            "POST /mcp tools/call 200 1234us req=17"
+            " POST /mcp tools/call 200 1234us req=17"
         );
         config.instance_id = Some("b".into());
-        assert_eq!(line(&config, None, "", None), "b - - - 200 1234us req=-");
+        assert_eq!(line(&config, None, "", None), " b - - - 200 1234us req=-");
         // Without a parsed body, the Mcp-Method header names the MCP method.
         let get = Request::test("GET", "/mcp", &[("Mcp-Method", "tools/list")]);
         assert_eq!(
             line(&config, Some(&get), "", Some(3)),
-            "b GET /mcp tools/list 200 1234us req=3"
+            " b GET /mcp tools/list 200 1234us req=3"
         );
         let entry = Entry::new(&config, Some(&get), "", Some(3), Instant::now());
         let fields = entry.fields(405, Duration::from_micros(9));

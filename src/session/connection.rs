@@ -233,7 +233,10 @@ impl<'s> Connection<'s> {
 
     /// The log line of `request`, when lines are written: numbered by its HTTP request (the
     /// origin, which its access line carries) on a transport that multiplexes.
-    pub(super) fn trace(&self, request: &Request) -> Option<Trace> {
+    pub(super) fn trace(&self, request: &Request) -> Option<Trace<'s>> {
+        if !log::enabled(log::Level::Info) {
+            return None; // before anything is worked out: this is every request's path
+        }
         let stateless = crate::protocol::is_stateless(&request.method, request.params.as_ref());
         let req = self.port.multiplexes().then_some(self.origin);
         Trace::start(
@@ -246,7 +249,7 @@ impl<'s> Connection<'s> {
 
     /// Writes the line of request `id`, which got `reply` (`None`: none now), unless it is
     /// parked: the line is written when it is answered, counting from its first dispatch.
-    pub(super) fn end_trace(&mut self, trace: Trace, id: &RequestId, reply: Option<&Reply>) {
+    pub(super) fn end_trace(&mut self, trace: Trace<'_>, id: &RequestId, reply: Option<&Reply>) {
         match reply {
             Some(reply) => trace.finish(Ending::of(reply)),
             None if self.parked_origin(id) == Some(self.origin) => {

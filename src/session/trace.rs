@@ -10,6 +10,7 @@
 //! resource only by its URI's scheme (`file:`; the rest of a URI is a path the client chose),
 //! and the method and id, which the client chose, are cut short and reduced to visible ASCII.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -71,47 +72,57 @@ impl Ending {
     }
 }
 
-/// A request being served, for its line once it ends.
-pub(crate) struct Trace {
+/// A request being served, for its line once it ends. Nothing is formatted before then.
+pub(crate) struct Trace<'s> {
     started: Instant,
     req: Option<u64>,
     session: Option<u64>,
-    id: Id,
-    method: String,
-    name: Option<String>,
+    id: RequestId,
+    method: Cow<'static, str>,
+    name: Option<Cow<'s, str>>,
 }
 
-/// A JSON-RPC id as logged: a number stays one.
-enum Id {
-    Number(i64),
-    Text(String),
-}
+/// The methods a line names without copying them.
+const METHODS: &[&str] = &[
+    "tools/call",
+    "tools/list",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/get",
+    "prompts/list",
+    "completion/complete",
+    "ping",
+    "initialize",
+    "logging/setLevel",
+    "server/discover",
+    "subscriptions/listen",
+];
 
-impl Trace {
+impl<'s> Trace<'s> {
     /// Starts the line of `request`, HTTP request number `req`, in session `session` (`None`
     /// for a 2026-07-28 request, which belongs to none); `None` when lines are not written.
     pub(crate) fn start(
         request: &Request,
-        server: &Server,
+        server: &'s Server,
         req: Option<u64>,
         session: Option<u64>,
-    ) -> Option<Trace> {
+    ) -> Option<Trace<'s>> {
         if !log::enabled(log::Level::Info) {
             return None;
         }
-        let id = match &request.id {
-            RequestId::Unsigned(n) => {
-                i64::try_from(*n).map_or_else(|_| Id::Text(n.to_string()), Id::Number)
-            }
-            RequestId::Negative(n) => Id::Number(*n),
-            RequestId::Str(s) => Id::Text(clean(s)),
+        let method = match METHODS.iter().find(|m| **m == request.method) {
+            Some(known) => Cow::Borrowed(*known),
+            None => Cow::Owned(clean(&request.method)),
         };
         Some(Trace {
             started: Instant::now(),
             req,
             session,
-            id,
-            method: clean(&request.method),
+            id: request.id.clone(),
+            method,
             name: name(request, server),
         })
     }
@@ -131,19 +142,21 @@ impl Trace {
 
     /// Writes the line.
     pub(crate) fn finish(self, ending: Ending) {
-        let took = self.started.elapsed().as_micros();
-        let took = i64::try_from(took).unwrap_or(i64::MAX);
+        let took = i64::try_from(self.started.elapsed().as_micros()).unwrap_or(i64::MAX);
         let count = |n: Option<u64>| n.map_or(Field::Absent, |n| Field::Number(n as i64));
+        let id = match &self.id {
+            RequestId::Unsigned(n) => i64::try_from(*n).map_or(Field::Absent, Field::Number),
+            RequestId::Negative(n) => Field::Number(*n),
+            RequestId::Str(s) => Field::Client(s),
+        };
+        let code = match ending {
+            Ending::Error(code) => Field::Number(code),
+            _ => Field::Absent,
+        };
         let fields = [
             ("req", count(self.req)),
             ("session", count(self.session)),
-            (
-                "id",
-                match &self.id {
-                    Id::Number(n) => Field::Number(*n),
-                    Id::Text(s) => Field::Text(s),
-                },
-            ),
+            ("id", id),
             ("method", Field::Text(&self.method)),
             (
                 "name",
@@ -151,49 +164,51 @@ impl Trace {
             ),
             ("took_us", Field::Number(took)),
             ("outcome", Field::Text(ending.name())),
-            (
-                "code",
-                match ending {
-                    Ending::Error(code) => Field::Number(code),
-                    _ => Field::Absent,
-                },
-            ),
+            ("code", code),
         ];
         log::structured("request", &fields, |line| {
-            use std::fmt::Write;
-            for (key, value) in &fields {
-                let _ = match value {
-                    Field::Text(text) => write!(line, "{key}={text} "),
-                    Field::Number(n) if *key == "took_us" => write!(line, "took={n}us "),
-                    Field::Number(n) => write!(line, "{key}={n} "),
-                    Field::Absent if *key == "code" || *key == "name" => Ok(()),
-                    Field::Absent => write!(line, "{key}=- "),
-                };
+            // `req=7 session=2 id=5 method=tools/call name=read_file took=412us outcome=result`,
+            // written out field by field: this runs for every request.
+            let [req, session, id, method, name, took, outcome, code] = fields.map(|(_, v)| v);
+            if req != Field::Absent {
+                line.push_str(" req="); // over HTTP only
+                log::push_field(line, &req);
             }
-            line.pop();
+            for (key, value) in [(" session=", session), (" id=", id)] {
+                line.push_str(key);
+                log::push_field(line, &value);
+            }
+            line.push_str(" method=");
+            log::push_field(line, &method);
+            if name != Field::Absent {
+                line.push_str(" name=");
+                log::push_field(line, &name);
+            }
+            line.push_str(" took=");
+            log::push_field(line, &took);
+            line.push_str("us outcome=");
+            log::push_field(line, &outcome);
+            if code != Field::Absent {
+                line.push_str(" code=");
+                log::push_field(line, &code);
+            }
         });
     }
 }
 
 /// What a request names that the log may say: a tool or prompt the server defines, or the
 /// scheme of a resource URI.
-fn name(request: &Request, server: &Server) -> Option<String> {
+fn name<'s>(request: &Request, server: &'s Server) -> Option<Cow<'s, str>> {
     let params = request.params.as_ref()?;
     let text = |key: &str| params.get(key).and_then(Value::as_str);
     match request.method.as_str() {
         "tools/call" => {
-            let name = text("name")?;
-            Some(match server.tool_index.contains_key(name) {
-                true => name.to_string(),
-                false => "?".into(),
-            })
+            let known = server.tool_index.get_key_value(text("name")?);
+            Some(known.map_or(Cow::Borrowed("?"), |(name, _)| Cow::Borrowed(name.as_str())))
         }
         "prompts/get" => {
-            let name = text("name")?;
-            Some(match server.prompt_index.contains_key(name) {
-                true => name.to_string(),
-                false => "?".into(),
-            })
+            let known = server.prompt_index.get_key_value(text("name")?);
+            Some(known.map_or(Cow::Borrowed("?"), |(name, _)| Cow::Borrowed(name.as_str())))
         }
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
             let (scheme, _) = text("uri")?.split_once(':')?;
@@ -202,10 +217,9 @@ fn name(request: &Request, server: &Server) -> Option<String> {
                 && scheme
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
-            Some(if valid {
-                format!("{scheme}:")
-            } else {
-                "?".into()
+            Some(match valid {
+                true => Cow::Owned(format!("{scheme}:")),
+                false => Cow::Borrowed("?"),
             })
         }
         _ => None,
