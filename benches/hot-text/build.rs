@@ -4,7 +4,7 @@
 //! Why: an idle server's resident memory is mostly mapped code, and the kernel maps code in
 //! 64 KiB fault-around windows. Scattered through the 1.4 MiB of `.text`, the ~300 KiB the
 //! server runs touched 20 of its 23 windows; packed together they touch 6, which takes
-//! about 800 KiB off the idle RSS of `serve --http` (README, "Performance").
+//! about 800 KiB off the idle RSS of `serve --http` (benches/README.md, "Idle memory").
 //!
 //! Only that target: there rustc links with its bundled lld, which (like GNU ld) accepts a
 //! script that only adds a section (`INSERT BEFORE .text`). A linker that takes no scripts

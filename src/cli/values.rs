@@ -39,7 +39,7 @@ pub(super) fn expand_home(path: &str) -> PathBuf {
 /// What reading a flag's value gives: the value, or "FLAG needs a value".
 pub(super) type Value = Result<String, String>;
 
-/// The limits of the README's limits table.
+/// The limits of the limits table (docs/limits.md).
 pub(super) fn limit_flag(
     limits: &mut Limits,
     flag: &str,
