@@ -239,7 +239,7 @@ pub(crate) const FLAGS: &[Flag] = &[
     flag(&["--deny-write"], Some("GLOB"), V::Any, G::Served, SERVER,
         "With editing on, never create, change or move matching files (they can still be read); repeatable, case ignored. The defaults are what grants access or runs code at the next login: .ssh/ authorized_keys .profile .bashrc .bash_profile .zshrc .zprofile .config/fish/ and other shell start-up files, X session and autostart files, .config/systemd/, .pam_environment, .rhosts, .forward, .gnupg/ (see SECURITY.md). `--deny-write none` clears the list."),
     flag(&["--toolsets"], Some("LIST"), V::Toolsets, G::Served, SERVER,
-        "The toolsets of the workspace profile, comma-separated (default: all but edit): {toolsets}. A model works better with only the tools it needs. `edit` MODIFIES FILES in the roots (write, edit, create directories, move) and is served only when named."),
+        "The toolsets of the workspace profile, comma-separated (default: all but edit): {toolsets}. A model works better with only the tools it needs. `edit` MODIFIES FILES in the roots (write, edit, patch, create directories, move) and is served only when named."),
     flag(&["--profile"], Some("NAME"), V::Words(&["workspace", "conformance", "transcripts"]), G::Served, SERVER,
         "workspace (default): the toolsets of --toolsets for the roots. conformance: the fixtures of the official conformance suite and the benchmarks (an `echo` tool among them). transcripts: those plus the fixtures of the transcript corpus in conformance/."),
     Flag {

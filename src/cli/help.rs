@@ -249,7 +249,7 @@ fn workspace(options: &Options, call: bool) -> String {
         .collect();
     let mut out = format!("{roots} with the toolsets {}. ", sets.join(", "));
     if options.toolsets.contains(&"edit") {
-        out.push_str("It MODIFIES FILES in the roots: write_file, edit_file, create_directory and move_file write atomically, and refuse a file that changed since it was read.");
+        out.push_str("It MODIFIES FILES in the roots: write_file, edit_file, apply_patch, create_directory and move_file write atomically, and refuse a file that changed since it was read.");
     } else if options.toolsets.contains(&"analysis") {
         out.push_str("It is read-only: nothing is written, created, deleted or run, except `git log` for churn.");
     } else {
