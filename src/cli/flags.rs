@@ -156,7 +156,7 @@ pub(crate) fn refuse(sub: Sub, name: &str) -> String {
     let help = format!("see `minimcp {} --help`", sub.word());
     if let Some(flag) = find(sub, name) {
         if flag.subs.contains(&sub) {
-            return super::help::missing_feature(flag.feature.unwrap_or_default());
+            return super::features::missing_feature(flag.feature.unwrap_or_default());
         }
         let others: Vec<String> = flag
             .subs

@@ -4,20 +4,9 @@
 
 use std::fmt::Write;
 
+use super::features::{built_features, missing_features};
 use super::flags::{self, Flag, Group, Sub};
 use super::{registry, Options, Profile};
-
-/// What a flag, profile or toolset of a Cargo feature this binary was built without says
-/// (the command line is refused with exit status 2).
-pub(crate) fn missing_feature(feature: &str) -> String {
-    format!(
-        "this binary was built without the `{feature}` feature: rebuild with `cargo build --features {feature}`"
-    )
-}
-
-/// The toolsets of the workspace profile that a build may leave out: each is the Cargo
-/// feature of the same name.
-pub(super) const OPTIONAL_TOOLSETS: &[&str] = &["workspace", "templates", "analysis", "edit"];
 
 /// The width help is wrapped to, and where a flag's text starts.
 const WIDTH: usize = 88;
@@ -257,36 +246,6 @@ fn workspace(options: &Options, call: bool) -> String {
     }
     out
 }
-
-/// The optional Cargo features of the binary this one was built without (none in the
-/// default build; `testing` is the library's, for tests).
-pub(super) fn missing_features() -> Vec<&'static str> {
-    FEATURES
-        .into_iter()
-        .filter(|(name, built)| !built && *name != "testing")
-        .map(|(name, _)| name)
-        .collect()
-}
-
-/// The features this binary was built with, as `--version` lists them.
-pub(crate) fn built_features() -> Vec<&'static str> {
-    FEATURES
-        .into_iter()
-        .filter(|(_, built)| *built)
-        .map(|(name, _)| name)
-        .collect()
-}
-
-/// Every optional feature, and whether this binary has it.
-const FEATURES: [(&str, bool); 7] = [
-    ("http", cfg!(feature = "http")),
-    ("workspace", cfg!(feature = "workspace")),
-    ("templates", cfg!(feature = "templates")),
-    ("analysis", cfg!(feature = "analysis")),
-    ("edit", cfg!(feature = "edit")),
-    ("conformance", cfg!(feature = "conformance")),
-    ("testing", cfg!(feature = "testing")),
-];
 
 /// `minimcp --version`: the version, the commit and the features.
 pub(crate) fn version() -> String {

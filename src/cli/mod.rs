@@ -1,13 +1,16 @@
-//! Command-line parsing, by hand (no clap: the design card allows three dependencies).
+//! Command-line parsing, by hand (no clap: the crate depends on serde, serde_json and
+//! thiserror only).
 //!
 //! This file holds what the command line asks for ([`Command`]) and which command's parser
 //! reads it (`line.rs` for `serve` and `call`, `analyze.rs` for the reports); `flags.rs` is
 //! the table of every flag, from which `help.rs` writes the help,
 //! `man.rs` the man page and `completions.rs` the shell completions; `values.rs` reads each
-//! flag's value, and `keyfile.rs` is the format of `--state-key-file`.
+//! flag's value, `features.rs` names the Cargo features a build left out, and `keyfile.rs`
+//! is the format of `--state-key-file`.
 
 pub(crate) mod analyze;
 mod completions;
+mod features;
 mod flags;
 mod help;
 pub(crate) mod keyfile;
@@ -22,8 +25,8 @@ use std::time::Duration;
 use minimcp::log::{Format, Level};
 use minimcp::{Limits, Version};
 
+pub(crate) use features::missing_feature;
 use flags::Sub;
-pub(crate) use help::missing_feature;
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]

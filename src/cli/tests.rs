@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 #[cfg(feature = "http")]
 use minimcp::http::Listen;
 
+use super::features::{built_features, missing_features, OPTIONAL_TOOLSETS};
 use super::flags::{Sub, FLAGS};
 use super::help::*;
 use super::values::*;

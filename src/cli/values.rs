@@ -13,7 +13,7 @@ use minimcp::log::Level;
 pub(super) use minimcp::toolsets::workspace::{expand_home, DEFAULT_DENY, DEFAULT_DENY_WRITE};
 use minimcp::{Limits, Version};
 
-use super::help::{missing_feature, OPTIONAL_TOOLSETS};
+use super::features::{missing_feature, OPTIONAL_TOOLSETS};
 
 /// Without the workspace toolset there is no deny list to start from.
 #[cfg(not(feature = "workspace"))]
