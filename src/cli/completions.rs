@@ -169,7 +169,7 @@ fn zsh() -> String {
                 let _ = writeln!(
                     out,
                     "        '*{name}[{}]{}' \\",
-                    zsh_text(flag.summary()),
+                    zsh_text(&flag.summary()),
                     zsh_value(flag)
                 );
             }

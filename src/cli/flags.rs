@@ -118,10 +118,14 @@ impl Flag {
         }
     }
 
-    /// The help's first sentence: what completions show beside the name.
-    pub(crate) fn summary(&self) -> &'static str {
+    /// The help's first sentence: what completions show beside the name (the toolsets by
+    /// name where the help lists them).
+    pub(crate) fn summary(&self) -> String {
         let end = self.help.find(". ").map_or(self.help.len(), |i| i + 1);
-        self.help[..end].trim_end_matches('.')
+        let names: Vec<&str> = super::registry::TOOLSETS.iter().map(|t| t.name).collect();
+        self.help[..end]
+            .trim_end_matches('.')
+            .replace("{toolsets}", &names.join(", "))
     }
 
     /// The words a value may be, for completions (empty: anything).

@@ -90,6 +90,10 @@ fn http_takes_an_address_a_port_or_a_unix_socket() {
 fn help_lists_every_toolset() {
     let help = printed("serve --help");
     assert!(!help.contains("{toolsets}"));
+    for shell in ["bash", "zsh", "fish"] {
+        let script = printed(&format!("completions {shell}"));
+        assert!(!script.contains("{toolsets}"), "{shell}");
+    }
     for toolset in super::registry::TOOLSETS {
         assert!(
             help.contains(&format!("{} (", toolset.name)) || toolset.opt_in,
