@@ -4,7 +4,7 @@
 Builds the library and binary once per combination (`cargo build --no-default-features
 --features X`), reads the dep-info files cargo writes beside them (the exact list of source
 files that build compiled; the binary's own are main.rs and its modules under src/), and counts their lines without `#[cfg(test)]` items as .ci/lines.py does (the
-README's per-layer table); the `*_tests.rs` files a non-test build never reads are not in
+per-layer table in docs/reading-the-code.md); the `*_tests.rs` files a non-test build never reads are not in
 the list at all. Code under `#[cfg(feature = ...)]` inside a compiled file is counted.
 
     python3 benches/feature-lines.py            # none, each feature alone, all
@@ -19,7 +19,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# One definition of a non-test line: the README's code-size table's (.ci/lines.py).
+# One definition of a non-test line: the code-size table's (.ci/lines.py).
 _spec = importlib.util.spec_from_file_location("lines", os.path.join(ROOT, ".ci", "lines.py"))
 LINES = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(LINES)

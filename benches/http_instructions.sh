@@ -11,7 +11,8 @@
 # (2026-07-28: per-request _meta and Mcp-* headers, httpload --modern).
 # Needs valgrind and ../shared/bench/httpload (built into $PEERS_DIR/httpload-target, as
 # run-http-peers.sh does). Env: N (requests, default 2000), PORT (default 18451),
-# ERAS (default "legacy modern").
+# ERAS (default "legacy modern"), SERVER_ARGS (appended to the server's command line, such as
+# "--log-level info"; its stderr goes to /dev/null).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="$ROOT/../shared/bench"
@@ -34,7 +35,7 @@ flags=()
 for bin in "$@"; do
   rm -f "$OUT"/cg.*
   valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.out" \
-    "$bin" serve --profile conformance --http "127.0.0.1:$PORT" 2>/dev/null &
+    "$bin" serve --profile conformance --http "127.0.0.1:$PORT" ${SERVER_ARGS:-} 2>/dev/null &
   pid=$!
   for _ in $(seq 200); do (echo >"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
   # Warm up (threads, lazy state), then count only the measured requests.
@@ -47,6 +48,6 @@ for bin in "$@"; do
   sleep 0.5
   kill "$pid"; wait "$pid" 2>/dev/null || true
   total=$(cat "$OUT"/cg.out.* | awk '/^summary:/ {s += $2} END {print s + 0}')
-  echo "$bin: $((total / N)) instructions per $era tools/call ($N keep-alive requests, $ok)"
+  echo "$bin ${SERVER_ARGS:-}: $((total / N)) instructions per $era tools/call ($N keep-alive requests, $ok)"
 done
 done

@@ -8,7 +8,7 @@
 # Env: REPS (spawns per figure, default 5), PORT (default 8473), HTTPLOAD (else built from
 # ../shared/bench/httpload into $PEERS_DIR/httpload-target, as run-http-peers.sh does),
 # MAX_KIB (exit 1 if a median idle RSS is above it; issue 8's target is 3072). The same
-# binary measures within about 150 KiB from run to run (see the README, "Idle memory").
+# binary measures within about 150 KiB from run to run (see benches/README.md, "Idle memory").
 # Also prints where the resident pages are (/proc/PID/smaps of one more idle server): mapped
 # code is most of it, and benches/hot-text/hot-text.ld decides how much of the binary's code that is.
 set -euo pipefail

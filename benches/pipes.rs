@@ -6,7 +6,11 @@
 //! rmcp and the official SDKs use `../shared/bench/run-peers.sh` (see the README).
 //!
 //! Options (after `--`): `--requests N` (default 200000), `--window W` (default 256),
-//! `--modern` (2026-07-28 requests with per-request `_meta` instead of a handshake).
+//! `--modern` (2026-07-28 requests with per-request `_meta` instead of a handshake),
+//! `--bin PATH` (another build, such as main's, to compare side by side; default: this
+//! package's release binary), `--server-arg ARG` (repeatable: appended to the server's
+//! command line, such as `--server-arg --log-level --server-arg info`; its stderr goes to
+//! /dev/null).
 
 // A benchmark report is meant for stdout; the lint guards the server, not this program.
 #![allow(clippy::print_stdout)]
@@ -23,6 +27,8 @@ struct Options {
     requests: u64,
     window: u64,
     modern: bool,
+    bin: String,
+    server_args: Vec<String>,
 }
 
 fn options() -> Options {
@@ -30,6 +36,8 @@ fn options() -> Options {
         requests: 200_000,
         window: 256,
         modern: false,
+        bin: BIN.to_string(),
+        server_args: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -42,6 +50,8 @@ fn options() -> Options {
             }
             "--window" => o.window = args.next().and_then(|v| v.parse().ok()).unwrap_or(o.window),
             "--modern" => o.modern = true,
+            "--bin" => o.bin = args.next().unwrap_or(o.bin),
+            "--server-arg" => o.server_args.extend(args.next()),
             _ => {} // cargo bench passes `--bench`
         }
     }
@@ -56,9 +66,11 @@ struct Server {
 }
 
 impl Server {
-    fn start(modern: bool) -> Server {
-        let mut child = Command::new(BIN)
+    fn start(o: &Options) -> Server {
+        let modern = o.modern;
+        let mut child = Command::new(&o.bin)
             .args(["serve", "--profile", "conformance"])
+            .args(&o.server_args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -166,7 +178,7 @@ impl Server {
 
 /// Pipelined requests with at most `window` in flight; every id must come back once.
 fn throughput(o: &Options, method: &str) {
-    let mut server = Server::start(o.modern);
+    let mut server = Server::start(o);
     let stdout = server.stdout.take().expect("stdout");
     let answered = Arc::new(AtomicU64::new(0));
     let seen = Arc::clone(&answered);
@@ -217,7 +229,7 @@ fn throughput(o: &Options, method: &str) {
 
 /// One request at a time: write, flush, wait for the answer.
 fn latency(o: &Options) {
-    let mut server = Server::start(o.modern);
+    let mut server = Server::start(o);
     let n = 20_000;
     let mut samples = Vec::with_capacity(n);
     for id in 0..n as u64 {
@@ -247,7 +259,7 @@ fn startup(o: &Options) {
     let mut exits = Vec::new();
     for _ in 0..20 {
         let spawned = Instant::now();
-        let mut server = Server::start(o.modern);
+        let mut server = Server::start(o);
         if o.modern {
             let line = server.request(0, "tools/call");
             server.send(&line);
@@ -273,7 +285,11 @@ fn main() {
     } else {
         "2025-11-25 (handshake)"
     };
-    println!("minimcp over pipes, {era}, binary {BIN}");
+    println!(
+        "minimcp over pipes, {era}, binary {} {}",
+        o.bin,
+        o.server_args.join(" ")
+    );
     throughput(&o, "tools/call");
     let ping = if o.modern { "tools/list" } else { "ping" };
     throughput(&o, ping);

@@ -7,7 +7,8 @@
 #
 #   benches/stdio_instructions.sh [BIN...]   # default: target/release/minimcp; several = A/B
 #
-# Needs valgrind. Env: N (calls, default 5000).
+# Needs valgrind. Env: N (calls, default 5000), SERVER_ARGS (appended to the server's command
+# line, such as "--log-level info"; its stderr goes to /dev/null).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 N="${N:-5000}"
@@ -24,7 +25,8 @@ input() {
 }
 count() { # BIN CALLS -> total instructions
   input "$2" >"$OUT/in"
-  valgrind --tool=callgrind --callgrind-out-file="$OUT/cg" "$1" serve --profile conformance \
+  # shellcheck disable=SC2086 # SERVER_ARGS is a list of words
+  valgrind --tool=callgrind --callgrind-out-file="$OUT/cg" "$1" serve --profile conformance ${SERVER_ARGS:-} \
     <"$OUT/in" 2>/dev/null | grep -c '"result"' >"$OUT/answers" || true
   [ "$(cat "$OUT/answers")" -eq $(($2 + 1)) ] || { echo "$1: $(cat "$OUT/answers") answers for $(($2 + 1)) requests" >&2; exit 1; }
   awk '/^(summary|totals):/ {print $2; exit}' "$OUT/cg"
@@ -32,5 +34,5 @@ count() { # BIN CALLS -> total instructions
 for bin in "$@"; do
   none=$(count "$bin" 0)
   all=$(count "$bin" "$N")
-  echo "$bin: $(((all - none) / N)) instructions per stdio tools/call ($N calls)"
+  echo "$bin ${SERVER_ARGS:-}: $(((all - none) / N)) instructions per stdio tools/call ($N calls)"
 done

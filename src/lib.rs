@@ -60,7 +60,7 @@
 //! ## Cargo features
 //!
 //! The protocol core and the stdio transport ([`serve`], [`run_stdio`]) are always built;
-//! everything else is a feature, listed with its default in the README's "Cargo features".
+//! everything else is a feature, listed with its default in docs/writing-a-tool.md, "Cargo features".
 //!
 //! ## Data flow
 //!
@@ -104,6 +104,7 @@ pub use model::{
 };
 pub use protocol::{LogLevel, Version};
 pub use resources::VariableCompleteFn;
+pub use schema::closest;
 pub use server::{Builder, ConfigError, Limits, Server};
 pub use stdio::serve;
 #[cfg(any(test, feature = "testing"))]
@@ -115,7 +116,7 @@ pub fn run_stdio(server: &Server) -> Result<(), Error> {
     serve(server, std::io::stdin(), std::io::stdout().lock())
 }
 
-/// The README's Rust example, compiled as a doc test so it cannot rot.
+/// The Rust example of docs/writing-a-tool.md, compiled as a doc test so it cannot rot.
 #[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;
+#[doc = include_str!("../docs/writing-a-tool.md")]
+pub struct WritingAToolDoctest;

@@ -16,6 +16,12 @@ use std::process::ExitCode;
 use cli::Command;
 
 fn main() -> ExitCode {
+    let status = run();
+    minimcp::log::flush();
+    status
+}
+
+fn run() -> ExitCode {
     let command = match cli::parse(std::env::args().skip(1)) {
         Ok(command) => command,
         Err(message) => {
@@ -24,8 +30,7 @@ fn main() -> ExitCode {
         }
     };
     match command {
-        Command::Help => print(&cli::help()),
-        Command::Version => print(&format!("minimcp {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Print(text) => print(&text),
         Command::Serve(options) => serve::serve(&options),
         Command::Call {
             options,

@@ -76,6 +76,7 @@ fn serve_http(server: &Server, http: &cli::Http) -> ExitCode {
 
 pub(crate) fn build(options: &Options) -> Option<Server> {
     log::set_level(options.log_level);
+    log::set_format(options.log_format);
     let mut builder = Server::builder("minimcp", env!("CARGO_PKG_VERSION"))
         .title("minimcp")
         .limits(options.limits.clone());

@@ -100,6 +100,8 @@ impl Port for Lines<'_> {
             .write_all(&self.pending)
             .and_then(|()| self.output.flush());
         self.pending.clear();
+        // The log lines of the requests just answered go out with their answers.
+        crate::log::flush();
         match written {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => self.closed = true,
             other => other.map_err(Error::Write)?,

@@ -245,10 +245,28 @@ fn editing_is_off_unless_the_toolset_is_named_and_says_so_when_on() {
     let instructions = on.init["instructions"].as_str().expect("instructions");
     assert!(instructions.contains("can modify files"), "{instructions}");
 
-    let help = Command::new(BIN).arg("--help").output().expect("help");
+    // `serve --help` names the toolset that writes and its limit; with the toolset asked for,
+    // the help's first paragraph says this server modifies files, and names every tool that does.
+    let help = Command::new(BIN)
+        .args(["serve", "--help"])
+        .output()
+        .expect("help");
     let help = String::from_utf8_lossy(&help.stdout);
-    assert!(help.contains("MODIFY FILES"), "{help}");
+    assert!(help.contains("`edit` MODIFIES FILES"), "{help}");
     assert!(help.contains("--max-write-bytes"), "{help}");
+    let help = Command::new(BIN)
+        .args(["--toolsets", "workspace,edit", "--help"])
+        .output()
+        .expect("help");
+    let help = String::from_utf8_lossy(&help.stdout);
+    let (summary, _) = help.split_once("USAGE").expect("a USAGE section");
+    assert!(summary.contains("It MODIFIES FILES"), "{summary}");
+    for tool in tools {
+        let name = tool["name"].as_str().expect("name");
+        if tool["annotations"]["readOnlyHint"] == false {
+            assert!(summary.contains(name), "{name} missing from: {summary}");
+        }
+    }
 }
 
 // ---- write_file ---------------------------------------------------------------------------

@@ -260,7 +260,16 @@ fn healthz_answers_any_host_and_requests_are_logged_without_their_arguments() {
     let (status, _, _) = server.request("GET", "/healthz", &foreign, "");
     assert_eq!(status, 200);
     let line = server.log_line("access:");
-    assert!(line.ends_with("us"), "{line}");
+    // `… 403 55us req=1`: the time, then the request's number (its request line's too).
+    let (_, tail) = line.rsplit_once(' ').expect("fields");
+    assert!(
+        tail.starts_with("req=") && tail[4..].parse::<u64>().is_ok(),
+        "{line}"
+    );
+    assert!(
+        line.trim_end_matches(tail).trim_end().ends_with("us"),
+        "{line}"
+    );
     assert!(line.contains("access: i7 GET /mcp - 403 "), "{line}");
     let line = server.log_line("access:");
     assert!(line.contains("access: i7 GET /healthz - 200 "), "{line}");

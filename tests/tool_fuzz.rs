@@ -261,42 +261,25 @@ fn git_history(dir: &Path) -> bool {
 
 // ---- Profiles -----------------------------------------------------------------------------
 
-/// The profiles `minimcp --help` lists under `--profile`, and the toolsets under `--toolsets`.
+/// The profiles `--profile` takes and the toolsets `--toolsets` takes, as the binary offers
+/// them to a shell (`minimcp completions fish`: the values of each flag, from the same table
+/// as `serve --help` and the parser).
 fn profiles_and_toolsets() -> (Vec<String>, Vec<String>) {
     let out = Command::new(common::minimcp())
-        .arg("--help")
+        .args(["completions", "fish"])
         .output()
-        .expect("minimcp --help runs");
-    let help =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    let block = |flag: &str| -> Vec<String> {
-        let mut names = Vec::new();
-        let mut inside = false;
-        for line in help.lines() {
-            let trimmed = line.trim_start();
-            if trimmed.starts_with("--") {
-                inside = trimmed.starts_with(flag);
-            }
-            if !inside {
-                continue;
-            }
-            // `--profile NAME   workspace (default): ...` or an indented `conformance: ...`.
-            let text = trimmed.strip_prefix(flag).map_or(trimmed, |rest| {
-                rest.trim_start()
-                    .split_once(char::is_whitespace)
-                    .map_or("", |(_, after)| after.trim_start())
-            });
-            let Some((head, _)) = text.split_once(':') else {
-                continue;
-            };
-            let name = head.trim_end_matches(" (default)");
-            if !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-                names.push(name.to_string());
-            }
-        }
-        names
+        .expect("minimcp completions fish runs");
+    let script = String::from_utf8_lossy(&out.stdout);
+    let values = |flag: &str| -> Vec<String> {
+        let marker = format!("-l {flag} -x -a '");
+        script
+            .lines()
+            .find_map(|line| line.split_once(marker.as_str()))
+            .and_then(|(_, rest)| rest.split_once('\''))
+            .map(|(words, _)| words.split(' ').map(str::to_string).collect())
+            .unwrap_or_default()
     };
-    (block("--profile"), block("--toolsets"))
+    (values("profile"), values("toolsets"))
 }
 
 /// The command line that serves `profile` (the workspace one over the seeded project).
@@ -1512,12 +1495,12 @@ fn every_tool_answers_every_generated_argument_set() {
     for expected in ["workspace", "conformance", "transcripts"] {
         assert!(
             profiles.iter().any(|p| p == expected),
-            "--help lists no {expected} profile: {profiles:?}"
+            "--profile offers no {expected} profile: {profiles:?}"
         );
     }
     assert!(
         toolsets.len() >= 3,
-        "--help lists the toolsets: {toolsets:?}"
+        "--toolsets offers the toolsets: {toolsets:?}"
     );
     for (tool, why) in SKIPPED {
         eprintln!("tool fuzz: {tool} is not fuzzed: {why}");

@@ -1,34 +1,32 @@
-//! Command-line parsing, by hand (no clap: the design card allows three dependencies).
+//! Command-line parsing, by hand (no clap: the crate depends on serde, serde_json and
+//! thiserror only).
 //!
-//! This file holds what the command line asks for ([`Command`]) and the walk over the
-//! arguments; `values.rs` reads each flag's value, `help.rs` is the help text, and
-//! `keyfile.rs` the format of `--state-key-file`.
+//! This file holds what the command line asks for ([`Command`]) and which command's parser
+//! reads it (`line.rs` for `serve` and `call`, `analyze.rs` for the reports); `flags.rs` is
+//! the table of every flag, from which `help.rs` writes the help,
+//! `man.rs` the man page and `completions.rs` the shell completions; `values.rs` reads each
+//! flag's value, `features.rs` names the Cargo features a build left out, and `keyfile.rs`
+//! is the format of `--state-key-file`.
 
 pub(crate) mod analyze;
+mod completions;
+mod features;
+mod flags;
 mod help;
 pub(crate) mod keyfile;
+mod line;
+mod man;
 pub(crate) mod registry;
 mod values;
 
-#[cfg(feature = "http")]
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-#[cfg(feature = "http")]
-use minimcp::http::Listen;
-use minimcp::log::Level;
+use minimcp::log::{Format, Level};
 use minimcp::{Limits, Version};
 
-#[cfg(not(feature = "http"))]
-use help::HTTP_FLAGS;
-pub(crate) use help::{help, missing_feature};
-use values::{
-    deny, expand_home, limit_flag, log_level, number, protocol, seconds, toolsets, Value,
-    DEFAULT_DENY, DEFAULT_DENY_WRITE,
-};
-#[cfg(feature = "http")]
-use values::{header_name, http_addr, http_path};
+pub(crate) use features::missing_feature;
+use flags::Sub;
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -51,8 +49,8 @@ pub(crate) enum Command {
     Analyze(analyze::Analyze),
     /// `churn [PATH...]`: the change history report.
     Churn(analyze::Churn),
-    Help,
-    Version,
+    /// Text for stdout, and nothing else: help, the version, completions, the man page.
+    Print(String),
 }
 
 /// How `call` prints its result.
@@ -94,6 +92,7 @@ pub(crate) struct Options {
     /// [`registry::TOOLSETS`]; all of them by default.
     pub(crate) toolsets: Vec<&'static str>,
     pub(crate) log_level: Level,
+    pub(crate) log_format: Format,
     pub(crate) limits: Limits,
 }
 
@@ -102,7 +101,7 @@ impl Options {
     /// itself.
     #[cfg(feature = "analysis")]
     pub(crate) fn for_working_directory() -> Options {
-        let mut options = Line::new().options;
+        let mut options = line::defaults();
         options.roots = std::env::current_dir().into_iter().collect();
         options
     }
@@ -148,317 +147,98 @@ impl Profile {
 
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
-    let args: Vec<String> = args.into_iter().collect();
-    // `analyze` and `churn` run no server: their flags are their own.
-    if let Some(word @ ("analyze" | "churn")) = args.first().map(String::as_str) {
-        let rest = &args[1..];
-        if rest.iter().any(|a| a == "-h" || a == "--help") {
-            return Ok(Command::Help);
+    let mut args: Vec<String> = args.into_iter().collect();
+    let word = command_word(&args);
+    let sub = match word.map(|at| args[at].as_str()) {
+        Some("help") => return help_for(&args[word.map_or(0, |at| at + 1)..]),
+        Some("completions") => {
+            let shell = word.and_then(|at| args.get(at + 1));
+            return completions::script(shell.map(String::as_str));
         }
-        if !cfg!(feature = "analysis") {
-            return Err(missing_feature("analysis"));
+        Some("man") => return Ok(Command::Print(man::page())),
+        Some("call") => Sub::Call,
+        Some(other) => Sub::of(other).unwrap_or(Sub::Serve),
+        None => Sub::Serve,
+    };
+    if matches!(sub, Sub::Analyze | Sub::Churn) {
+        // `analyze` and `churn` run no server: their flags are their own.
+        if let Some(at) = word {
+            args.remove(at);
         }
-        return match word {
-            "analyze" => analyze::analyze(rest).map(Command::Analyze),
-            _ => analyze::churn(rest).map(Command::Churn),
-        };
+        return report(sub, &args);
     }
-    let mut args = args.into_iter();
-    let mut line = Line::new();
-    let mut positional = Vec::new();
-    while let Some(arg) = args.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => {
-                (flag.to_string(), Some(value.to_string()))
+    line::parse(args, sub)
+}
+
+/// Whether an argument is a flag rather than a value (`-` alone is a value).
+pub(super) fn is_flag(arg: &str) -> bool {
+    arg.starts_with('-') && arg.len() > 1
+}
+
+/// Where the command word is: the first argument that is not a flag or a flag's value, if
+/// it is one of the commands (else the line is `serve`'s, bare directories included).
+fn command_word(args: &[String]) -> Option<usize> {
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        if !is_flag(arg) {
+            let words = [
+                "serve",
+                "call",
+                "analyze",
+                "churn",
+                "help",
+                "completions",
+                "man",
+            ];
+            return words.contains(&arg.as_str()).then_some(at);
+        }
+        // A flag's value is the next argument, unless it came inline.
+        let takes_value =
+            !arg.contains('=') && flags::find(Sub::Serve, arg).is_some_and(|f| f.value.is_some());
+        at += if takes_value { 2 } else { 1 };
+    }
+    None
+}
+
+/// `minimcp help [COMMAND]`.
+fn help_for(rest: &[String]) -> Result<Command, String> {
+    let defaults = line::defaults();
+    match rest.first().map(String::as_str) {
+        None => Ok(Command::Print(help::top(&defaults))),
+        Some(word) => match Sub::of(word) {
+            Some(sub @ (Sub::Serve | Sub::Call)) => {
+                Ok(Command::Print(help::of(sub, Some(&defaults))))
             }
-            _ => (arg.clone(), None),
-        };
-        // A flag's value is the inline `--flag=value`, else the next argument.
-        let mut value = |name: &str| -> Result<String, String> {
-            inline
-                .clone()
-                .or_else(|| args.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(Command::Help),
-            "-V" | "--version" => return Ok(Command::Version),
+            Some(sub) => Ok(Command::Print(help::of(sub, None))),
+            None => Err(format!(
+                "no command {word:?}; the commands are serve, call, analyze and churn"
+            )),
+        },
+    }
+}
+
+/// `analyze` and `churn`: every flag is checked against the table (so a mistake names the
+/// closest one) before the command's own parser reads the line.
+fn report(sub: Sub, args: &[String]) -> Result<Command, String> {
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
+        match name {
+            "-h" | "--help" => return Ok(Command::Print(help::of(sub, None))),
+            "-V" | "--version" => return Ok(Command::Print(help::version())),
+            _ if !is_flag(name) => continue,
             _ => {}
         }
-        if line.flag(&flag, &mut value)? {
-            continue;
-        }
-        if flag.starts_with('-') && flag.len() > 1 {
-            return Err(format!("unknown option {flag}; see --help"));
-        }
-        positional.push(arg);
-    }
-    line.finish(positional)
-}
-
-/// The flags read so far. Some only make sense once the whole line is known (the HTTP
-/// options need `--http`, `--protocol` needs `call`, `--toolsets` the workspace profile),
-/// so they wait here until [`Line::finish`] checks them together.
-struct Line {
-    options: Options,
-    /// `--http ADDR:PORT` or `--http unix:PATH`, which turns the HTTP transport on.
-    #[cfg(feature = "http")]
-    http_addr: Option<Listen>,
-    /// The other HTTP flags, applied only with `--http`.
-    #[cfg(feature = "http")]
-    http: Http,
-    /// Whether any HTTP flag besides `--http` was given (an error without it).
-    #[cfg(feature = "http")]
-    http_flags: bool,
-    version: Version,
-    version_given: bool,
-    /// `--json` or `--text` (`call` only).
-    output: Option<Output>,
-    toolsets_given: bool,
-}
-
-impl Line {
-    /// The defaults every flag overrides.
-    fn new() -> Line {
-        Line {
-            options: Options {
-                roots: Vec::new(),
-                deny: DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
-                deny_write: DEFAULT_DENY_WRITE.iter().map(|p| p.to_string()).collect(),
-                walk_time: None,
-                walk_entries: None,
-                analysis_time: None,
-                max_write_bytes: None,
-                #[cfg(feature = "http")]
-                http: None,
-                state_key_file: None,
-                profile: Profile::Workspace,
-                toolsets: registry::default_names(),
-                log_level: Level::Warn,
-                limits: Limits::default(),
-            },
-            #[cfg(feature = "http")]
-            http_addr: None,
-            #[cfg(feature = "http")]
-            http: Http {
-                config: minimcp::http::HttpConfig::new(SocketAddr::from(([127, 0, 0, 1], 0))),
-                token_file: None,
-            },
-            #[cfg(feature = "http")]
-            http_flags: false,
-            version: Version::LATEST_HANDSHAKE,
-            version_given: false,
-            output: None,
-            toolsets_given: false,
-        }
-    }
-
-    /// Applies one flag; `false` when it is none of ours. The flags come in groups
-    /// (workspace, limits, HTTP, process), each one short match a reviewer can check
-    /// against the help text.
-    fn flag(&mut self, flag: &str, value: &mut impl FnMut(&str) -> Value) -> Result<bool, String> {
-        Ok(self.workspace_flag(flag, value)?
-            || limit_flag(&mut self.options.limits, flag, value)?
-            || self.http_flag(flag, value)?
-            || self.process_flag(flag, value)?)
-    }
-
-    /// What is served: roots, deny list, profile and toolsets.
-    fn workspace_flag(
-        &mut self,
-        flag: &str,
-        value: &mut impl FnMut(&str) -> Value,
-    ) -> Result<bool, String> {
-        let options = &mut self.options;
-        match flag {
-            "--root" => options.roots.push(expand_home(&value(flag)?)),
-            "--deny" => deny(&mut options.deny, flag, &value(flag)?)?,
-            "--deny-write" => deny(&mut options.deny_write, flag, &value(flag)?)?,
-            "--walk-timeout" => options.walk_time = Some(seconds(&value(flag)?, flag)?),
-            "--walk-max-entries" => options.walk_entries = Some(number(&value(flag)?, flag, 1)?),
-            "--analysis-timeout" => options.analysis_time = Some(seconds(&value(flag)?, flag)?),
-            "--max-write-bytes" => {
-                options.max_write_bytes = Some(number(&value(flag)?, flag, 1)? as u64)
-            }
-            "--profile" => options.profile = profile(&value(flag)?)?,
-            "--toolsets" => {
-                options.toolsets = toolsets(&value(flag)?)?;
-                self.toolsets_given = true;
-            }
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-
-    /// `--http` turns the HTTP transport on; the other HTTP flags only shape it.
-    #[cfg(feature = "http")]
-    fn http_flag(
-        &mut self,
-        flag: &str,
-        value: &mut impl FnMut(&str) -> Value,
-    ) -> Result<bool, String> {
-        if flag == "--http" {
-            self.http_addr = Some(http_addr(&value(flag)?)?);
-            return Ok(true);
-        }
-        let known = http_option(&mut self.http, flag, value)?;
-        self.http_flags |= known;
-        Ok(known)
-    }
-
-    /// Without the `http` feature, every HTTP flag says which feature it needs.
-    #[cfg(not(feature = "http"))]
-    fn http_flag(
-        &mut self,
-        flag: &str,
-        _value: &mut impl FnMut(&str) -> Value,
-    ) -> Result<bool, String> {
-        if HTTP_FLAGS.contains(&flag) {
-            return Err(missing_feature("http"));
-        }
-        Ok(false)
-    }
-
-    /// How this process runs rather than what it serves: logging, the `requestState`
-    /// key, and the protocol version of `call`'s in-process client.
-    fn process_flag(
-        &mut self,
-        flag: &str,
-        value: &mut impl FnMut(&str) -> Value,
-    ) -> Result<bool, String> {
-        match flag {
-            "--log-level" => self.options.log_level = log_level(&value(flag)?)?,
-            "--state-key-file" => self.options.state_key_file = Some(PathBuf::from(value(flag)?)),
-            "--protocol" => {
-                self.version = protocol(&value(flag)?)?;
-                self.version_given = true;
-            }
-            "--json" => self.output = Some(Output::Json),
-            "--text" => self.output = Some(Output::Text),
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-
-    /// The command the positional arguments name, once every flag is read.
-    fn finish(self, positional: Vec<String>) -> Result<Command, String> {
-        if self.toolsets_given && self.options.profile != Profile::Workspace {
-            return Err("--toolsets applies to the workspace profile only".into());
-        }
-        if !self.options.profile.is_built() {
-            // Also the default profile in a build without `workspace`: `--help` still works.
-            return Err(missing_feature(self.options.profile.feature()));
-        }
-        let mut positional = positional.into_iter();
-        let first = positional.next();
-        // `minimcp DIR`: a bare directory is a root (the habit server-filesystem taught). A
-        // path-like argument that does not exist is taken as one too, so startup says so.
-        let bare_dir = first
-            .as_deref()
-            .filter(|f| !matches!(*f, "serve" | "call" | "help"))
-            .filter(|f| expand_home(f).is_dir() || f.contains('/'));
-        if matches!(first.as_deref(), None | Some("serve")) || bare_dir.is_some() {
-            let dirs = bare_dir.map(str::to_string).into_iter().chain(positional);
-            return self.serve(dirs);
-        }
-        match first.as_deref() {
-            Some("call") => self.call(positional),
-            Some("help") | None => Ok(Command::Help),
-            Some(other) => Err(format!(
-                "unknown command {other:?} (and not a directory); see --help"
-            )),
-        }
-    }
-
-    /// `serve` with `dirs` as further roots.
-    fn serve(mut self, dirs: impl Iterator<Item = String>) -> Result<Command, String> {
-        self.options.roots.extend(dirs.map(|d| expand_home(&d)));
-        if self.version_given {
-            return Err("--protocol applies to `call` only".into());
-        }
-        if self.output.is_some() {
-            return Err("--json and --text apply to `call` only".into());
-        }
-        #[cfg(feature = "http")]
-        match self.http_addr {
-            Some(Listen::Unix(_)) if self.http.config.allow_remote => {
-                return Err("--allow-remote does not apply to a unix: socket, which is local by nature; its file permissions (0600) are the access control".into());
-            }
-            Some(listen) => {
-                self.http.config.listen = listen;
-                self.options.http = Some(self.http);
-            }
-            None if self.http_flags => {
-                return Err("the HTTP options need --http ADDR:PORT".into());
-            }
-            None => {}
-        }
-        Ok(Command::Serve(self.options))
-    }
-
-    /// `call TARGET [JSON]`, from the arguments after `call`.
-    fn call(self, mut rest: impl Iterator<Item = String>) -> Result<Command, String> {
-        let target = rest
-            .next()
-            .ok_or("call needs a tool or method name; see --help")?;
-        let params = match rest.next() {
-            None => serde_json::json!({}),
-            Some(text) => serde_json::from_str(&text)
-                .map_err(|e| format!("the JSON argument is not valid JSON: {e}"))?,
+        let Some(flag) = flags::of(sub).find(|f| f.names.contains(&name)) else {
+            return Err(flags::refuse(sub, name));
         };
-        if !params.is_object() {
-            return Err(
-                "the JSON argument must be an object, such as {\"pattern\":\"**/*.rs\"}".into(),
-            );
+        if flag.value.is_some() && !arg.contains('=') {
+            rest.next();
         }
-        if let Some(extra) = rest.next() {
-            return Err(format!("unexpected argument {extra:?}; see --help"));
-        }
-        Ok(Command::Call {
-            options: self.options,
-            target,
-            params,
-            version: self.version,
-            output: self.output.unwrap_or(Output::Auto),
-        })
     }
-}
-
-/// The HTTP flags besides `--http` itself.
-#[cfg(feature = "http")]
-fn http_option(
-    http: &mut Http,
-    flag: &str,
-    value: &mut impl FnMut(&str) -> Value,
-) -> Result<bool, String> {
-    match flag {
-        "--http-path" => http.config.path = http_path(value(flag)?)?,
-        "--allow-remote" => http.config.allow_remote = true,
-        "--token-file" => http.token_file = Some(PathBuf::from(value(flag)?)),
-        "--allow-origin" => http.config.allowed_origins.push(value(flag)?),
-        "--http-timeout" => http.config.read_timeout = seconds(&value(flag)?, flag)?,
-        "--http-head-timeout" => http.config.head_timeout = seconds(&value(flag)?, flag)?,
-        "--max-connections" => http.config.max_connections = number(&value(flag)?, flag, 1)?,
-        "--max-sessions" => http.config.max_sessions = number(&value(flag)?, flag, 1)?,
-        "--session-idle" => http.config.session_idle = seconds(&value(flag)?, flag)?,
-        "--access-log" => http.config.access_log = true,
-        "--instance-id" => http.config.instance_id = Some(value(flag)?),
-        "--session-route-header" => {
-            http.config.session_route_header = Some(header_name(value(flag)?)?)
-        }
-        _ => return Ok(false),
-    }
-    Ok(true)
-}
-
-fn profile(name: &str) -> Result<Profile, String> {
-    match name {
-        "workspace" => Ok(Profile::Workspace),
-        "conformance" => Ok(Profile::Conformance),
-        "transcripts" => Ok(Profile::Transcripts),
-        other => Err(format!(
-            "unknown profile {other:?}; use workspace, conformance or transcripts"
-        )),
+    match sub {
+        Sub::Analyze => analyze::analyze(args).map(Command::Analyze),
+        _ => analyze::churn(args).map(Command::Churn),
     }
 }
 

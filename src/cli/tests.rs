@@ -1,11 +1,27 @@
 //! The command line's parsing, flag by flag and mistake by mistake.
 
+#[cfg(feature = "http")]
+use std::net::SocketAddr;
+
+#[cfg(feature = "http")]
+use minimcp::http::Listen;
+
+use super::features::{built_features, missing_features, OPTIONAL_TOOLSETS};
+use super::flags::{Sub, FLAGS};
 use super::help::*;
 use super::values::*;
 use super::*;
 
 fn parse_str(line: &str) -> Result<Command, String> {
     parse(line.split_whitespace().map(str::to_string))
+}
+
+/// What `line` prints (help, the version), or the error.
+fn printed(line: &str) -> String {
+    match parse_str(line) {
+        Ok(Command::Print(text)) => text,
+        other => panic!("{line}: {other:?}"),
+    }
 }
 
 #[test]
@@ -67,15 +83,23 @@ fn http_takes_an_address_a_port_or_a_unix_socket() {
         listen("--http unix:rel.sock"),
         Listen::Unix(PathBuf::from("rel.sock"))
     );
-    assert!(help().contains("--http unix:PATH"));
+    assert!(printed("serve --help").contains("--http ADDR:PORT|unix:PATH"));
 }
 
 #[test]
 fn help_lists_every_toolset() {
-    let help = help();
+    let help = printed("serve --help");
     assert!(!help.contains("{toolsets}"));
+    for shell in ["bash", "zsh", "fish"] {
+        let script = printed(&format!("completions {shell}"));
+        assert!(!script.contains("{toolsets}"), "{shell}");
+    }
     for toolset in super::registry::TOOLSETS {
-        assert!(help.contains(&format!("{}: ", toolset.name)), "{help}");
+        assert!(
+            help.contains(&format!("{} (", toolset.name)) || toolset.opt_in,
+            "{help}"
+        );
+        assert!(help.contains(toolset.name), "{help}");
     }
 }
 
@@ -214,14 +238,37 @@ fn mistakes_get_clear_messages() {
         ("call t [1]", "must be an object"),
         ("call t {", "not valid JSON"),
         ("frobnicate", "unknown command"),
-        ("--protocol 2025-11-25", "applies to `call` only"),
+        ("--protocol 2025-11-25", "--protocol applies to `call` only"),
         ("call t {} --protocol 1", "unknown protocol version"),
-        ("--json", "apply to `call` only"),
+        ("--json", "--json applies to `call` only"),
+        (
+            "--roots /tmp",
+            "unknown option --roots; did you mean --root?",
+        ),
+        (
+            "call t --max-message-byte 9",
+            "did you mean --max-message-bytes?",
+        ),
+        ("call t --http 8080", "--http applies to `serve` only"),
+        ("--log-format xml", "unknown log format"),
+        (
+            "analyze --max-cyclomatc 3",
+            "did you mean --max-cyclomatic?",
+        ),
+        (
+            "churn --max-cyclomatic 3",
+            "--max-cyclomatic applies to `analyze` only",
+        ),
+        ("churn --format sarif", "markdown, json or csv"),
+        (
+            "--zzzzzzzz",
+            "unknown option --zzzzzzzz; see `minimcp serve --help`",
+        ),
     ] {
         let err = parse_str(line).expect_err(line);
         assert!(err.contains(message), "{line}: {err}");
     }
-    assert_eq!(parse_str("--help"), Ok(Command::Help));
+    assert!(printed("--help").contains("USAGE"));
     #[cfg(feature = "http")]
     for (line, message) in [
         ("--http unix:", "needs a path"),
@@ -234,32 +281,126 @@ fn mistakes_get_clear_messages() {
         let err = parse_str(line).expect_err(line);
         assert!(err.contains(message), "{line}: {err}");
     }
-    assert_eq!(parse_str("-V"), Ok(Command::Version));
+    assert!(printed("-V").starts_with("minimcp "));
 }
 
+/// The words that say a flag was not read as one of its command's.
+const NOT_READ: [&str; 4] = [
+    "unknown option",
+    "applies to",
+    "but not read",
+    "built without",
+];
+
+/// Every flag of the table is read by its command's parser in this build, and listed in
+/// that command's help; a flag of another command is refused there.
 #[test]
-#[cfg(all(feature = "http", feature = "workspace"))]
-fn every_http_flag_is_known_to_the_parser() {
-    for flag in HTTP_FLAGS {
-        let line = format!("--http 8080 {flag} 1");
-        if let Err(err) = parse_str(&line) {
-            assert!(!err.contains("unknown option"), "{line}: {err}");
+fn every_flag_is_read_and_listed_by_its_own_command_only() {
+    for sub in Sub::ALL {
+        let help = printed(&format!("{} --help", sub.word()));
+        for flag in flags::of(sub) {
+            assert!(
+                help.contains(&label(flag)),
+                "{}: {} not in its help",
+                sub.word(),
+                label(flag)
+            );
+            for name in flag.names {
+                if matches!(*name, "-h" | "--help" | "-V" | "--version") {
+                    continue;
+                }
+                // With --http when HTTP flags need it, and a value that reads as a number.
+                let line = format!("{} --http 8080 {name} 1", sub.word());
+                let line = if sub == Sub::Serve {
+                    line
+                } else {
+                    format!("{} {name} 1", sub.word())
+                };
+                if let Err(err) = parse_str(&line) {
+                    for words in NOT_READ {
+                        assert!(!err.contains(words), "{line}: {err}");
+                    }
+                }
+            }
         }
+        for flag in FLAGS.iter().filter(|f| !f.subs.contains(&sub)) {
+            let name = flag.names[0];
+            if flags::of(sub).any(|f| f.names.contains(&name)) {
+                continue; // another entry of the same name is this command's (--format)
+            }
+            assert!(
+                !help.contains(&format!("    {name}")),
+                "{}: lists {name}",
+                sub.word()
+            );
+            let err = parse_str(&format!("{} {name} 1", sub.word())).expect_err(name);
+            assert!(
+                err.contains("applies to") || err.contains("built without"),
+                "{err}"
+            );
+        }
+        assert_eq!(help.matches("\nEXAMPLE\n").count(), 1, "{help}");
     }
 }
 
 #[test]
+fn help_describes_the_configuration_asked_for() {
+    // The text as one line: help wraps it.
+    let printed = |line: &str| {
+        printed(line)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(printed("--help").contains("It is read-only"));
+    assert!(!printed("--help").contains("MODIFIES FILES in the roots:"));
+    #[cfg(feature = "edit")]
+    {
+        let edit = printed("serve --toolsets workspace,edit --root /srv --help");
+        assert!(edit.contains("It MODIFIES FILES in the roots"), "{edit}");
+        assert!(
+            edit.contains("serves /srv with the toolsets workspace"),
+            "{edit}"
+        );
+        assert!(!edit.contains("read-only"), "{edit}");
+        assert!(printed("call --toolsets edit --help").contains("MODIFIES FILES in the roots"));
+    }
+    #[cfg(feature = "conformance")]
+    assert!(printed("--profile conformance --help").contains("conformance suite (an `echo` tool"));
+    #[cfg(feature = "http")]
+    {
+        assert!(
+            printed("--http 8080 --help").contains("at http://127.0.0.1:8080/mcp (loopback only)")
+        );
+        assert!(
+            printed("serve --http unix:/tmp/m.sock --help").contains("the Unix socket /tmp/m.sock")
+        );
+    }
+    assert!(printed("call --help").contains("runs one in-process session"));
+    assert!(printed("help call").starts_with("minimcp call"));
+    assert!(printed("analyze --help").starts_with("minimcp analyze"));
+    assert!(printed("churn --days 3 --help").starts_with("minimcp churn"));
+}
+
+#[test]
 fn help_and_version_need_no_feature() {
-    assert_eq!(parse_str("--help"), Ok(Command::Help));
-    assert_eq!(parse_str("-V"), Ok(Command::Version));
+    assert!(printed("--help").contains("USAGE"));
+    let version = printed("-V");
+    assert!(version.starts_with(&format!("minimcp {}\n", env!("CARGO_PKG_VERSION"))));
+    assert!(version.contains("\ncommit: "), "{version}");
+    assert!(
+        version.contains(&format!("\nfeatures: {}", built_features().join(" "))),
+        "{version}"
+    );
     // The help names what this build left out, and says nothing in the default build.
     let missing = missing_features();
+    let help = printed("--help");
     assert_eq!(
-        help().contains("built without the features"),
+        help.contains("built without the features"),
         !missing.is_empty()
     );
     for feature in missing {
-        assert!(help().contains(feature));
+        assert!(help.contains(feature));
     }
 }
 
@@ -267,7 +408,8 @@ fn help_and_version_need_no_feature() {
 #[test]
 #[cfg(not(feature = "http"))]
 fn http_flags_name_the_missing_feature() {
-    for flag in HTTP_FLAGS {
+    let http = FLAGS.iter().filter(|f| f.feature == Some("http"));
+    for flag in http.flat_map(|f| f.names.iter()) {
         let err = parse_str(&format!("--profile conformance {flag} 8080")).expect_err(flag);
         assert_eq!(
             err,

@@ -13,7 +13,7 @@ use minimcp::log::Level;
 pub(super) use minimcp::toolsets::workspace::{expand_home, DEFAULT_DENY, DEFAULT_DENY_WRITE};
 use minimcp::{Limits, Version};
 
-use super::help::{missing_feature, OPTIONAL_TOOLSETS};
+use super::features::{missing_feature, OPTIONAL_TOOLSETS};
 
 /// Without the workspace toolset there is no deny list to start from.
 #[cfg(not(feature = "workspace"))]
@@ -39,7 +39,7 @@ pub(super) fn expand_home(path: &str) -> PathBuf {
 /// What reading a flag's value gives: the value, or "FLAG needs a value".
 pub(super) type Value = Result<String, String>;
 
-/// The limits of the README's limits table.
+/// The limits of the limits table (docs/limits.md).
 pub(super) fn limit_flag(
     limits: &mut Limits,
     flag: &str,
@@ -66,6 +66,11 @@ pub(super) fn deny(list: &mut Vec<String>, flag: &str, pattern: &str) -> Result<
         pattern => list.push(pattern.to_string()),
     }
     Ok(())
+}
+
+pub(super) fn log_format(format: &str) -> Result<minimcp::log::Format, String> {
+    minimcp::log::Format::parse(format)
+        .ok_or_else(|| format!("unknown log format {format:?}; use text or json"))
 }
 
 pub(super) fn log_level(level: &str) -> Result<Level, String> {

@@ -2,10 +2,15 @@
 //! instances (which instance answered what, how fast).
 //!
 //! A line names the instance (if `--instance-id`), the HTTP method, the path (without its
-//! query), the MCP method, the status and the time from the request's last byte to the
-//! response's, in microseconds:
+//! query), the MCP method, the status, the time from the request's last byte to the
+//! response's in microseconds, and the request's number in this process (`req`), which the
+//! request's own line (`minimcp: request: req=…`, `crate::session`) carries too:
 //!
-//! `minimcp: access: a POST /mcp tools/call 200 412us`
+//! `minimcp: access: a POST /mcp tools/call 200 412us req=17`
+//!
+//! With `--log-format json`: `{"ts":…,"level":"info","event":"access","instance":"a",
+//! "req":17,"http_method":"POST","path":"/mcp","mcp_method":"tools/call","status":200,
+//! "took_us":412}`.
 //!
 //! Never arguments, bodies, session ids, resource URIs, tool names or tokens: the log may be
 //! shipped to places the data may not go. Client-chosen text (path, method) is cut short
@@ -15,10 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::config::HttpConfig;
 use super::parse::Request;
-use crate::log;
-
-/// Longest path or MCP method written; longer ones end in `…`.
-const MAX_FIELD: usize = 64;
+use crate::log::{self, clean, Field};
 
 /// True when access lines are written: `--access-log`, or `--log-level info` or more.
 pub(crate) fn enabled(config: &HttpConfig) -> bool {
@@ -27,103 +29,110 @@ pub(crate) fn enabled(config: &HttpConfig) -> bool {
 
 /// Writes the line for one request answered on its I/O thread, when lines are written.
 /// `mcp_method` is the body's method if it was read; else the `Mcp-Method` header's; else
-/// `-`.
+/// `-`. `req`: the request's number (`None`: nothing could be read as a request); `started`:
+/// when it was read whole.
 pub(crate) fn write(
     config: &HttpConfig,
     request: Option<&Request>,
     mcp_method: &str,
+    req: Option<u64>,
     status: u16,
-    took: Duration,
+    started: Instant,
 ) {
     if enabled(config) {
-        log::access(format_args!(
-            "{}",
-            line(config, request, mcp_method, status, took)
-        ));
+        Entry::new(config, request, mcp_method, req, started).write(status);
+        // This thread has no turn that ends: the line goes out now.
+        log::flush();
     }
 }
 
-fn line(
-    config: &HttpConfig,
-    request: Option<&Request>,
-    mcp_method: &str,
-    status: u16,
-    took: Duration,
-) -> String {
-    let fields = fields(config, request, mcp_method);
-    format!("{fields}{status} {}us", took.as_micros())
-}
-
-/// The line of a request handed to the dispatch thread, which completes it with the
-/// status once the answer is out.
+/// The line of one request, completed with the status once the answer is out (on the
+/// dispatch thread, for a request handed to it).
 pub(crate) struct Entry {
-    fields: String,
+    instance: Option<String>,
+    method: String,
+    path: String,
+    mcp: String,
+    req: Option<u64>,
     started: Instant,
 }
 
 impl Entry {
-    /// Starts the line of `request`, read whole at `started`.
+    /// Starts the line of `request`, number `req`, read whole at `started`.
     pub(crate) fn new(
         config: &HttpConfig,
-        request: &Request,
+        request: Option<&Request>,
         mcp_method: &str,
+        req: Option<u64>,
         started: Instant,
     ) -> Self {
+        let (method, path, header) = match request {
+            Some(r) => (
+                r.method.as_str(),
+                r.path.split('?').next().unwrap_or_default(),
+                r.header("mcp-method").unwrap_or_default(),
+            ),
+            None => ("", "", ""),
+        };
+        let mcp = if mcp_method.is_empty() {
+            header
+        } else {
+            mcp_method
+        };
         Entry {
-            fields: fields(config, Some(request), mcp_method),
+            instance: config.instance_id.as_deref().map(clean),
+            method: clean(method),
+            path: clean(path),
+            mcp: clean(mcp),
+            req,
             started,
         }
     }
 
     /// Writes the line.
     pub(crate) fn write(self, status: u16) {
-        let took = self.started.elapsed().as_micros();
-        log::access(format_args!("{}{status} {took}us", self.fields));
+        let took = self.started.elapsed();
+        let fields = self.fields(status, took);
+        log::structured("access", &fields, |line| self.text(status, took, line));
+    }
+
+    fn fields(&self, status: u16, took: Duration) -> [(&'static str, Field<'_>); 7] {
+        [
+            (
+                "instance",
+                self.instance.as_deref().map_or(Field::Absent, Field::Text),
+            ),
+            ("req", self.req.map_or(Field::Absent, number)),
+            ("http_method", Field::Text(&self.method)),
+            ("path", Field::Text(&self.path)),
+            ("mcp_method", Field::Text(&self.mcp)),
+            ("status", Field::Number(status.into())),
+            ("took_us", number(took.as_micros() as u64)),
+        ]
+    }
+
+    /// `[INSTANCE] METHOD PATH MCP-METHOD STATUS MICROSus req=N`.
+    fn text(&self, status: u16, took: Duration, line: &mut String) {
+        line.push(' ');
+        if let Some(instance) = &self.instance {
+            line.push_str(instance);
+            line.push(' ');
+        }
+        for part in [&self.method, &self.path, &self.mcp] {
+            line.push_str(part);
+            line.push(' ');
+        }
+        log::push_number(line, status.into());
+        line.push(' ');
+        log::push_number(line, i64::try_from(took.as_micros()).unwrap_or(i64::MAX));
+        line.push_str("us req=");
+        log::push_field(line, &self.req.map_or(Field::Absent, number));
     }
 }
 
-/// Everything before the status, ending in a space.
-fn fields(config: &HttpConfig, request: Option<&Request>, mcp_method: &str) -> String {
-    let (method, path, header) = match request {
-        Some(r) => (
-            r.method.as_str(),
-            r.path.split('?').next().unwrap_or_default(),
-            r.header("mcp-method").unwrap_or_default(),
-        ),
-        None => ("-", "-", ""),
-    };
-    let mcp = if mcp_method.is_empty() {
-        header
-    } else {
-        mcp_method
-    };
-    let mut line = String::new();
-    if let Some(id) = &config.instance_id {
-        line.push_str(&clean(id));
-        line.push(' ');
-    }
-    for field in [method, path, mcp] {
-        line.push_str(&clean(field));
-        line.push(' ');
-    }
-    line
-}
-
-/// Visible ASCII only (anything else becomes `?`), at most [`MAX_FIELD`] characters, and
-/// `-` for nothing.
-fn clean(field: &str) -> String {
-    if field.is_empty() {
-        return "-".into();
-    }
-    let mut out: String = field
-        .chars()
-        .take(MAX_FIELD)
-        .map(|c| if c.is_ascii_graphic() { c } else { '?' })
-        .collect();
-    if field.chars().count() > MAX_FIELD {
-        out.push('…');
-    }
-    out
+/// A count as a JSON number (a count past `i64::MAX` would take centuries to reach).
+fn number(n: u64) -> Field<'static> {
+    Field::Number(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]
@@ -131,32 +140,34 @@ mod tests {
     use super::*;
     use std::net::SocketAddr;
 
-    #[test]
-    fn a_line_names_instance_method_path_mcp_method_status_and_micros() {
-        let mut config = HttpConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)));
-        let post = Request::test("POST", "/mcp?token=secret", &[]);
-        let took = Duration::from_micros(1234);
-        assert_eq!(
-            line(&config, Some(&post), "tools/call", 200, took),
-            "POST /mcp tools/call 200 1234us"
-        );
-        config.instance_id = Some("b".into());
-        assert_eq!(
-            line(&config, None, "", 400, Duration::ZERO),
-            "b - - - 400 0us"
-        );
-        // Without a parsed body, the Mcp-Method header names the MCP method.
-        let get = Request::test("GET", "/mcp", &[("Mcp-Method", "tools/list")]);
-        assert_eq!(
-            line(&config, Some(&get), "", 405, took),
-            "b GET /mcp tools/list 405 1234us"
-        );
+    fn line(config: &HttpConfig, request: Option<&Request>, mcp: &str, req: Option<u64>) -> String {
+        let entry = Entry::new(config, request, mcp, req, Instant::now());
+        let mut line = String::new();
+        entry.text(200, Duration::from_micros(1234), &mut line);
+        line
     }
 
     #[test]
-    fn client_text_cannot_forge_lines() {
-        assert_eq!(clean("a\nminimcp: access: x"), "a?minimcp:?access:?x");
-        let long = "x".repeat(100);
-        assert_eq!(clean(&long), format!("{}…", "x".repeat(MAX_FIELD)));
+    fn a_line_names_instance_method_path_mcp_method_status_micros_and_number() {
+        let mut config = HttpConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)));
+        let post = Request::test("POST", "/mcp?token=secret", &[]);
+        assert_eq!(
+            line(&config, Some(&post), "tools/call", Some(17)),
+            " POST /mcp tools/call 200 1234us req=17"
+        );
+        config.instance_id = Some("b".into());
+        assert_eq!(line(&config, None, "", None), " b - - - 200 1234us req=-");
+        // Without a parsed body, the Mcp-Method header names the MCP method.
+        let get = Request::test("GET", "/mcp", &[("Mcp-Method", "tools/list")]);
+        assert_eq!(
+            line(&config, Some(&get), "", Some(3)),
+            " b GET /mcp tools/list 200 1234us req=3"
+        );
+        let entry = Entry::new(&config, Some(&get), "", Some(3), Instant::now());
+        let fields = entry.fields(405, Duration::from_micros(9));
+        assert_eq!(fields[0], ("instance", Field::Text("b")));
+        assert_eq!(fields[1], ("req", Field::Number(3)));
+        assert_eq!(fields[5], ("status", Field::Number(405)));
+        assert_eq!(fields[6], ("took_us", Field::Number(9)));
     }
 }

@@ -34,7 +34,7 @@ impl fmt::Display for Listen {
     }
 }
 
-/// How the HTTP transport listens, and its limits. Every limit is in the README.
+/// How the HTTP transport listens, and its limits. Every limit is in docs/limits.md.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpConfig {
     /// Where to listen (`--http`).

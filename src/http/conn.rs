@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::access;
 use super::config::HttpConfig;
@@ -154,9 +154,11 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
             Err(Stop::Unread(_, _)) if closing => return, // nothing more is served
             Err(Stop::Unread(head, early)) => {
                 let started = Instant::now();
+                // Numbered like every request read, though the dispatch thread never sees it.
+                let req = shared.next_origin.fetch_add(1, Ordering::Relaxed);
                 let answered = answer_early(&mut link.own(), early, true);
                 let status = *answered.as_ref().unwrap_or(&CLIENT_LEFT);
-                access::write(config, Some(&head), "", status, started.elapsed());
+                access::write(config, Some(&head), "", Some(req), status, started);
                 if answered.is_ok() {
                     linger(link, &mut slot, config);
                 }
@@ -180,10 +182,10 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
             }
             Err(Stop::Read(ReadError::TimedOut)) => {
                 let why = "request not received in time";
-                return refuse_unread(link, config, 408, why, waiting.elapsed());
+                return refuse_unread(link, config, 408, why, waiting);
             }
             Err(Stop::Read(ReadError::Bad(status, why))) => {
-                refuse_unread(link, config, status, why, Duration::ZERO);
+                refuse_unread(link, config, status, why, Instant::now());
                 return linger(link, &mut slot, config);
             }
         };
@@ -197,16 +199,26 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
             return;
         }
         let started = Instant::now();
+        // Every request read gets a number, which is its origin if the dispatch thread
+        // answers it: the access line and the request's own line both carry it (`req=`).
+        let origin = shared.next_origin.fetch_add(1, Ordering::Relaxed);
         let mut method = String::new();
         // A failed write means the client left: CLIENT_LEFT in the log, connection closed.
-        match exchange(link, shared, (&request, screened), &mut method, started) {
-            Ok(Answer::Handed(origin)) => handed = Some(origin),
+        let req = Some(origin);
+        match exchange(
+            link,
+            shared,
+            (&request, screened),
+            origin,
+            &mut method,
+            started,
+        ) {
+            Ok(Answer::Handed) => handed = Some(origin),
             Ok(Answer::Written(status)) => {
-                access::write(config, Some(&request), &method, status, started.elapsed());
+                access::write(config, Some(&request), &method, req, status, started);
             }
             Err(_) => {
-                let took = started.elapsed();
-                return access::write(config, Some(&request), &method, CLIENT_LEFT, took);
+                return access::write(config, Some(&request), &method, req, CLIENT_LEFT, started)
             }
         }
         if request.close {
@@ -289,8 +301,8 @@ fn linger(link: &Link, slot: &mut Slot<'_>, config: &HttpConfig) {
 
 /// Refuses what could not be read as a request, and closes the connection: where a next
 /// request would start is unknown.
-fn refuse_unread(link: &Link, config: &HttpConfig, status: u16, why: &str, took: Duration) {
-    access::write(config, None, "", status, took);
+fn refuse_unread(link: &Link, config: &HttpConfig, status: u16, why: &str, started: Instant) {
+    access::write(config, None, "", None, status, started);
     let _ = refuse(
         &mut link.own(),
         status,
@@ -306,7 +318,7 @@ enum Answer {
     /// Answered here with this status.
     Written(u16),
     /// Handed to the dispatch thread, which writes the answer.
-    Handed(Origin),
+    Handed,
 }
 
 /// A request answered on its I/O thread: the dispatch thread never sees it.
@@ -325,6 +337,7 @@ fn exchange(
     link: &Arc<Link>,
     shared: &Shared,
     (request, screened): (&Request, bool),
+    origin: Origin,
     mcp_method: &mut String,
     started: Instant,
 ) -> io::Result<Answer> {
@@ -333,10 +346,9 @@ fn exchange(
         Ok(kind) => kind,
         Err(early) => return answer_early(&mut link.own(), early, false).map(Answer::Written),
     };
-    let origin = shared.next_origin.fetch_add(1, Ordering::Relaxed);
     link.begin(request.close);
-    let access =
-        access::enabled(config).then(|| access::Entry::new(config, request, mcp_method, started));
+    let access = access::enabled(config)
+        .then(|| access::Entry::new(config, Some(request), mcp_method, Some(origin), started));
     let inbound = Inbound {
         origin,
         kind,
@@ -346,7 +358,7 @@ fn exchange(
         let why = "the server is shutting down";
         inbound.reply.refuse(503, rpc::INTERNAL_ERROR, why);
     }
-    Ok(Answer::Handed(origin))
+    Ok(Answer::Handed)
 }
 
 /// Writes an answer given on the I/O thread; its status. `close`: the connection closes

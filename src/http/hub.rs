@@ -24,6 +24,15 @@ use crate::session::{Origin, Port, Received, Unit};
 /// How often idle sessions are looked for.
 pub(crate) const SWEEP: Duration = Duration::from_secs(1);
 
+/// How long the event stream of a session its client ended (DELETE) stays open, silent,
+/// before it is ended. A client closes its stream itself right after its DELETE is
+/// answered; a stream's end arriving at that moment is what the Python SDK over a Unix
+/// socket (anyio's raw-socket reader) fails on: its read of the stream is cancelled in the
+/// same event-loop turn as the socket turns readable, and it prints an `InvalidStateError`
+/// traceback. The SDK's own server ends the stream at once too and trips it as well; a
+/// client still reading after a second gets the stream's proper end.
+const LINGER: Duration = Duration::from_secs(1);
+
 /// State shared by every session's port on the dispatch thread.
 pub(crate) struct Hub {
     rx: Receiver<Inbound>,
@@ -35,6 +44,8 @@ pub(crate) struct Hub {
     pub(crate) streams: HashMap<String, Origin>,
     /// Sessions whose POST streams have event ids and resume (2025-11-25 and later).
     pub(crate) resumable: HashSet<String>,
+    /// Streams of sessions their clients ended, and when each ends ([`LINGER`]).
+    ending: Vec<(Origin, Instant)>,
     /// Bytes a stream without a connection may hold for its client.
     max_held: usize,
     /// Streams kept without a connection at once: past it a stream whose client leaves
@@ -58,6 +69,7 @@ impl Hub {
             exchanges: HashMap::new(),
             streams: HashMap::new(),
             resumable: HashSet::new(),
+            ending: Vec::new(),
             max_held,
             max_detached,
         }
@@ -170,12 +182,36 @@ impl Hub {
         dropped
     }
 
-    /// Writes a comment on every event stream quiet for a while (checked each [`SWEEP`]).
+    /// Writes a comment on every event stream quiet for a while (checked each [`SWEEP`]),
+    /// except those about to end.
     pub(crate) fn keep_alive(&mut self) {
         let now = Instant::now();
-        for exchange in self.exchanges.values_mut() {
-            exchange.keep_alive(now);
+        for (origin, exchange) in self.exchanges.iter_mut() {
+            if !self.ending.iter().any(|(o, _)| o == origin) {
+                exchange.keep_alive(now);
+            }
         }
+    }
+
+    /// Ends the stream of `origin` after [`LINGER`], silent until then.
+    pub(crate) fn end_later(&mut self, origin: Origin) {
+        self.ending.push((origin, Instant::now() + LINGER));
+    }
+
+    /// Ends the streams whose [`LINGER`] is over (each [`SWEEP`]); one whose client left
+    /// meanwhile is gone already.
+    pub(crate) fn end_lingering(&mut self) {
+        let now = Instant::now();
+        let exchanges = &mut self.exchanges;
+        self.ending.retain(|(origin, at)| {
+            if now < *at {
+                return true;
+            }
+            if let Some(exchange) = exchanges.remove(origin) {
+                exchange.finish();
+            }
+            false
+        });
     }
 }
 

@@ -50,6 +50,8 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
         }
         dispatch.poll();
         dispatch.sweep();
+        // The request and access lines of this turn, in one write.
+        log::flush();
     }
 }
 
@@ -142,7 +144,11 @@ impl<'s> Dispatch<'s> {
             if negotiated.version >= Version::V2025_11_25 {
                 self.hub.borrow_mut().resumable.insert(id.clone());
             }
-            log::info(format_args!("session {} started", log_tag(&id)));
+            log::info(format_args!(
+                "session {} started ({})",
+                conn.number,
+                log_tag(&id)
+            ));
             self.sessions.insert(
                 id,
                 Entry {
@@ -198,10 +204,17 @@ impl<'s> Dispatch<'s> {
 
     /// A DELETE: the client ends its session.
     fn delete(&mut self, session: &str, reply: Reply) {
-        if self.sessions.remove(session).is_none() {
+        let Some(entry) = self.sessions.remove(session) else {
             return refuse(reply, 404, "unknown or expired session");
+        };
+        log::info(format_args!(
+            "session {} ended by its client",
+            entry.conn.number
+        ));
+        // Its client closes the event stream itself: ending it now would race that.
+        if let Some(origin) = end_session(&self.hub, session) {
+            self.hub.borrow_mut().end_later(origin);
         }
-        end_session(&self.hub, session);
         reply.answer(200, None, None);
     }
 
@@ -240,6 +253,7 @@ impl<'s> Dispatch<'s> {
         self.next_sweep = Instant::now() + SWEEP;
         {
             let mut hub = self.hub.borrow_mut();
+            hub.end_lingering();
             hub.keep_alive();
             let dropped = hub.drop_unresumed(|session| self.sessions.contains_key(session));
             drop(hub);
@@ -257,9 +271,14 @@ impl<'s> Dispatch<'s> {
             .map(|(id, _)| id.clone())
             .collect();
         for id in expired {
-            log::info(format_args!("session {} expired", log_tag(&id)));
-            self.sessions.remove(&id);
-            end_session(&self.hub, &id);
+            if let Some(entry) = self.sessions.remove(&id) {
+                log::info(format_args!("session {} expired", entry.conn.number));
+            }
+            if let Some(origin) = end_session(&self.hub, &id) {
+                if let Some(exchange) = self.hub.borrow_mut().exchanges.remove(&origin) {
+                    exchange.finish();
+                }
+            }
         }
     }
 }
@@ -275,15 +294,12 @@ fn serve(conn: &mut Connection<'_>, unit: Unit, origin: Origin) {
     while conn.serve_queued() {}
 }
 
-/// Closes the GET stream of an ended session.
-fn end_session(hub: &Rc<RefCell<Hub>>, session: &str) {
+/// Forgets an ended session's streams; the origin of its GET stream, if it has one open,
+/// for the caller to end.
+fn end_session(hub: &Rc<RefCell<Hub>>, session: &str) -> Option<Origin> {
     let mut hub = hub.borrow_mut();
     hub.resumable.remove(session);
-    if let Some(origin) = hub.streams.remove(session) {
-        if let Some(exchange) = hub.exchanges.remove(&origin) {
-            exchange.finish();
-        }
-    }
+    hub.streams.remove(session)
 }
 
 /// 128 bits from the OS's randomness, as 32 hex digits (visible ASCII, as the spec asks),

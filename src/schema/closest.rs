@@ -3,10 +3,7 @@
 /// The candidate a misspelled `name` most likely meant: within a third of its length in
 /// edits (at least one, at most three), case ignored. `None` when nothing is that close, or
 /// `name` is too long to compare cheaply (it came from a client).
-pub(crate) fn closest<'a>(
-    name: &str,
-    candidates: impl Iterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     const MAX_COMPARED: usize = 64;
     if name.is_empty() || name.len() > MAX_COMPARED {
         return None;

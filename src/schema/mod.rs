@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 mod closest;
 mod validator;
 
-pub(crate) use closest::closest;
+pub use closest::closest;
 pub(crate) use validator::validate_ref;
 use validator::{follow, resolve, MAX_DEPTH};
 

@@ -22,7 +22,7 @@ mod listing;
 pub(crate) use listing::trim_listing;
 use listing::Identity;
 
-/// Every limit the server enforces. All are configurable; the defaults are in the README.
+/// Every limit the server enforces. All are configurable; the defaults are in docs/limits.md.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
     /// Longest accepted input line, in bytes (`--max-message-bytes`). Longer lines are skipped

@@ -12,6 +12,7 @@ use super::incoming::{self, Incoming};
 use super::parked::state::{Parked, Replay};
 use super::port::{self, Origin, Port, Received, Unit};
 use super::state::{Listen, Session, TokenBucket, Watch};
+use super::trace::{self, Ending, Trace};
 use crate::error::{EnvelopeError, Error, McpError};
 use crate::jsonrpc::{
     ErrorObject, Message, Outgoing, Rejected, Request, RequestId, Response, ResponseId,
@@ -48,6 +49,8 @@ pub(crate) struct Connection<'s> {
     pub(super) listens: Vec<Listen>,
     pub(super) watch: Watch,
     pub(super) rate: Option<TokenBucket>,
+    /// This session's number in the log.
+    pub(crate) number: u64,
 }
 
 impl<'s> Connection<'s> {
@@ -75,6 +78,7 @@ impl<'s> Connection<'s> {
                 next_poll: Instant::now() + server.limits.poll_interval,
             },
             rate: server.limits.rate_limit.map(TokenBucket::new),
+            number: trace::next_session(),
         }
     }
 
@@ -217,8 +221,48 @@ impl<'s> Connection<'s> {
 
     /// Works out the answer to one request; `None` when it gets none (cancelled, or an open
     /// `subscriptions/listen`). A request that came `alone` (not in a batch) may park.
-    #[cfg_attr(not(feature = "http"), allow(unused_variables))]
     pub(super) fn answer(&mut self, request: Request, alone: bool) -> Option<Reply> {
+        let Some(trace) = self.trace(&request) else {
+            return self.answer_untraced(request, alone);
+        };
+        let id = request.id.clone();
+        let reply = self.answer_untraced(request, alone);
+        self.end_trace(trace, &id, reply.as_ref());
+        reply
+    }
+
+    /// The log line of `request`, when lines are written: numbered by its HTTP request (the
+    /// origin, which its access line carries) on a transport that multiplexes.
+    pub(super) fn trace(&self, request: &Request) -> Option<Trace<'s>> {
+        if !log::enabled(log::Level::Info) {
+            return None; // before anything is worked out: this is every request's path
+        }
+        let stateless = crate::protocol::is_stateless(&request.method, request.params.as_ref());
+        let req = self.port.multiplexes().then_some(self.origin);
+        Trace::start(
+            request,
+            self.server,
+            req,
+            (!stateless).then_some(self.number),
+        )
+    }
+
+    /// Writes the line of request `id`, which got `reply` (`None`: none now), unless it is
+    /// parked: the line is written when it is answered, counting from its first dispatch.
+    pub(super) fn end_trace(&mut self, trace: Trace<'_>, id: &RequestId, reply: Option<&Reply>) {
+        match reply {
+            Some(reply) => trace.finish(Ending::of(reply)),
+            None if self.parked_origin(id) == Some(self.origin) => {
+                self.keep_started(id, trace.started())
+            }
+            None if self.listens.iter().any(|l| l.id == *id) => trace.finish(Ending::Stream),
+            None => trace.finish(Ending::Cancelled),
+        }
+    }
+
+    /// [`Connection::answer`] without its log line.
+    #[cfg_attr(not(feature = "http"), allow(unused_variables))]
+    fn answer_untraced(&mut self, request: Request, alone: bool) -> Option<Reply> {
         let in_use = self.listens.iter().any(|l| l.id == request.id);
         if in_use || self.parked_origin(&request.id).is_some() {
             let error = McpError::DuplicateId(request.id.to_string());
@@ -228,7 +272,6 @@ impl<'s> Connection<'s> {
             let error = McpError::RateLimited { retry_after_ms };
             return Some(Reply::plain(Err(error), false));
         }
-        log::debug(format_args!("request {} {}", request.id, request.method));
         self.current = Some((request.id.clone(), false));
         #[cfg(feature = "http")]
         let reply = if alone && self.may_park(&request) {
@@ -409,6 +452,7 @@ impl Connection<'_> {
         None
     }
     pub(super) fn expire_parked(&mut self) {}
+    pub(super) fn keep_started(&mut self, _: &RequestId, _: Instant) {}
     pub(super) fn ask_multiplexed(
         &mut self,
         _: &str,

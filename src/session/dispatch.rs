@@ -168,9 +168,11 @@ impl Connection<'_> {
         };
         let version = protocol::negotiate(requested);
         log::info(format_args!(
-            "initialize: client {} {} asked for {requested}, using {}",
-            client_info["name"].as_str().unwrap_or("(unnamed)"),
-            client_info["version"].as_str().unwrap_or(""),
+            "session {}: initialize: client {} {} asked for {}, using {}",
+            self.number,
+            log::clean(client_info["name"].as_str().unwrap_or("(unnamed)")),
+            log::clean(client_info["version"].as_str().unwrap_or("")),
+            log::clean(requested),
             version.as_str()
         ));
         self.session = Session::Initializing(Negotiated {

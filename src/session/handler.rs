@@ -203,7 +203,10 @@ pub(super) fn handler_error(error: HandlerError, what: &str) -> McpError {
         HandlerError::Invalid(message) | HandlerError::NotFound(message) => invalid(message),
         HandlerError::Input(e) => invalid(format!("{what}: {e}")),
         HandlerError::Internal(detail) => {
-            log::warn(format_args!("{what} failed: {detail}"));
+            // The kind ("resource", "prompt"), not what the client named: the log holds no
+            // argument (the handler's own detail is its author's to keep clean).
+            let kind = what.split(' ').next().unwrap_or(what);
+            log::warn(format_args!("a {kind} handler failed: {detail}"));
             McpError::Internal
         }
     }

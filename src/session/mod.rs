@@ -29,6 +29,7 @@ mod prompts;
 mod resources;
 mod state;
 mod tools;
+mod trace;
 mod waiting;
 
 pub(crate) use connection::Connection;

@@ -40,7 +40,8 @@ from mcp import Client
 
 warnings.simplefilter("ignore")
 
-ACCESS = re.compile(r"minimcp: access: (\S+) (\S+) (\S+) (\S+) (\d+) (\d+)us$")
+# TIMESTAMP minimcp: access: INSTANCE METHOD PATH MCP-METHOD STATUS MICROSECONDSus req=N
+ACCESS = re.compile(r"\S+ minimcp: access: (\S+) (\S+) (\S+) (\S+) (\d+) (\d+)us req=\S+$")
 
 
 class Failed(Exception):

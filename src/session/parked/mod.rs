@@ -71,6 +71,7 @@ impl Connection<'_> {
             awaiting,
             deadline: Instant::now() + timeout,
             timeout,
+            started: Instant::now(),
         });
         None
     }
@@ -184,6 +185,19 @@ impl Connection<'_> {
         true
     }
 
+    /// Keeps `started` as when the request `id` parked at the current origin was first
+    /// dispatched, for its log line.
+    pub(crate) fn keep_started(&mut self, id: &RequestId, started: Instant) {
+        let origin = self.origin;
+        let parked = self
+            .parked
+            .iter_mut()
+            .find(|p| p.origin == origin && p.request.id == *id);
+        if let Some(parked) = parked {
+            parked.started = started;
+        }
+    }
+
     /// `origin`'s client is gone for good: a request parked there will never deliver its
     /// answer, so it ends now (its question is left to time out on the client's side).
     pub(crate) fn drop_parked_at(&mut self, origin: Origin) {
@@ -207,6 +221,7 @@ impl Connection<'_> {
             request,
             origin,
             mut answers,
+            started,
             ..
         } = parked;
         answers.push(answer);
@@ -217,13 +232,18 @@ impl Connection<'_> {
         ));
         let id = request.id.clone();
         self.answering(origin, |this| {
+            let trace = this.trace(&request).map(|t| t.since(started));
             this.current = Some((id.clone(), false));
             let reply = this.dispatch_resumable(request, answers);
             let cancelled = matches!(this.current.take(), Some((_, true)));
+            let reply = reply.filter(|_| !cancelled);
+            if let Some(trace) = trace {
+                this.end_trace(trace, &id, reply.as_ref());
+            }
             if this.parked_origin(&id) == Some(origin) {
                 return;
             }
-            if let Some(reply) = reply.filter(|_| !cancelled) {
+            if let Some(reply) = reply {
                 this.send_reply(&id, reply);
             }
             this.port.finish(origin);

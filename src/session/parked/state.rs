@@ -34,4 +34,6 @@ pub(crate) struct Parked {
     pub(crate) awaiting: u64,
     pub(crate) deadline: Instant,
     pub(crate) timeout: Duration,
+    /// When the request was first dispatched: its log line counts the wait.
+    pub(crate) started: Instant,
 }

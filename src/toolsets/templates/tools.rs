@@ -188,7 +188,10 @@ fn template_schema() -> Value {
                 "properties": {
                     "name": {"type": "string"}, "type": {"enum": ["string", "boolean", "number", "array"]},
                     "required": {"type": "boolean"}, "description": {"type": "string"},
-                    "default": {"type": ["string", "boolean", "number", "array"]},
+                    // One type per branch: a list of types is a union, which strict
+                    // validators (the MCP Inspector's Ajv) warn about.
+                    "default": {"anyOf": [{"type": "string"}, {"type": "boolean"},
+                        {"type": "number"}, {"type": "array"}]},
                     "pattern": {"type": "string"},
                     "minimum": {"type": "number"}, "maximum": {"type": "number"},
                 },
