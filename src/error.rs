@@ -59,11 +59,7 @@ impl EnvelopeError {
             EnvelopeError::PositionalParams => rpc::INVALID_PARAMS,
             _ => rpc::INVALID_REQUEST,
         };
-        ErrorObject {
-            code,
-            message: self.to_string(),
-            data: None,
-        }
+        ErrorObject::new(code, self, None)
     }
 }
 
@@ -73,23 +69,21 @@ impl EnvelopeError {
 #[non_exhaustive]
 pub(crate) enum McpError {
     /// No such method (or not in this protocol version).
-    #[error("method not found: {0}")]
+    #[error("{0}")]
     MethodNotFound(String),
     /// The parameters do not have the expected shape; the message says what to change.
-    #[error("invalid params: {0}")]
+    #[error("{0}")]
     InvalidParams(String),
     /// A request other than `ping` or `initialize` before `initialize`.
-    #[error("invalid request: the session is not initialized; send \"initialize\" first (or, for protocol 2026-07-28, put \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\" in params._meta)")]
+    #[error("the session is not initialized; send \"initialize\" first (or, for protocol 2026-07-28, put \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\" in params._meta)")]
     NotInitialized,
-    #[error("invalid request: the session is already initialized")]
+    #[error("the session is already initialized")]
     AlreadyInitialized,
     /// `tools/call` for a tool that does not exist, and the name it was perhaps meant to be.
-    #[error("invalid params: unknown tool {0:?}; {hint}call tools/list to see the available tools", hint = .1.as_ref().map_or(String::new(), |near| format!("did you mean {near:?}? ")))]
+    #[error("unknown tool {0:?}; {hint}call tools/list to see the available tools", hint = .1.as_ref().map_or(String::new(), |near| format!("did you mean {near:?}? ")))]
     UnknownTool(String, Option<String>),
     /// `prompts/get` or a completion for a prompt that does not exist.
-    #[error(
-        "invalid params: unknown prompt {0:?}; call prompts/list to see the available prompts"
-    )]
+    #[error("unknown prompt {0:?}; call prompts/list to see the available prompts")]
     UnknownPrompt(String),
     /// `resources/read` (or a completion) for a resource that does not exist.
     #[error("resource not found: {0}")]
@@ -107,10 +101,10 @@ pub(crate) enum McpError {
     ResponseTooLarge { size: usize, limit: usize },
     #[error("server busy: {0} requests are already queued; retry later")]
     Overloaded(usize),
-    #[error("invalid request: id {0} is already in use by a request in flight")]
+    #[error("id {0} is already in use by a request in flight")]
     DuplicateId(String),
     /// Something failed inside the server; details go to stderr, never to the client.
-    #[error("internal error")]
+    #[error("")]
     Internal,
 }
 
@@ -156,11 +150,7 @@ impl McpError {
             McpError::Overloaded(_) => (code::OVERLOADED, None),
             McpError::Internal => (rpc::INTERNAL_ERROR, None),
         };
-        ErrorObject {
-            code,
-            message: self.to_string(),
-            data,
-        }
+        ErrorObject::new(code, self, data)
     }
 }
 

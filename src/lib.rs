@@ -79,8 +79,8 @@ pub mod http;
 mod jsonrpc;
 pub mod log;
 mod model;
-mod mrtr;
 mod protocol;
+mod request_state;
 mod resources;
 mod schema;
 mod server;
@@ -91,7 +91,6 @@ mod testing;
 // Every toolset needs `workspace` (templates, analysis and edit turn it on) or `conformance`.
 #[cfg(any(feature = "workspace", feature = "conformance"))]
 pub mod toolsets;
-mod transport;
 mod uri_template;
 
 pub use context::{Context, Elicited, HandlerError, InputError};

@@ -115,17 +115,13 @@ impl Link for TestClient {
         self.notifications.push((method.to_string(), params));
     }
 
-    fn request(&mut self, _: &str, _: Value, _: Duration) -> Result<Value, InputError> {
-        Err(InputError::Unsupported(json!({})))
-    }
-
     fn poll_cancelled(&mut self) -> bool {
         self.polls += 1;
         self.cancel_at.is_some_and(|at| self.polls >= at)
     }
 
-    fn client_ready(&self) -> bool {
-        true
+    fn may_ask(&self) -> Result<(), InputError> {
+        Ok(())
     }
 
     fn roots_cache(&mut self) -> Option<&mut RootsCache> {

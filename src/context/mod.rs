@@ -1,13 +1,12 @@
 //! What a handler can do while it runs: report progress, log to the client, notice
 //! cancellation, ask the client for input (elicitation, sampling, roots), and fail.
 //!
-//! Asking works the same way in both eras. Before 2026-07-28 over stdio the server sends
-//! the client a request and waits for the answer on the same input (answering `ping`,
-//! queueing other requests). Where it cannot wait — 2026-07-28, which has no server
-//! requests (MRTR), and earlier versions over HTTP, where one thread serves every client
-//! (`session::parked`) — the handler gets [`InputError::Pending`], returns it with `?`, and
-//! runs again from the start once the answer is there. Handlers should therefore ask before
-//! they do anything they would not want to do twice.
+//! Asking works one way in every protocol version and over every transport: the handler
+//! gets [`InputError::Pending`], returns it with `?`, and runs again from the start once the
+//! answer is there. In 2026-07-28 the question goes out as an `input_required` result and
+//! comes back with the client's retry; before, it goes out as a request of the server's
+//! while the call waits, parked, and every other message is served. Handlers should
+//! therefore ask before they do anything they would not want to do twice.
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -20,7 +19,7 @@ use crate::protocol::{LogLevel, Version};
 
 mod input;
 
-pub(crate) use input::Inputs;
+pub(crate) use input::{Answer, Answers, Inputs, Question};
 pub use input::{Elicited, InputError};
 
 /// Why a handler could not produce its result.
@@ -73,22 +72,17 @@ impl Default for RootsCache {
     }
 }
 
-/// The connection, as seen by a running handler.
+/// The session, as a running handler reaches it.
 pub(crate) trait Link {
     /// Writes a notification and flushes it, so the client sees it while the handler runs.
     fn notify(&mut self, method: &str, params: Value);
-    /// Sends a request to the client and waits for its answer (before 2026-07-28 only).
-    fn request(
-        &mut self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-    ) -> Result<Value, InputError>;
     /// Handles input that is already available, without blocking; true when the request
     /// being handled has been cancelled.
     fn poll_cancelled(&mut self) -> bool;
-    /// True once `notifications/initialized` has arrived.
-    fn client_ready(&self) -> bool;
+    /// Whether a handshake-era handler may ask its client now: `NotReady` before
+    /// `notifications/initialized`, `TooMany` while as many questions wait as the limit
+    /// allows, `Invalid` inside a batch, `Cancelled` once the input is closed.
+    fn may_ask(&self) -> Result<(), InputError>;
     /// The handshake session's cache of the client's roots; `None` without a session.
     fn roots_cache(&mut self) -> Option<&mut RootsCache>;
     /// Lets the transport end this request's delivery early (see
@@ -351,7 +345,12 @@ impl<'a> Context<'a> {
         let generation = match self.link.roots_cache().filter(|_| !stateless) {
             Some(RootsCache {
                 roots: Some(roots), ..
-            }) => return Ok(roots.to_vec()),
+            }) => {
+                // Counted as a question, so that the keys of later ones stay what they
+                // were in the run that asked this one.
+                self.scope.inputs.asked += 1;
+                return Ok(roots.to_vec());
+            }
             Some(cache) => Some(cache.generation),
             None => None,
         };
@@ -384,12 +383,11 @@ impl<'a> Context<'a> {
     fn ask(
         &mut self,
         key: Option<String>,
-        method: &str,
+        method: &'static str,
         params: Value,
         supported: bool,
         required: Value,
     ) -> Result<Value, InputError> {
-        let stateless = self.scope.version.is_stateless();
         // Keys are stable across rounds because the handler asks in the same order (or
         // names its questions).
         let inputs = &mut self.scope.inputs;
@@ -401,24 +399,31 @@ impl<'a> Context<'a> {
             )
         });
         inputs.asked += 1;
-        if let Some(answer) = inputs.answers.get(&key).filter(|_| stateless) {
+        if let Some(answer) = inputs.answers.get(&key) {
             let answer = answer.clone();
             inputs.used.insert(key);
-            return Ok(answer);
+            return answer;
         }
         if !supported {
             return Err(InputError::Unsupported(required));
         }
-        if stateless {
+        if self.scope.version.is_stateless() {
             let request = json!({ "method": method, "params": params });
             inputs.pending.insert(key, request);
             return Err(InputError::Pending);
         }
-        if !self.link.client_ready() {
-            return Err(InputError::NotReady);
+        self.link.may_ask()?;
+        // One question per run: the next is asked when the handler runs again.
+        if inputs.question.is_none() {
+            let timeout = self.scope.request_timeout;
+            inputs.question = Some(Question {
+                key,
+                method,
+                params,
+                timeout,
+            });
         }
-        self.link
-            .request(method, params, self.scope.request_timeout)
+        Err(InputError::Pending)
     }
 
     /// A number naming this request's handshake session, unique within the process and

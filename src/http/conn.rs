@@ -15,7 +15,7 @@ use super::config::HttpConfig;
 use super::guard::{accepts, check_access};
 use super::link::Link;
 use super::parse::{Bounds, Request};
-use super::reply::{Inbound, Kind, Reply, CLIENT_LEFT};
+use super::reply::{Inbound, Kind, Responder, CLIENT_LEFT};
 use super::route::{self, ParamHeaders, Refusal};
 use super::socket::{Listener, Stream};
 use super::wire::{self, refuse, ReadError};
@@ -152,7 +152,7 @@ fn serve_connection(stream: Stream, shared: &Shared) {
                     let _ = shared.inbound.send(Inbound {
                         origin,
                         kind: Kind::Gone,
-                        reply: Reply::none(&link),
+                        reply: Responder::none(&link),
                     });
                 }
                 return;
@@ -265,7 +265,7 @@ fn exchange(
     let inbound = Inbound {
         origin,
         kind,
-        reply: Reply::new(link, access),
+        reply: Responder::new(link, access),
     };
     if let Err(mpsc::SendError(inbound)) = shared.inbound.send(inbound) {
         let why = "the server is shutting down";

@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use crate::context::{Context, HandlerError};
 use crate::model::{Prompt, ResourceContents, ResourceInfo, ResourceSource, TemplateInfo, Tool};
-use crate::protocol::Version;
+use crate::protocol::{Capability, Version};
 use crate::resources::{StaticResources, Template};
 use crate::schema::check_schema;
 use crate::uri_template::UriTemplate;
@@ -89,7 +89,7 @@ pub struct Server {
     /// Whether some source reports additions and removals (asked once, at build).
     list_changes: bool,
     /// Signs 2026-07-28 `requestState`; fresh per process unless given.
-    pub(crate) state_key: crate::mrtr::StateKeys,
+    pub(crate) state_key: crate::request_state::StateKeys,
     /// [`Server::implementation`] for each of [`Version::ALL`], built once: every
     /// 2026-07-28 tool result carries it, and building and dropping it per call cost
     /// more than the rest of the result.
@@ -143,33 +143,37 @@ impl Server {
         self.list_changes
     }
 
-    /// Completions are offered for prompt arguments and template variables.
-    pub(crate) fn has_completions(&self) -> bool {
-        self.prompts.iter().any(|p| !p.arguments.is_empty())
-            || self.sources.iter().any(|s| !s.templates().is_empty())
+    /// Whether the server serves the methods of `capability`: tools, prompts and resources
+    /// when it has some, completions when a prompt has arguments or a template variables,
+    /// logging always. The methods and the `capabilities` object both follow this.
+    pub(crate) fn offers(&self, capability: Capability) -> bool {
+        match capability {
+            Capability::Tools => !self.tools.is_empty(),
+            Capability::Prompts => !self.prompts.is_empty(),
+            Capability::Resources => self.has_resources(),
+            Capability::Completions => {
+                self.prompts.iter().any(|p| !p.arguments.is_empty())
+                    || self.sources.iter().any(|s| !s.templates().is_empty())
+            }
+            Capability::Logging => true,
+        }
     }
 
-    /// The `capabilities` object for `version`: only what is really served
-    /// (conformance/REQUIREMENTS.md L-7).
+    /// The `capabilities` object for `version`: what [`Server::offers`]
+    /// (conformance/REQUIREMENTS.md L-7), as that version spells it.
     pub(crate) fn capabilities(&self, version: Version) -> Value {
         let mut caps = Map::new();
-        if !self.tools.is_empty() {
-            caps.insert("tools".into(), json!({}));
-        }
-        if !self.prompts.is_empty() {
-            caps.insert("prompts".into(), json!({}));
-        }
-        if self.has_resources() {
-            let mut resources = json!({ "subscribe": true });
-            if self.resources_list_changes() {
-                resources["listChanged"] = json!(true);
-            }
-            caps.insert("resources".into(), resources);
-        }
-        caps.insert("logging".into(), json!({}));
-        // The `completions` capability exists from 2025-03-26 (2024-11-05 has the method only).
-        if self.has_completions() && version.has_annotations() {
-            caps.insert("completions".into(), json!({}));
+        for capability in Capability::ALL.into_iter().filter(|&c| self.offers(c)) {
+            let declared = match capability {
+                Capability::Resources if self.resources_list_changes() => {
+                    json!({ "subscribe": true, "listChanged": true })
+                }
+                Capability::Resources => json!({ "subscribe": true }),
+                // 2024-11-05 has the method but not yet the capability.
+                Capability::Completions if !version.has_annotations() => continue,
+                _ => json!({}),
+            };
+            caps.insert(capability.key().into(), declared);
         }
         Value::Object(caps)
     }
@@ -355,7 +359,7 @@ impl Builder {
             sources,
             limits: self.limits,
             list_changes,
-            state_key: crate::mrtr::StateKeys {
+            state_key: crate::request_state::StateKeys {
                 current: self.state_key.unwrap_or_else(random_key),
                 previous: self.previous_state_key,
             },
