@@ -138,14 +138,15 @@ pub(crate) enum Era {
 }
 
 impl Era {
-    /// The era whose rules serve a request: 2026-07-28 when it carries that version's
-    /// `_meta`, or names a method only 2026-07-28 has (so a client that left `_meta` out is
-    /// told what is missing rather than to initialize). The one rule for every transport.
-    pub(crate) fn of_request(method: Option<Method>, params: Option<&Map<String, Value>>) -> Era {
-        let has_meta = request_meta(params).is_some_and(|m| m.contains_key(meta::PROTOCOL_VERSION));
+    /// The era whose rules serve a request of `method` whose params carry `meta`: 2026-07-28
+    /// when `meta` has that version's protocol version, or the method is one only 2026-07-28
+    /// has (so a client that left `_meta` out is told what is missing rather than to
+    /// initialize). The one rule for every transport.
+    pub(crate) fn of_request(method: Option<Method>, meta: Option<&Map<String, Value>>) -> Era {
+        let stateless_meta = meta.is_some_and(|m| m.contains_key(meta::PROTOCOL_VERSION));
         match method.and_then(Method::only_in) {
             Some(Era::Stateless) => Era::Stateless,
-            _ if has_meta => Era::Stateless,
+            _ if stateless_meta => Era::Stateless,
             _ => Era::Handshake,
         }
     }
@@ -207,20 +208,21 @@ pub(crate) enum Method {
 use Method::*;
 
 impl Method {
+    /// Every method, the most frequent first: [`Method::parse`] tries them in this order.
     const ALL: [Method; 15] = [
-        Initialize,
-        Ping,
-        SetLevel,
-        ToolsList,
         ToolsCall,
-        PromptsList,
-        PromptsGet,
-        ResourcesList,
-        TemplatesList,
+        ToolsList,
         ResourcesRead,
+        PromptsGet,
+        Complete,
+        ResourcesList,
+        PromptsList,
+        TemplatesList,
+        Ping,
+        Initialize,
+        SetLevel,
         Subscribe,
         Unsubscribe,
-        Complete,
         Discover,
         Listen,
     ];

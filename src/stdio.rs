@@ -37,7 +37,7 @@ use crate::session::{Origin, Polled, Port, Session};
 const OUTPUT_HIGH_WATER: usize = 16 * 1024;
 /// Bytes asked for per read. Small on purpose: buffers only count against resident memory
 /// once written to, and larger reads gain nothing measurable.
-const CHUNK: usize = 16 * 1024;
+const CHUNK: usize = 2 * 1024;
 /// Chunks read ahead of the dispatch thread before the reader waits for it.
 const CHUNKS_AHEAD: usize = 4;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -85,7 +85,7 @@ fn run(session: &mut Session<'_>, stdio: &RefCell<Stdio<'_>>) -> Result<(), Erro
             Next::Closed => break,
             Next::Idle => {}
         }
-        if session.deadline().is_some_and(|due| Instant::now() >= due) {
+        if deadline.is_some_and(|due| Instant::now() >= due) {
             session.tick();
         }
     }

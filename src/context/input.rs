@@ -96,7 +96,7 @@ pub(crate) struct Inputs {
     /// (`inputRequests`).
     pub(crate) pending: Map<String, Value>,
     /// Before 2026-07-28: the question this run asked that has no answer yet (one per run).
-    pub(crate) question: Option<Question>,
+    pub(crate) question: Option<Box<Question>>,
     /// The keys of `answers` the handler asked for in this run: only those are sealed into
     /// the next `requestState` (answers to questions never asked are ignored, not carried).
     pub(crate) used: BTreeSet<String>,

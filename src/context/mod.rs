@@ -90,16 +90,35 @@ pub(crate) trait Link {
     fn release_stream(&mut self) {}
 }
 
+/// The client a request is served for: negotiated by `initialize`, or, in 2026-07-28,
+/// declared by the request itself.
+#[derive(Clone)]
+pub(crate) struct Client {
+    pub(crate) version: Version,
+    pub(crate) capabilities: Rc<Value>,
+    pub(crate) info: Rc<Value>,
+    /// The least severe level it wants as `notifications/message`; `None`: no log messages.
+    pub(crate) log_level: Option<LogLevel>,
+}
+
+impl Client {
+    /// A client nothing is known of yet (before `initialize`; a unit test's).
+    pub(crate) fn unknown(version: Version) -> Client {
+        Client {
+            version,
+            capabilities: Rc::new(json!({})),
+            info: Rc::new(json!({})),
+            log_level: None,
+        }
+    }
+}
+
 /// Everything about the request being handled.
 pub(crate) struct Scope {
     pub(crate) id: RequestId,
-    pub(crate) version: Version,
+    pub(crate) client: Client,
     pub(crate) progress_token: Option<Value>,
     pub(crate) last_progress: Option<f64>,
-    /// The least severe level the client wants; `None` sends no log messages.
-    pub(crate) log_level: Option<LogLevel>,
-    pub(crate) client_capabilities: Rc<Value>,
-    pub(crate) client_info: Rc<Value>,
     pub(crate) request_timeout: Duration,
     /// [`crate::Limits::max_result_bytes`], for tools that page.
     pub(crate) result_budget: usize,
@@ -144,19 +163,24 @@ impl<'a> Context<'a> {
         Context { link, scope }
     }
 
+    /// What the handler was given and asked, once it has returned.
+    pub(crate) fn into_inputs(self) -> Inputs {
+        self.scope.inputs
+    }
+
     /// The protocol version of this request.
     pub fn protocol_version(&self) -> Version {
-        self.scope.version
+        self.scope.client.version
     }
 
     /// The capabilities the client declared (`{}` when none).
     pub fn client_capabilities(&self) -> &Value {
-        &self.scope.client_capabilities
+        &self.scope.client.capabilities
     }
 
     /// The client's self-description (`{}` when it gave none). For display and logs only.
     pub fn client_info(&self) -> &Value {
-        &self.scope.client_info
+        &self.scope.client.info
     }
 
     /// Reports progress when the client asked for it (`_meta.progressToken`); otherwise does
@@ -185,7 +209,7 @@ impl<'a> Context<'a> {
             params["total"] = json!(total);
         }
         // `message` exists from 2025-03-26.
-        if let Some(message) = message.filter(|_| self.scope.version.has_annotations()) {
+        if let Some(message) = message.filter(|_| self.scope.client.version.has_annotations()) {
             params["message"] = json!(message);
         }
         self.link.notify("notifications/progress", params);
@@ -196,7 +220,8 @@ impl<'a> Context<'a> {
     /// what the client asked for (at most 100 progress and log notifications per second per
     /// request). Never put secrets or internal paths in `data` (REQUIREMENTS.md LG-7).
     pub fn log(&mut self, level: LogLevel, data: impl Into<Value>) {
-        if self.scope.log_level.is_some_and(|min| level >= min) && self.scope.notifications.allow()
+        if self.scope.client.log_level.is_some_and(|min| level >= min)
+            && self.scope.notifications.allow()
         {
             let params = json!({ "level": level.as_str(), "data": data.into() });
             self.link.notify("notifications/message", params);
@@ -254,16 +279,17 @@ impl<'a> Context<'a> {
     pub fn elicit(&mut self, message: &str, schema: Value) -> Result<Elicited, InputError> {
         let key = self.scope.inputs.next_key.take();
         crate::schema::check_elicitation_schema(&schema).map_err(InputError::Invalid)?;
-        if !self.scope.version.has_elicitation() {
+        if !self.scope.client.version.has_elicitation() {
             return Err(InputError::NotInVersion {
                 feature: "elicitation",
-                version: self.scope.version.as_str(),
+                version: self.scope.client.version.as_str(),
                 since: Version::V2025_06_18.as_str(),
             });
         }
         let supported = self
             .scope
-            .client_capabilities
+            .client
+            .capabilities
             .get("elicitation")
             .is_some_and(|e| {
                 // `{}` means form mode; otherwise `form` must be listed (2025-11-25).
@@ -271,7 +297,7 @@ impl<'a> Context<'a> {
                     .is_some_and(|modes| modes.is_empty() || modes.contains_key("form"))
             });
         let mut params = json!({ "message": message, "requestedSchema": schema });
-        if self.scope.version >= Version::V2025_11_25 {
+        if self.scope.client.version >= Version::V2025_11_25 {
             params["mode"] = json!("form");
         }
         let answer = self.ask(
@@ -311,10 +337,10 @@ impl<'a> Context<'a> {
     /// (REQUIREMENTS.md SC-2, SC-3); without them the request is not sent.
     pub fn sample(&mut self, params: Value) -> Result<Value, InputError> {
         let key = self.scope.inputs.next_key.take();
-        let sampling = self.scope.client_capabilities.get("sampling");
+        let sampling = self.scope.client.capabilities.get("sampling");
         let (supported, required) =
             if params.get("tools").is_some() || params.get("toolChoice").is_some() {
-                let tools = self.scope.version >= Version::V2025_11_25
+                let tools = self.scope.client.version >= Version::V2025_11_25
                     && sampling.is_some_and(|s| s.get("tools").is_some());
                 (tools, json!({ "sampling": { "tools": {} } }))
             } else if params.get("includeContext").is_some_and(|c| c != "none") {
@@ -341,7 +367,7 @@ impl<'a> Context<'a> {
     /// `input_required`.
     pub fn roots(&mut self) -> Result<Vec<Value>, InputError> {
         let key = self.scope.inputs.next_key.take();
-        let stateless = self.scope.version.is_stateless();
+        let stateless = self.scope.client.version.is_stateless();
         let generation = match self.link.roots_cache().filter(|_| !stateless) {
             Some(RootsCache {
                 roots: Some(roots), ..
@@ -354,7 +380,7 @@ impl<'a> Context<'a> {
             Some(cache) => Some(cache.generation),
             None => None,
         };
-        let supported = self.scope.client_capabilities.get("roots").is_some();
+        let supported = self.scope.client.capabilities.get("roots").is_some();
         let answer = self.ask(
             key,
             "roots/list",
@@ -407,7 +433,7 @@ impl<'a> Context<'a> {
         if !supported {
             return Err(InputError::Unsupported(required));
         }
-        if self.scope.version.is_stateless() {
+        if self.scope.client.version.is_stateless() {
             let request = json!({ "method": method, "params": params });
             inputs.pending.insert(key, request);
             return Err(InputError::Pending);
@@ -416,12 +442,12 @@ impl<'a> Context<'a> {
         // One question per run: the next is asked when the handler runs again.
         if inputs.question.is_none() {
             let timeout = self.scope.request_timeout;
-            inputs.question = Some(Question {
+            inputs.question = Some(Box::new(Question {
                 key,
                 method,
                 params,
                 timeout,
-            });
+            }));
         }
         Err(InputError::Pending)
     }
@@ -431,7 +457,7 @@ impl<'a> Context<'a> {
     /// instance) apart from other sessions' over HTTP. `None` in 2026-07-28, where each
     /// request stands alone, and for requests outside a session.
     pub fn session_id(&mut self) -> Option<u64> {
-        if self.scope.version.is_stateless() {
+        if self.scope.client.version.is_stateless() {
             return None;
         }
         self.link.roots_cache().map(|cache| cache.session)

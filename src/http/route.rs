@@ -82,14 +82,14 @@ pub(crate) fn post(
     mcp_method.push_str(method.unwrap_or_default());
     let parsed = method.and_then(Method::parse);
     let params = value.get("params").and_then(Value::as_object);
+    let meta = protocol::request_meta(params);
     // The session's rule (`Era::of_request`), plus HTTP's own: the version header.
-    let stateless = Era::of_request(parsed, params) == Era::Stateless
+    let stateless = Era::of_request(parsed, meta) == Era::Stateless
         || header_version
             .and_then(Version::parse)
             .is_some_and(Version::is_stateless);
     let id = || value.get("id").cloned();
     if stateless {
-        let meta = protocol::request_meta(params);
         let body_version = meta
             .and_then(|m| m.get(protocol::meta::PROTOCOL_VERSION))
             .and_then(Value::as_str);

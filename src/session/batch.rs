@@ -1,11 +1,12 @@
-//! JSON-RPC batches (2025-03-26 only): every item served in order, the answers written as
-//! one array; and a batch that arrives while a request of its origin is parked.
+//! Input that is not one well-formed message: JSON-RPC batches (2025-03-26 only), every item
+//! served in order and the answers written as one array, a batch that arrives while a
+//! request of its origin is parked; and units that are no message at all.
 
 use serde_json::Value;
 
 use super::{Incoming, Reply, Session};
 use crate::error::EnvelopeError;
-use crate::jsonrpc::{to_json_limited, Message, Outgoing, Rejected, ResponseId};
+use crate::jsonrpc::{to_json_limited, Message, Outgoing, Rejected, ResponseId, UnreadableId};
 use crate::log;
 use crate::session::port::Origin;
 
@@ -59,6 +60,31 @@ impl Session<'_> {
                 let _ = to_json_limited(&Outgoing::<Value>::Error(id, &error), usize::MAX, out);
             }
             Err(rejected) => log::warn(format_args!("ignored in batch: {}", rejected.error)),
+        }
+    }
+
+    /// Answers a unit that is not a message this session accepts (a notification-shaped or
+    /// response-shaped one is only logged).
+    pub(super) fn reject(&mut self, rejected: Rejected) {
+        if !rejected.answer {
+            let error = &rejected.error;
+            return log::warn(format_args!(
+                "ignored an invalid notification or response: {error}"
+            ));
+        }
+        if matches!(rejected.error, EnvelopeError::TooLarge { .. }) {
+            log::warn(format_args!("skipped: {}", rejected.error));
+        }
+        let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
+        self.send_error(id, &rejected.error.to_object());
+    }
+
+    /// How an error response writes an id it could not read: `null` as JSON-RPC 2.0 says,
+    /// or left out where a version's schema has no null id (`Version::omits_unreadable_id`).
+    pub(super) fn unreadable_id(&self) -> UnreadableId {
+        match self.version() {
+            Some(v) if v.omits_unreadable_id() => UnreadableId::Omit,
+            _ => UnreadableId::Null,
         }
     }
 

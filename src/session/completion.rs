@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::handler::Client;
 use super::{invalid, string, Outcome, Session};
+use crate::context::Client;
 use crate::context::{Context, Scope};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
@@ -45,7 +45,7 @@ impl Session<'_> {
                 context.insert(k.clone(), v.to_string());
             }
         }
-        let scope = self.scope(id, params, client);
+        let scope = self.scope(id, client);
         let values = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = string(reference, "name", "`ref.name` must be a string")?;

@@ -5,12 +5,13 @@
 
 use std::fmt::Display;
 use std::rc::Rc;
+use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
 use super::port::Polled;
 use super::{invalid, string, Outcome, Session};
-use crate::context::{Inputs, Link, RootsCache};
+use crate::context::{Client, Inputs, Link, RootsCache};
 use crate::encoding::{base64url, base64url_decode};
 use crate::error::McpError;
 use crate::log;
@@ -23,29 +24,6 @@ const MISSING_META: &str = "a 2026-07-28 request needs params._meta with \"io.mo
 
 /// Why a request inside a JSON-RPC batch cannot ask its client.
 const IN_BATCH: &str = "a request inside a JSON-RPC batch cannot ask the client for input; send this request on its own";
-
-/// The client a request is served for: negotiated by `initialize`, or, in 2026-07-28,
-/// declared by the request itself.
-#[derive(Clone)]
-pub(crate) struct Client {
-    pub(crate) version: Version,
-    pub(crate) capabilities: Rc<Value>,
-    pub(crate) info: Rc<Value>,
-    /// The least severe level it wants as `notifications/message`; `None`: no log messages.
-    pub(crate) log_level: Option<LogLevel>,
-}
-
-impl Client {
-    /// Before `initialize` (for `ping` and `initialize` itself): nothing is known yet.
-    pub(crate) fn unnegotiated() -> Client {
-        Client {
-            version: Version::LATEST_HANDSHAKE,
-            capabilities: Rc::new(json!({})),
-            info: Rc::new(json!({})),
-            log_level: None,
-        }
-    }
-}
 
 /// The client of a 2026-07-28 request, from its `_meta`. Its capabilities and info are moved
 /// out of `_meta` rather than copied: nothing after this reads them there, and a deep copy
@@ -280,6 +258,38 @@ impl Session<'_> {
             obj.insert("ttlMs".into(), json!(ttl));
             // Listings and file contents may be specific to this user: never shared caches.
             obj.insert("cacheScope".into(), json!("private"));
+        }
+    }
+}
+
+/// A token bucket for `--rate-limit`.
+pub(super) struct TokenBucket {
+    rate: f64,
+    tokens: f64,
+    last: Instant,
+}
+
+impl TokenBucket {
+    pub(super) fn new(rate: f64) -> Self {
+        TokenBucket {
+            rate,
+            tokens: rate.max(1.0),
+            last: Instant::now(),
+        }
+    }
+
+    /// Takes a token, or says in how many milliseconds one will be there.
+    pub(super) fn take(&mut self) -> Result<(), u64> {
+        let now = Instant::now();
+        let capacity = self.rate.max(1.0);
+        self.tokens =
+            (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(capacity);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err((((1.0 - self.tokens) / self.rate) * 1000.0).ceil() as u64)
         }
     }
 }

@@ -8,75 +8,13 @@ use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
 
-use super::handler::{log_level, Client};
-use super::{invalid, string, Incoming, Outcome, Session};
+use super::handler::log_level;
+use super::{invalid, string, Handshake, Incoming, Negotiated, Outcome, Session};
+use crate::context::Client;
 use crate::context::RootsCache;
-use crate::error::McpError;
 use crate::jsonrpc::{Message, Notification, RequestId};
 use crate::log;
-use crate::protocol::{self, LogLevel, Method, Version};
-
-/// Where a handshake session is.
-pub(crate) enum Handshake {
-    /// Before `initialize`: only what [`Method::before_initialize`] allows, and 2026-07-28
-    /// requests, are served.
-    New,
-    /// `initialize` answered; `notifications/initialized` not yet received.
-    Initializing(Negotiated),
-    /// Fully operating.
-    Ready(Negotiated),
-}
-
-/// What `initialize` settled, plus the state a handshake session keeps.
-pub(crate) struct Negotiated {
-    /// The client as `initialize` described it; its log level is `logging/setLevel`'s.
-    pub(crate) client: Client,
-    /// URIs from `resources/subscribe`.
-    pub(crate) subscriptions: BTreeSet<String>,
-    /// The client's answer to `roots/list`, kept until it says they changed.
-    pub(crate) roots: RootsCache,
-}
-
-impl Handshake {
-    pub(crate) fn negotiated(&self) -> Option<&Negotiated> {
-        match self {
-            Handshake::New => None,
-            Handshake::Initializing(n) | Handshake::Ready(n) => Some(n),
-        }
-    }
-
-    pub(crate) fn negotiated_mut(&mut self) -> Option<&mut Negotiated> {
-        match self {
-            Handshake::New => None,
-            Handshake::Initializing(n) | Handshake::Ready(n) => Some(n),
-        }
-    }
-
-    /// True once `notifications/initialized` has arrived: the server may ask the client.
-    pub(crate) fn is_ready(&self) -> bool {
-        matches!(self, Handshake::Ready(_))
-    }
-
-    /// The client a handshake-era request of `method` is served for, or why it is refused:
-    /// before `initialize` only what [`Method::before_initialize`] allows, `initialize` once.
-    pub(crate) fn client(&self, method: Option<Method>) -> Result<Client, McpError> {
-        match (self, method) {
-            (Handshake::New, Some(m)) if m.before_initialize() => Ok(Client::unnegotiated()),
-            (Handshake::New, _) => Err(McpError::NotInitialized),
-            (_, Some(Method::Initialize)) => Err(McpError::AlreadyInitialized),
-            (Handshake::Initializing(n) | Handshake::Ready(n), _) => Ok(n.client.clone()),
-        }
-    }
-
-    /// Whether a handler may ask this session's client anything: only when it declared
-    /// something to be asked (otherwise asking fails before any question is sent).
-    pub(crate) fn client_may_be_asked(&self) -> bool {
-        self.negotiated().is_some_and(|n| {
-            let declared = |c: &&str| n.client.capabilities.get(*c).is_some();
-            ["sampling", "elicitation", "roots"].iter().any(declared)
-        })
-    }
-}
+use crate::protocol::{self, LogLevel, Version};
 
 impl Session<'_> {
     pub(super) fn initialize(&mut self, params: &Map<String, Value>) -> Outcome {
@@ -105,6 +43,8 @@ impl Session<'_> {
             info["version"].as_str().unwrap_or(""),
             version.as_str()
         ));
+        let declared = |c: &&str| capabilities.get(*c).is_some();
+        let may_be_asked = ["sampling", "elicitation", "roots"].iter().any(declared);
         self.handshake = Handshake::Initializing(Negotiated {
             client: Client {
                 version,
@@ -114,6 +54,7 @@ impl Session<'_> {
             },
             subscriptions: BTreeSet::new(),
             roots: RootsCache::default(),
+            may_be_asked,
         });
         let result = json!({
             "protocolVersion": version.as_str(),

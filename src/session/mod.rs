@@ -31,7 +31,7 @@ mod prompts;
 mod resources;
 mod tools;
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::Instant;
@@ -39,18 +39,17 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::context::{Answers, Context, Inputs, Question, Scope};
+use crate::context::{Answers, Client, Context, Inputs, Question, RootsCache, Scope};
 use crate::error::{EnvelopeError, McpError};
 use crate::jsonrpc::{
     classify, to_json_limited, ErrorObject, Message, Outgoing, Rejected, Request, RequestId,
-    ResponseId, TooLarge, Unit, UnreadableId,
+    ResponseId, TooLarge, Unit,
 };
 use crate::log;
 use crate::model::HandlerError;
 use crate::protocol::{Era, Method, Version};
 use crate::server::Server;
-use handler::Client;
-use handshake::Handshake;
+use handler::TokenBucket;
 use parked::Parked;
 pub(crate) use port::{Origin, Polled, Port};
 use resources::{Listen, Watch};
@@ -80,17 +79,82 @@ pub(crate) struct Session<'s> {
     closed: bool,
 }
 
+/// Where a handshake session is.
+pub(crate) enum Handshake {
+    /// Before `initialize`: only what [`Method::before_initialize`] allows, and 2026-07-28
+    /// requests, are served.
+    New,
+    /// `initialize` answered; `notifications/initialized` not yet received.
+    Initializing(Negotiated),
+    /// Fully operating.
+    Ready(Negotiated),
+}
+
+/// What `initialize` settled, plus the state a handshake session keeps.
+pub(crate) struct Negotiated {
+    /// The client as `initialize` described it; its log level is `logging/setLevel`'s.
+    pub(crate) client: Client,
+    /// URIs from `resources/subscribe`.
+    pub(crate) subscriptions: BTreeSet<String>,
+    /// The client's answer to `roots/list`, kept until it says they changed.
+    pub(crate) roots: RootsCache,
+    /// The client declared something a handler may ask it (sampling, elicitation, roots).
+    pub(crate) may_be_asked: bool,
+}
+
+impl Handshake {
+    pub(crate) fn negotiated(&self) -> Option<&Negotiated> {
+        match self {
+            Handshake::New => None,
+            Handshake::Initializing(n) | Handshake::Ready(n) => Some(n),
+        }
+    }
+
+    pub(crate) fn negotiated_mut(&mut self) -> Option<&mut Negotiated> {
+        match self {
+            Handshake::New => None,
+            Handshake::Initializing(n) | Handshake::Ready(n) => Some(n),
+        }
+    }
+
+    /// True once `notifications/initialized` has arrived: the server may ask the client.
+    pub(crate) fn is_ready(&self) -> bool {
+        matches!(self, Handshake::Ready(_))
+    }
+
+    /// The client a handshake-era request of `method` is served for, or why it is refused:
+    /// before `initialize` only what [`Method::before_initialize`] allows, `initialize` once.
+    pub(crate) fn client(&self, method: Option<Method>) -> Result<Client, McpError> {
+        match (self, method) {
+            (Handshake::New, Some(m)) if m.before_initialize() => {
+                Ok(Client::unknown(Version::LATEST_HANDSHAKE))
+            }
+            (Handshake::New, _) => Err(McpError::NotInitialized),
+            (_, Some(Method::Initialize)) => Err(McpError::AlreadyInitialized),
+            (Handshake::Initializing(n) | Handshake::Ready(n), _) => Ok(n.client.clone()),
+        }
+    }
+
+    /// Whether a handler may ask this session's client anything: only when it declared
+    /// something to be asked (otherwise asking fails before any question is sent).
+    pub(crate) fn client_may_be_asked(&self) -> bool {
+        self.negotiated().is_some_and(|n| n.may_be_asked)
+    }
+}
+
 /// The request whose method runs, and what its handler did.
 struct Running {
     id: RequestId,
     /// The client cancelled it: it gets no response.
     cancelled: bool,
-    /// The client's answers to the questions of earlier runs.
-    answers: Answers,
+    /// The client's answers to the questions of earlier runs (`None` on the first).
+    answers: Option<Answers>,
     /// It may ask its client, and so be parked: not inside a batch (one array answers it).
     parkable: bool,
+    /// The `progressToken` it carries, for its handler's scope.
+    progress: Option<Value>,
     /// The question it asked, sent once it returns.
-    asked: Option<Question>,
+    asked: Option<Box<Question>>,
 }
 
 /// A classified unit of input.
@@ -250,18 +314,24 @@ impl<'s> Session<'s> {
         log::debug(format_args!("request {} {}", request.id, request.method));
         // Only a request that may ask its client is kept for running again.
         let copy = (alone && self.handshake.client_may_be_asked()).then(|| request.clone());
-        self.run(request, copy, Answers::new())
+        self.run(request, copy, None)
     }
 
     /// Runs `request`'s method with the client's `answers` so far; parks `copy` when its
     /// handler asked the client something (what this run replied was worked out without
     /// the answer, and is dropped).
-    fn run(&mut self, request: Request, copy: Option<Request>, answers: Answers) -> Option<Reply> {
+    fn run(
+        &mut self,
+        request: Request,
+        copy: Option<Request>,
+        answers: Option<Answers>,
+    ) -> Option<Reply> {
         let running = Running {
             id: request.id.clone(),
             cancelled: false,
             answers,
             parkable: copy.is_some(),
+            progress: None,
             asked: None,
         };
         // Saved and restored: a `ping` read by a handler's cancellation check runs inside.
@@ -273,7 +343,7 @@ impl<'s> Session<'s> {
             return None;
         }
         if let (Some(question), Some(request)) = (ran.asked, copy) {
-            self.park(request, question, ran.answers);
+            self.park(request, *question, ran.answers.unwrap_or_default());
             return None;
         }
         reply
@@ -287,7 +357,13 @@ impl<'s> Session<'s> {
         let name = method;
         let method = Method::parse(&name);
         let mut params = params.unwrap_or_default();
-        let era = Era::of_request(method, Some(&params));
+        let meta = crate::protocol::request_meta(Some(&params));
+        let era = Era::of_request(method, meta);
+        let progress = meta.and_then(|m| m.get("progressToken"));
+        if let (Some(running), Some(token)) = (self.running.as_mut(), progress) {
+            let valid = token.is_string() || token.as_i64().is_some() || token.as_u64().is_some();
+            running.progress = valid.then(|| token.clone());
+        }
         let stateless = era == Era::Stateless;
         let client = match era {
             Era::Stateless => handler::stateless_client(&mut params),
@@ -337,19 +413,12 @@ impl<'s> Session<'s> {
     }
 
     /// The scope a handler of request `id` runs in.
-    fn scope(&self, id: &RequestId, params: &Map<String, Value>, client: &Client) -> Scope {
-        let progress_token = crate::protocol::request_meta(Some(params))
-            .and_then(|m| m.get("progressToken"))
-            .filter(|t| t.is_string() || t.as_i64().is_some() || t.as_u64().is_some())
-            .cloned();
+    fn scope(&mut self, id: &RequestId, client: &Client) -> Scope {
         Scope {
             id: id.clone(),
-            version: client.version,
-            progress_token,
+            client: client.clone(),
+            progress_token: self.running.as_mut().and_then(|r| r.progress.take()),
             last_progress: None,
-            log_level: client.log_level,
-            client_capabilities: client.capabilities.clone(),
-            client_info: client.info.clone(),
             request_timeout: self.server.limits.request_timeout,
             result_budget: self.server.limits.max_result_bytes,
             inputs: Inputs::default(),
@@ -365,21 +434,27 @@ impl<'s> Session<'s> {
         mut scope: Scope,
         handler: impl FnOnce(&mut Context<'_>) -> Result<T, HandlerError>,
     ) -> (Option<Result<T, HandlerError>>, Inputs) {
-        let replayed = !scope.version.is_stateless();
-        if let Some(running) = self.running.as_mut().filter(|_| replayed) {
-            scope.inputs.answers = mem::take(&mut running.answers);
+        let replayed = !scope.client.version.is_stateless();
+        let running = self.running.as_mut().filter(|_| replayed);
+        if let Some(answers) = running.and_then(|r| r.answers.take()) {
+            scope.inputs.answers = answers;
         }
         let mut ctx = Context::new(self, scope);
         let result = panic::catch_unwind(AssertUnwindSafe(|| handler(&mut ctx)));
-        let mut inputs = mem::take(&mut ctx.scope.inputs);
+        let mut inputs = ctx.into_inputs();
         if result.is_err() {
             log::error(format_args!(
                 "a handler panicked; answered with an internal error"
             ));
         }
-        if let Some(running) = self.running.as_mut().filter(|_| replayed) {
-            running.asked = inputs.question.take();
-            running.answers = mem::take(&mut inputs.answers);
+        let asked = inputs.question.take();
+        if let Some(running) = self
+            .running
+            .as_mut()
+            .filter(|_| replayed && asked.is_some())
+        {
+            running.asked = asked;
+            running.answers = Some(mem::take(&mut inputs.answers));
         }
         (result.ok(), inputs)
     }
@@ -416,34 +491,16 @@ impl<'s> Session<'s> {
         self.port.flush();
     }
 
-    /// Answers a unit that is not a message this session accepts (a notification-shaped or
-    /// response-shaped one is only logged).
-    fn reject(&mut self, rejected: Rejected) {
-        if !rejected.answer {
-            let error = &rejected.error;
-            return log::warn(format_args!(
-                "ignored an invalid notification or response: {error}"
-            ));
-        }
-        if matches!(rejected.error, EnvelopeError::TooLarge { .. }) {
-            log::warn(format_args!("skipped: {}", rejected.error));
-        }
-        let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
-        self.send_error(id, &rejected.error.to_object());
-    }
-
-    /// How an error response writes an id it could not read: `null` as JSON-RPC 2.0 says,
-    /// or left out where a version's schema has no null id (`Version::omits_unreadable_id`).
-    fn unreadable_id(&self) -> UnreadableId {
-        match self.version() {
-            Some(v) if v.omits_unreadable_id() => UnreadableId::Omit,
-            _ => UnreadableId::Null,
-        }
-    }
-
     /// True when `id` is the id of a request in flight: running, parked, queued, or an open
     /// `subscriptions/listen` (a second request with it would make its reply ambiguous).
     fn in_flight(&self, id: &RequestId) -> bool {
+        let nothing_in_flight = self.running.is_none()
+            && self.parked.is_empty()
+            && self.queue.is_empty()
+            && self.listens.is_empty();
+        if nothing_in_flight {
+            return false;
+        }
         let queued = |q: &(Incoming, Origin)| matches!(q, (Incoming::Single(Message::Request(r)), _) if r.id == *id);
         self.running.as_ref().is_some_and(|r| r.id == *id)
             || self.parked.iter().any(|p| p.request.id == *id)
@@ -500,28 +557,12 @@ fn encode_reply(id: &RequestId, reply: &Reply, limit: usize, out: &mut Vec<u8>) 
         Ok(()) => reply.outcome.as_ref().err().map(|e| e.code),
         Err(TooLarge(size)) => {
             let replaced = Reply {
-                outcome: too_large(reply.tool_call, size, limit),
+                outcome: tools::too_large(reply.tool_call, size, limit),
                 tool_call: None,
             };
             encode_reply(id, &replaced, usize::MAX, out)
         }
     }
-}
-
-/// What replaces a response over the response limit: error −32001, or for a tool call a
-/// tool result saying so (`isError: true`), so the model can ask for less.
-fn too_large(tool_call: Option<bool>, size: usize, limit: usize) -> Result<Payload, ErrorObject> {
-    let error = McpError::ResponseTooLarge { size, limit };
-    log::warn(format_args!("{error}"));
-    let Some(stateless) = tool_call else {
-        return Err(error.to_object(false));
-    };
-    let text = tools::ask_for_less("The tool's result", size, limit, "response limit");
-    let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": true });
-    if stateless {
-        result["resultType"] = json!("complete");
-    }
-    Ok(Payload::Json(result))
 }
 
 /// `params[key]` as a string, or an invalid-params error with `message`.
@@ -539,36 +580,4 @@ fn string<'a>(
 /// An invalid-params error with `message`.
 fn invalid(message: impl Into<String>) -> McpError {
     McpError::InvalidParams(message.into())
-}
-
-/// A token bucket for `--rate-limit`.
-struct TokenBucket {
-    rate: f64,
-    tokens: f64,
-    last: Instant,
-}
-
-impl TokenBucket {
-    fn new(rate: f64) -> Self {
-        TokenBucket {
-            rate,
-            tokens: rate.max(1.0),
-            last: Instant::now(),
-        }
-    }
-
-    /// Takes a token, or says in how many milliseconds one will be there.
-    fn take(&mut self) -> Result<(), u64> {
-        let now = Instant::now();
-        let capacity = self.rate.max(1.0);
-        self.tokens =
-            (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(capacity);
-        self.last = now;
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            Ok(())
-        } else {
-            Err((((1.0 - self.tokens) / self.rate) * 1000.0).ceil() as u64)
-        }
-    }
 }

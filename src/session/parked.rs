@@ -106,7 +106,7 @@ impl Session<'_> {
         ));
         self.answering(origin, |this| {
             let copy = request.clone();
-            let reply = this.run(request, Some(copy), answers);
+            let reply = this.run(request, Some(copy), Some(answers));
             if this.parked.iter().any(|p| p.request.id == id) {
                 return;
             }
@@ -201,7 +201,7 @@ impl Session<'_> {
 
     /// Serves what was queued behind requests that are no longer parked, oldest first.
     pub(super) fn serve_queue(&mut self) {
-        loop {
+        while !self.queue.is_empty() {
             let parked = |o: &Origin| self.parked.iter().any(|p| p.origin == *o);
             let Some(at) = self.queue.iter().position(|(_, o)| !parked(o)) else {
                 return;

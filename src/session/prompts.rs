@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::handler::{handler_error, Client};
+use super::handler::handler_error;
 use super::tools::content_json;
 use super::{invalid, string, Outcome, Session};
+use crate::context::Client;
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 use crate::model::Prompt;
@@ -74,7 +75,7 @@ impl<'s> Session<'s> {
             target: name,
             arguments: &bound,
         };
-        let mut scope = self.scope(id, &params, client);
+        let mut scope = self.scope(id, client);
         scope.inputs = self.sealed_inputs(client, &binding, &params)?;
         let (result, inputs) = self.run_handler(scope, |ctx| (prompt.handler)(&arguments, ctx));
         match result {

@@ -9,11 +9,10 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::handler::{
-    bad_cursor, decode_cursor, encode_cursor, handler_error, with_cursor, Client,
-};
+use super::handler::{bad_cursor, decode_cursor, encode_cursor, handler_error, with_cursor};
 use super::port::Origin;
 use super::{invalid, string, Handshake, Outcome, Session};
+use crate::context::Client;
 use crate::error::McpError;
 use crate::jsonrpc::{Outgoing, RequestId};
 use crate::model::HandlerError;
@@ -67,7 +66,7 @@ impl Session<'_> {
                 .ok_or_else(bad_cursor)?,
         };
         let page_size = server.limits.page_size;
-        let scope = self.scope(id, params, client);
+        let scope = self.scope(id, client);
         // Sources list under a context: one listing the client's roots may need to ask for them.
         let (result, _) = self.run_handler(scope, |ctx| {
             let mut listed = Vec::new();
@@ -119,7 +118,7 @@ impl Session<'_> {
             target: &uri,
             arguments: &bound,
         };
-        let mut scope = self.scope(id, &params, client);
+        let mut scope = self.scope(id, client);
         scope.inputs = self.sealed_inputs(client, &binding, &params)?;
         let (result, inputs) = self.run_handler(scope, |ctx| {
             for source in &server.sources {

@@ -13,11 +13,11 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::handler::Client;
 use super::{invalid, string, Outcome, Payload, Session};
+use crate::context::Client;
 use crate::context::Inputs;
 use crate::error::McpError;
-use crate::jsonrpc::RequestId;
+use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::log;
 use crate::model::{Arguments, Content, HandlerError, ToolOutput};
 use crate::protocol::{meta, Version};
@@ -28,6 +28,26 @@ use crate::server::{trim_listing, Server};
 /// How a result over a limit asks the model to try again.
 pub(crate) fn ask_for_less(what: &str, size: usize, limit: usize, which: &str) -> String {
     format!("{what} is {size} bytes, over this server's {limit}-byte {which}. Ask for less: a narrower path or pattern, a smaller range or limit, or one page at a time.")
+}
+
+/// What replaces a response over the response limit: error −32001, or for a tool call a
+/// tool result saying so (`isError: true`), so the model can ask for less.
+pub(super) fn too_large(
+    tool_call: Option<bool>,
+    size: usize,
+    limit: usize,
+) -> Result<Payload, ErrorObject> {
+    let error = McpError::ResponseTooLarge { size, limit };
+    log::warn(format_args!("{error}"));
+    let Some(stateless) = tool_call else {
+        return Err(error.to_object(false));
+    };
+    let text = ask_for_less("The tool's result", size, limit, "response limit");
+    let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": true });
+    if stateless {
+        result["resultType"] = json!("complete");
+    }
+    Ok(Payload::Json(result))
 }
 
 impl Session<'_> {
@@ -70,7 +90,7 @@ impl Session<'_> {
             }
             return failed(message);
         }
-        let mut scope = self.scope(id, &params, client);
+        let mut scope = self.scope(id, client);
         if version.is_stateless() {
             let binding = Binding::tool_call(name, &arguments);
             scope.inputs = self.sealed_inputs(client, &binding, &params)?;
