@@ -29,6 +29,8 @@ mod parked;
 pub(crate) mod port;
 mod prompts;
 mod resources;
+#[cfg(test)]
+mod tests;
 mod tools;
 
 use std::collections::{BTreeSet, VecDeque};
