@@ -19,8 +19,11 @@ use thiserror::Error;
 pub(crate) use crate::jsonrpc::EnvelopeError;
 use crate::jsonrpc::{code as rpc, ErrorObject};
 
-/// MCP-specific and minimcp-specific error codes.
+/// Every error code: JSON-RPC's, MCP's and minimcp's own.
 pub(crate) mod code {
+    #[cfg_attr(not(feature = "http"), allow(unused_imports))]
+    pub(crate) use crate::jsonrpc::code::*;
+
     /// MCP (2024-11-05 … 2025-11-25): the resource does not exist.
     pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
     /// MCP 2026-07-28 over HTTP: a routing header (`MCP-Protocol-Version`, `Mcp-Method`,

@@ -91,6 +91,7 @@ mod testing;
 // Every toolset needs `workspace` (templates, analysis and edit turn it on) or `conformance`.
 #[cfg(any(feature = "workspace", feature = "conformance"))]
 pub mod toolsets;
+mod transport;
 mod uri_template;
 
 pub use context::{Context, Elicited, HandlerError, InputError};

@@ -208,49 +208,26 @@ pub(crate) enum Method {
 use Method::*;
 
 impl Method {
-    /// Every method, the most frequent first: [`Method::parse`] tries them in this order.
-    const ALL: [Method; 15] = [
-        ToolsCall,
-        ToolsList,
-        ResourcesRead,
-        PromptsGet,
-        Complete,
-        ResourcesList,
-        PromptsList,
-        TemplatesList,
-        Ping,
-        Initialize,
-        SetLevel,
-        Subscribe,
-        Unsubscribe,
-        Discover,
-        Listen,
-    ];
-
     /// The method called `name`; `None` for a method this server does not know.
     pub(crate) fn parse(name: &str) -> Option<Method> {
-        Method::ALL.into_iter().find(|m| m.name() == name)
-    }
-
-    /// Its name on the wire.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Initialize => "initialize",
-            Ping => "ping",
-            SetLevel => "logging/setLevel",
-            ToolsList => "tools/list",
-            ToolsCall => "tools/call",
-            PromptsList => "prompts/list",
-            PromptsGet => "prompts/get",
-            ResourcesList => "resources/list",
-            TemplatesList => "resources/templates/list",
-            ResourcesRead => "resources/read",
-            Subscribe => "resources/subscribe",
-            Unsubscribe => "resources/unsubscribe",
-            Complete => "completion/complete",
-            Discover => "server/discover",
-            Listen => "subscriptions/listen",
-        }
+        Some(match name {
+            "tools/call" => ToolsCall,
+            "tools/list" => ToolsList,
+            "resources/read" => ResourcesRead,
+            "prompts/get" => PromptsGet,
+            "completion/complete" => Complete,
+            "resources/list" => ResourcesList,
+            "prompts/list" => PromptsList,
+            "resources/templates/list" => TemplatesList,
+            "ping" => Ping,
+            "initialize" => Initialize,
+            "logging/setLevel" => SetLevel,
+            "resources/subscribe" => Subscribe,
+            "resources/unsubscribe" => Unsubscribe,
+            "server/discover" => Discover,
+            "subscriptions/listen" => Listen,
+            _ => return None,
+        })
     }
 
     /// The one era that has it; `None` when both do. 2026-07-28 removed the handshake, `ping`,
@@ -291,12 +268,7 @@ impl Method {
     /// Answered at once even while an earlier request of its client waits for the client's
     /// own answer: nothing in it can wait.
     pub(crate) fn jumps_the_queue(self) -> bool {
-        match self {
-            Ping => true,
-            Initialize | SetLevel | ToolsList | ToolsCall | PromptsList | PromptsGet
-            | ResourcesList | TemplatesList | ResourcesRead | Subscribe | Unsubscribe
-            | Complete | Discover | Listen => false,
-        }
+        self == Ping
     }
 
     /// How long a 2026-07-28 client may cache a complete result (`ttlMs`): listings that

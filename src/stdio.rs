@@ -10,8 +10,7 @@
 //! Framing ([`LineReader`]): a trailing `\r` and a leading UTF-8 byte-order mark are
 //! stripped, blank lines are skipped, a last line without a newline at EOF is still
 //! delivered, and a line longer than the limit is skipped *without being held in memory*
-//! (only its first `limit` bytes are kept, to recover the request id) as
-//! [`Frame::TooLarge`].
+//! (only its first `limit` bytes are kept, to recover the request id).
 //!
 //! Output is buffered and flushed whenever no further complete input line is already here
 //! (pipelined clients get batched writes, interactive clients immediate answers), always
@@ -28,15 +27,16 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::error::{EnvelopeError, Error};
-use crate::jsonrpc::{parse, scan_id, RequestId, Unit};
+use crate::jsonrpc::{scan_id, RequestId};
 use crate::log;
 use crate::server::Server;
-use crate::session::{Origin, Polled, Port, Session};
+use crate::transport::{parse, Origin, Polled, Port, Session, Unit};
 
 /// Bytes of output buffered before writing even though more input is waiting.
 const OUTPUT_HIGH_WATER: usize = 16 * 1024;
-/// Bytes asked for per read. Small on purpose: buffers only count against resident memory
-/// once written to, and larger reads gain nothing measurable.
+/// Bytes asked for per read. Small on purpose: each chunk is copied once more on its way to
+/// the dispatch thread, and copies under 2 KiB are the cheap kind (vector moves, not a byte
+/// loop); a larger read gained nothing measurable.
 const CHUNK: usize = 2 * 1024;
 /// Chunks read ahead of the dispatch thread before the reader waits for it.
 const CHUNKS_AHEAD: usize = 4;
@@ -54,11 +54,9 @@ where
     // Boxed here so the session machinery is compiled once, whatever the stream types: the
     // binary (and with it the server's resident memory) stays small, and a dynamic call per
     // read or write is nothing next to the system call behind it.
+    let input = read_on_a_thread(Box::new(input));
     let stdio = Rc::new(RefCell::new(Stdio {
-        input: LineReader::new(
-            read_on_a_thread(Box::new(input)),
-            server.limits.max_message_bytes,
-        ),
+        input: LineReader::new(input, server.limits.max_message_bytes),
         output: Box::new(output),
         pending: Vec::with_capacity(OUTPUT_HIGH_WATER),
         closed: false,
@@ -79,6 +77,7 @@ fn run(session: &mut Session<'_>, stdio: &RefCell<Stdio<'_>>) -> Result<(), Erro
             return Ok(());
         }
         let deadline = session.deadline();
+        // Bound first: the borrow must end before the session writes.
         let next = stdio.borrow_mut().next(deadline)?;
         match next {
             Next::Unit(unit) => session.receive(unit, 0),
@@ -108,15 +107,6 @@ struct Stdio<'w> {
     failed: Option<io::Error>,
 }
 
-/// What the read loop got.
-enum Next {
-    Unit(Unit),
-    /// The deadline passed first.
-    Idle,
-    /// The input ended.
-    Closed,
-}
-
 impl Stdio<'_> {
     /// The next unit, waiting until `deadline`; output is flushed first unless another line
     /// is already here.
@@ -124,28 +114,18 @@ impl Stdio<'_> {
         if !self.input.has_buffered_line() || self.pending.len() >= OUTPUT_HIGH_WATER {
             self.flush();
         }
-        if let Some(e) = self.failed.take() {
-            return Err(Error::Write(e));
+        match self.failed.take() {
+            Some(e) => Err(Error::Write(e)),
+            None => self.input.next(deadline).map_err(Error::Read),
         }
-        let unit = match self.input.next_frame(deadline).map_err(Error::Read)? {
-            Frame::Line(line) => parse(line),
-            Frame::TooLarge { size, id } => self.input.too_large(size, id),
-            Frame::Eof => return Ok(Next::Closed),
-            Frame::TimedOut => return Ok(Next::Idle),
-        };
-        Ok(Next::Unit(unit))
     }
 
     /// A broken pipe is not an error: the client left, and there is nobody to tell.
     fn flush(&mut self) {
-        if self.closed || self.failed.is_some() {
-            self.pending.clear();
-            return;
-        }
-        let written = self
-            .output
-            .write_all(&self.pending)
-            .and_then(|()| self.output.flush());
+        let written = match self.closed || self.failed.is_some() {
+            true => Ok(()),
+            false => (self.output.write_all(&self.pending)).and_then(|()| self.output.flush()),
+        };
         self.pending.clear();
         match written {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => self.closed = true,
@@ -206,18 +186,13 @@ fn read_on_a_thread(mut input: Box<dyn Read + Send>) -> Receiver<io::Result<Vec<
     rx
 }
 
-/// One unit of input.
-#[derive(Debug, PartialEq)]
-pub(crate) enum Frame<'a> {
-    /// A non-blank line, without its line ending.
-    Line(&'a [u8]),
-    /// A line of `size` bytes, over the limit, skipped; `id` is read from its first bytes
-    /// when possible.
-    TooLarge { size: u64, id: Option<RequestId> },
-    /// The input is closed.
-    Eof,
-    /// The deadline passed with no complete line.
-    TimedOut,
+/// What the read loop gets.
+enum Next {
+    Unit(Unit),
+    /// The deadline passed first.
+    Idle,
+    /// The input ended.
+    Closed,
 }
 
 /// What [`LineReader::scan`] found in the buffer.
@@ -228,16 +203,17 @@ enum Scan {
         end: usize,
         next: usize,
     },
-    /// A line over the limit, now skipped.
+    /// A line of `size` bytes over the limit, now skipped; `id` is read from its first
+    /// bytes when possible.
     TooLarge { size: u64, id: Option<RequestId> },
     /// Nothing more will come.
     Eof,
-    /// No complete frame is here yet.
+    /// No complete line is here yet.
     More,
 }
 
-/// Splits the chunks of a stream into lines of at most `max` bytes.
-pub(crate) struct LineReader {
+/// Splits the chunks of a stream into lines of at most `max` bytes, each a unit.
+struct LineReader {
     chunks: Receiver<io::Result<Vec<u8>>>,
     buf: Vec<u8>,
     start: usize,
@@ -251,7 +227,7 @@ pub(crate) struct LineReader {
 
 impl LineReader {
     /// A reader of `chunks` that refuses lines longer than `max` bytes.
-    pub(crate) fn new(chunks: Receiver<io::Result<Vec<u8>>>, max: usize) -> Self {
+    fn new(chunks: Receiver<io::Result<Vec<u8>>>, max: usize) -> Self {
         LineReader {
             chunks,
             buf: Vec::new(),
@@ -264,21 +240,16 @@ impl LineReader {
     }
 
     /// True when a complete line is already here, so reading it will not block.
-    pub(crate) fn has_buffered_line(&mut self) -> bool {
-        loop {
-            if self.discarding.is_some() {
-                return false;
-            }
+    fn has_buffered_line(&mut self) -> bool {
+        while self.discarding.is_none() {
             let from = self.start + self.scanned;
-            match self.buf[from..].iter().position(|&b| b == b'\n') {
-                Some(offset) => {
-                    // Everything before the newline holds none: `scan` starts there
-                    // instead of reading the line a second time.
-                    self.scanned += offset;
-                    return true;
-                }
-                None => self.scanned = self.buf.len() - self.start,
+            if let Some(offset) = self.buf[from..].iter().position(|&b| b == b'\n') {
+                // Everything before the newline holds none: `scan` starts there instead of
+                // reading the line a second time.
+                self.scanned += offset;
+                return true;
             }
+            self.scanned = self.buf.len() - self.start;
             if self.eof {
                 return self.buf.len() > self.start;
             }
@@ -286,21 +257,22 @@ impl LineReader {
                 return false;
             }
         }
+        false
     }
 
-    /// The next frame. Blocks until a line arrives, the input ends, or `deadline` passes.
-    pub(crate) fn next_frame(&mut self, deadline: Option<Instant>) -> io::Result<Frame<'_>> {
+    /// The next unit. Blocks until a line arrives, the input ends, or `deadline` passes.
+    fn next(&mut self, deadline: Option<Instant>) -> io::Result<Next> {
         loop {
-            match self.scan() {
+            return Ok(match self.scan() {
                 Scan::Line { start, end, next } => {
                     self.take(next);
-                    return Ok(Frame::Line(&self.buf[start..end]));
+                    Next::Unit(parse(&self.buf[start..end]))
                 }
-                Scan::TooLarge { size, id } => return Ok(Frame::TooLarge { size, id }),
-                Scan::Eof => return Ok(Frame::Eof),
-                Scan::More if self.fill(true, deadline)? => {}
-                Scan::More => return Ok(Frame::TimedOut),
-            }
+                Scan::TooLarge { size, id } => Next::Unit(self.too_large(size, id)),
+                Scan::Eof => Next::Closed,
+                Scan::More if self.fill(true, deadline)? => continue,
+                Scan::More => Next::Idle,
+            });
         }
     }
 
@@ -308,26 +280,26 @@ impl LineReader {
     /// stays first. A line over the limit is always taken.
     fn poll(&mut self, wanted: &dyn Fn(&Value) -> bool) -> Option<Unit> {
         loop {
-            match self.scan() {
+            return match self.scan() {
                 Scan::Line { start, end, next } => {
                     let unit = parse(&self.buf[start..end]);
                     if unit.as_ref().is_ok_and(|value| !wanted(value)) {
                         return None;
                     }
                     self.take(next);
-                    return Some(unit);
+                    Some(unit)
                 }
-                Scan::TooLarge { size, id } => return Some(self.too_large(size, id)),
-                Scan::Eof => return None,
+                Scan::TooLarge { size, id } => Some(self.too_large(size, id)),
+                Scan::Eof => None,
                 Scan::More => match self.fill(false, None) {
-                    Ok(true) => {}
-                    Ok(false) => return None,
+                    Ok(true) => continue,
+                    Ok(false) => None,
                     Err(e) => {
                         log::warn(format_args!("reading input failed: {e}"));
-                        return None;
+                        None
                     }
                 },
-            }
+            };
         }
     }
 
@@ -342,7 +314,7 @@ impl LineReader {
         ))
     }
 
-    /// Where the next frame in the buffer is, without taking a line (blank lines and a line
+    /// Where the next line in the buffer is, without taking it (blank lines and a line
     /// over the limit are consumed as they are found).
     fn scan(&mut self) -> Scan {
         loop {
@@ -454,12 +426,24 @@ mod tests {
         let mut reader = reader(input, max);
         let mut out = Vec::new();
         loop {
-            match reader.next_frame(None).expect("in-memory read") {
-                Frame::Line(line) => out.push(String::from_utf8_lossy(line).into_owned()),
-                Frame::TooLarge { size, id } => out.push(format!("too large {size} id={id:?}")),
-                Frame::Eof => return out,
-                Frame::TimedOut => out.push("timeout".into()),
+            match reader.scan() {
+                Scan::Line { start, end, next } => {
+                    out.push(String::from_utf8_lossy(&reader.buf[start..end]).into_owned());
+                    reader.take(next);
+                }
+                Scan::TooLarge { size, id } => out.push(format!("too large {size} id={id:?}")),
+                Scan::Eof => return out,
+                Scan::More => assert!(reader.fill(true, None).expect("in-memory read")),
             }
+        }
+    }
+
+    /// The `n` of the next unit, `Idle` or `Closed`.
+    fn next(reader: &mut LineReader, deadline: Option<Instant>) -> String {
+        match reader.next(deadline).expect("read") {
+            Next::Unit(unit) => unit.expect("json")["n"].to_string(),
+            Next::Idle => "idle".into(),
+            Next::Closed => "closed".into(),
         }
     }
 
@@ -516,8 +500,8 @@ mod tests {
         let long = "y".repeat(20 * CHUNK);
         let mut reader = reader(format!("{long}\n").as_bytes(), 1024);
         assert!(matches!(
-            reader.next_frame(None).expect("read"),
-            Frame::TooLarge { .. }
+            reader.next(None).expect("read"),
+            Next::Unit(Err((EnvelopeError::TooLarge { .. }, None)))
         ));
         assert!(
             reader.buf.capacity() <= 2 * (1024 + CHUNK),
@@ -536,12 +520,12 @@ mod tests {
 
     #[test]
     fn knows_whether_a_line_is_buffered() {
-        let mut reader = reader(b"a\nb\nc", 100);
-        assert_eq!(reader.next_frame(None).expect("read"), Frame::Line(b"a"));
+        let mut reader = reader(b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}", 100);
+        assert_eq!(next(&mut reader, None), "1");
         assert!(reader.has_buffered_line());
-        assert_eq!(reader.next_frame(None).expect("read"), Frame::Line(b"b"));
-        assert_eq!(reader.next_frame(None).expect("read"), Frame::Line(b"c"));
-        assert_eq!(reader.next_frame(None).expect("read"), Frame::Eof);
+        assert_eq!(next(&mut reader, None), "2");
+        assert_eq!(next(&mut reader, None), "3");
+        assert_eq!(next(&mut reader, None), "closed");
         assert!(!reader.has_buffered_line());
     }
 
@@ -550,17 +534,11 @@ mod tests {
         let (rx, mut tx) = std::io::pipe().expect("pipe");
         let mut reader = LineReader::new(read_on_a_thread(Box::new(rx)), 100);
         let soon = Instant::now() + Duration::from_millis(20);
-        assert_eq!(
-            reader.next_frame(Some(soon)).expect("read"),
-            Frame::TimedOut
-        );
-        tx.write_all(b"hello\n").expect("write");
+        assert_eq!(next(&mut reader, Some(soon)), "idle");
+        tx.write_all(b"{\"n\":5}\n").expect("write");
         drop(tx);
-        assert_eq!(
-            reader.next_frame(None).expect("read"),
-            Frame::Line(b"hello")
-        );
-        assert_eq!(reader.next_frame(None).expect("read"), Frame::Eof);
+        assert_eq!(next(&mut reader, None), "5");
+        assert_eq!(next(&mut reader, None), "closed");
     }
 
     #[test]
@@ -572,14 +550,10 @@ mod tests {
         }
         let two = |v: &Value| v["n"] == 2;
         assert!(reader.poll(&two).is_none(), "the first line is not wanted");
-        assert_eq!(
-            reader.next_frame(None).expect("read"),
-            Frame::Line(b"{\"n\":1}"),
-            "and stays first"
-        );
+        assert_eq!(next(&mut reader, None), "1", "and stays first");
         let taken = reader.poll(&two).expect("the second is wanted");
         assert_eq!(taken.expect("json")["n"], 2);
-        assert_eq!(reader.next_frame(None).expect("read"), Frame::Eof);
+        assert_eq!(next(&mut reader, None), "closed");
     }
 
     struct Broken;

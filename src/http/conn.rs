@@ -20,10 +20,9 @@ use super::route::{self, ParamHeaders, Refusal};
 use super::slots::{Slot, Slots};
 use super::socket::Listener;
 use super::wire::{self, refuse, ReadError};
-use crate::jsonrpc::code as rpc;
 use crate::log;
-use crate::protocol::Version;
-use crate::session::port::Origin;
+use crate::transport::{code as rpc, Origin};
+use crate::Version;
 
 /// I/O threads need little stack: they copy bytes and parse JSON (serde_json's recursion
 /// limit of 128 bounds its depth).

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use super::reply::Responder;
 use super::wire;
-use crate::session::Origin;
+use crate::transport::Origin;
 
 /// An open event stream gets a comment after this long without anything else, so proxies
 /// keep it open and a vanished client is noticed.

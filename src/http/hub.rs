@@ -17,10 +17,7 @@ use super::exchange::{Exchange, Resume, RESUME_WINDOW};
 use super::reply::{Inbound, Kind, Responder, Route};
 use serde_json::Value;
 
-use crate::error::code;
-use crate::jsonrpc::{code as rpc, Unit};
-use crate::session::port;
-use crate::session::{Origin, Polled, Port};
+use crate::transport::{code, Origin, Polled, Port, Unit, SESSION};
 
 /// How often idle sessions are looked for.
 pub(crate) const SWEEP: Duration = Duration::from_secs(1);
@@ -239,7 +236,7 @@ impl Port for HttpPort {
 
     fn send(&mut self, to: Origin, message: &[u8], error: Option<i64>) {
         let mut hub = self.hub.borrow_mut();
-        let to = if to == port::SESSION {
+        let to = if to == SESSION {
             match self.key.as_ref().and_then(|k| hub.streams.get(k)) {
                 Some(origin) => *origin,
                 None => return, // no GET stream open: session notifications have nowhere to go
@@ -289,7 +286,7 @@ impl Port for HttpPort {
 /// missing capability, unsupported version).
 fn stateless_status(code: Option<i64>) -> u16 {
     match code {
-        Some(rpc::METHOD_NOT_FOUND) => 404,
+        Some(code::METHOD_NOT_FOUND) => 404,
         Some(code::UNSUPPORTED_PROTOCOL_VERSION..=code::HEADER_MISMATCH) => 400,
         _ => 200,
     }

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use super::access;
 use super::link::Link;
 use super::wire::{error_body, response};
-use crate::jsonrpc::code as rpc;
-use crate::jsonrpc::Unit;
-use crate::session::port::Origin;
+use crate::transport::{code as rpc, Origin, Unit};
 
 /// One message for the dispatch thread, with the connection its answer is written to.
 pub(crate) struct Inbound {

@@ -11,13 +11,9 @@ use std::time::Instant;
 use super::config::HttpConfig;
 use super::hub::{HttpPort, Hub, SWEEP};
 use super::reply::{Inbound, Kind, Responder, Route};
-use crate::error::code;
-use crate::jsonrpc::code as rpc;
-use crate::jsonrpc::Unit;
 use crate::log;
-use crate::protocol::Version;
-use crate::server::Server;
-use crate::session::{Origin, Port, Session};
+use crate::transport::{code, Origin, Port, Session, Unit};
+use crate::{Server, Version};
 
 /// A legacy session and when it was last used.
 struct Entry<'s> {
@@ -270,7 +266,7 @@ impl<'s> Dispatch<'s> {
 
 /// Answers a request that names no live session (or is otherwise refused) at once.
 fn refuse(reply: Responder, status: u16, why: &str) {
-    reply.refuse(status, rpc::INVALID_REQUEST, why);
+    reply.refuse(status, code::INVALID_REQUEST, why);
 }
 
 /// Closes the GET stream of an ended session.
@@ -288,7 +284,7 @@ fn end_session(hub: &Rc<RefCell<Hub>>, session: &str) {
 /// after `<route>.` when a balancer routes sessions by that prefix (the random part stays
 /// the server's, so a client choosing the route cannot fixate a session).
 fn session_id(route: Option<&str>) -> String {
-    let random = crate::encoding::hex(&crate::server::random_key()[..16]);
+    let random = crate::encoding::hex(&crate::encoding::random_key()[..16]);
     match route {
         Some(route) => format!("{route}.{random}"),
         None => random,

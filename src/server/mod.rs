@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 use thiserror::Error;
@@ -159,6 +159,16 @@ impl Server {
     /// Names of the tools, in listing order.
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(|t| t.name.as_str())
+    }
+
+    /// The tools, in listing order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The limits it enforces.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     pub(crate) fn has_resources(&self) -> bool {
@@ -387,7 +397,7 @@ impl Builder {
             limits: self.limits,
             list_changes,
             state_key: crate::request_state::StateKeys {
-                current: self.state_key.unwrap_or_else(random_key),
+                current: self.state_key.unwrap_or_else(crate::encoding::random_key),
                 previous: self.previous_state_key,
             },
             implementations: Vec::new(),
@@ -398,30 +408,6 @@ impl Builder {
             .collect();
         Ok(server)
     }
-}
-
-/// 32 bytes from the OS; if that is impossible, from std's randomly seeded hasher, the
-/// clock and the process id (still unpredictable to a client that cannot see the machine).
-pub(crate) fn random_key() -> [u8; 32] {
-    use std::hash::{BuildHasher, Hasher};
-    use std::io::Read;
-    let mut key = [0u8; 32];
-    if std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut key))
-        .is_ok()
-    {
-        return key;
-    }
-    for chunk in key.chunks_mut(8) {
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        hasher.write_u128(nanos);
-        hasher.write_u32(std::process::id());
-        chunk.copy_from_slice(&hasher.finish().to_le_bytes());
-    }
-    key
 }
 
 #[cfg(test)]

@@ -76,7 +76,8 @@ impl Session<'_> {
             log::warn(format_args!("skipped: {}", rejected.error));
         }
         let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
-        self.send_error(id, &rejected.error.to_object());
+        let error = rejected.error.to_object();
+        self.write(&Outgoing::<Value>::Error(id, &error), Some(error.code));
     }
 
     /// How an error response writes an id it could not read: `null` as JSON-RPC 2.0 says,

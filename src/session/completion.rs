@@ -4,23 +4,18 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::{invalid, string, Outcome, Session};
+use super::handler::{invalid, string};
+use super::{Outcome, Session};
 use crate::context::Client;
 use crate::context::{Context, Scope};
 use crate::error::McpError;
-use crate::jsonrpc::RequestId;
 
 /// Completion results carry at most this many values (MCP CP-3).
 const MAX_COMPLETIONS: usize = 100;
 const REF_TYPE: &str = "`ref.type` must be \"ref/prompt\" or \"ref/resource\"";
 
 impl Session<'_> {
-    pub(super) fn complete(
-        &mut self,
-        id: &RequestId,
-        params: &Map<String, Value>,
-        client: &Client,
-    ) -> Outcome {
+    pub(super) fn complete(&mut self, params: &Map<String, Value>, client: &Client) -> Outcome {
         let server = self.server;
         let reference = params
             .get("ref")
@@ -45,7 +40,7 @@ impl Session<'_> {
                 context.insert(k.clone(), v.to_string());
             }
         }
-        let scope = self.scope(id, client);
+        let scope = self.scope(client);
         let values = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = string(reference, "name", "`ref.name` must be a string")?;

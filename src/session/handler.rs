@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use super::port::Polled;
-use super::{invalid, string, Outcome, Session};
+use super::{Outcome, Session};
 use crate::context::{Client, Inputs, Link, RootsCache};
 use crate::encoding::{base64url, base64url_decode};
 use crate::error::McpError;
@@ -292,6 +292,28 @@ impl TokenBucket {
             Err((((1.0 - self.tokens) / self.rate) * 1000.0).ceil() as u64)
         }
     }
+}
+
+/// `params[key]` as a string, or an invalid-params error with `message`.
+pub(super) fn string<'a>(
+    params: &'a Map<String, Value>,
+    key: &str,
+    message: &str,
+) -> Result<&'a str, McpError> {
+    params
+        .get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid(message))
+}
+
+/// Whether `token` can be a `progressToken`: a string or an integer.
+pub(super) fn is_token(token: &Value) -> bool {
+    token.is_string() || token.as_i64().is_some() || token.as_u64().is_some()
+}
+
+/// An invalid-params error with `message`.
+pub(super) fn invalid(message: impl Into<String>) -> McpError {
+    McpError::InvalidParams(message.into())
 }
 
 /// Maps a prompt or resource handler's error to a protocol error.

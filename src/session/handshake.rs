@@ -1,7 +1,19 @@
-//! The handshake eras' state machine (see the diagram in `mod.rs`): `initialize`, the
-//! client's notifications that move the state or change what it knows (`initialized`,
-//! `cancelled`, `roots/list_changed`), `logging/setLevel`, and what `initialize` and the
+//! The handshake eras' state machine, the transitions that move it (`initialize`, then the
+//! client's `notifications/initialized`), what else the client's notifications change
+//! (`cancelled`, `roots/list_changed`), `logging/setLevel`, and what `initialize` and the
 //! 2026-07-28 `server/discover` both describe.
+//!
+//! ```text
+//!                 initialize                  notifications/initialized
+//!   ┌─────┐ ─────────────────▶ ┌──────────────┐ ─────────────────────────▶ ┌───────┐
+//!   │ New │                    │ Initializing │                            │ Ready │
+//!   └─────┘                    └──────────────┘                            └───────┘
+//!   ping only                  every request served;                      the server may
+//!   (+ 2026-07-28 requests)    the server asks nothing                    ask the client
+//! ```
+//!
+//! A request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion` is a
+//! 2026-07-28 request: it is served statelessly whatever the state, and never changes it.
 
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -9,12 +21,62 @@ use std::rc::Rc;
 use serde_json::{json, Map, Value};
 
 use super::handler::log_level;
-use super::{invalid, string, Handshake, Incoming, Negotiated, Outcome, Session};
-use crate::context::Client;
-use crate::context::RootsCache;
+use super::handler::{invalid, string};
+use super::{Incoming, Outcome, Session};
+use crate::context::{Client, RootsCache};
 use crate::jsonrpc::{Message, Notification, RequestId};
 use crate::log;
 use crate::protocol::{self, LogLevel, Version};
+
+/// Where a handshake session is.
+pub(crate) enum Handshake {
+    /// Before `initialize`: only what [`Method::before_initialize`] allows, and 2026-07-28
+    /// requests, are served.
+    New,
+    /// `initialize` answered; `notifications/initialized` not yet received.
+    Initializing(Negotiated),
+    /// Fully operating.
+    Ready(Negotiated),
+}
+
+/// What `initialize` settled, plus the state a handshake session keeps.
+pub(crate) struct Negotiated {
+    /// The client as `initialize` described it; its log level is `logging/setLevel`'s.
+    pub(crate) client: Client,
+    /// URIs from `resources/subscribe`.
+    pub(crate) subscriptions: BTreeSet<String>,
+    /// The client's answer to `roots/list`, kept until it says they changed.
+    pub(crate) roots: RootsCache,
+    /// The client declared something a handler may ask it (sampling, elicitation, roots).
+    pub(crate) may_be_asked: bool,
+}
+
+impl Handshake {
+    pub(crate) fn negotiated(&self) -> Option<&Negotiated> {
+        match self {
+            Handshake::New => None,
+            Handshake::Initializing(n) | Handshake::Ready(n) => Some(n),
+        }
+    }
+
+    pub(crate) fn negotiated_mut(&mut self) -> Option<&mut Negotiated> {
+        match self {
+            Handshake::New => None,
+            Handshake::Initializing(n) | Handshake::Ready(n) => Some(n),
+        }
+    }
+
+    /// True once `notifications/initialized` has arrived: the server may ask the client.
+    pub(crate) fn is_ready(&self) -> bool {
+        matches!(self, Handshake::Ready(_))
+    }
+
+    /// Whether a handler may ask this session's client anything: only when it declared
+    /// something to be asked (otherwise asking fails before any question is sent).
+    pub(crate) fn client_may_be_asked(&self) -> bool {
+        self.negotiated().is_some_and(|n| n.may_be_asked)
+    }
+}
 
 impl Session<'_> {
     pub(super) fn initialize(&mut self, params: &Map<String, Value>) -> Outcome {

@@ -1,25 +1,13 @@
-//! One client session: everything between a unit of input and what it is answered with,
-//! over any transport. The session does no I/O: its transport hands it each parsed unit
-//! ([`Session::receive`]) and sends what it gives back through a [`Port`].
+//! One client session: what a unit of input is answered with, over any transport. The
+//! session does no I/O: its transport hands it each parsed unit ([`Session::receive`]) and
+//! sends what it gives back through a [`Port`].
 //!
-//! ```text
-//!                 initialize                  notifications/initialized
-//!   ┌─────┐ ─────────────────▶ ┌──────────────┐ ─────────────────────────▶ ┌───────┐
-//!   │ New │                    │ Initializing │                            │ Ready │
-//!   └─────┘                    └──────────────┘                            └───────┘
-//!   ping only                  every request served;                      the server may
-//!   (+ 2026-07-28 requests)    the server asks nothing                    ask the client
-//! ```
-//!
-//! A request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion` is a
-//! 2026-07-28 request: it is served statelessly whatever the state, and never changes it.
-//! Handlers run one at a time, to completion. One that needs its client's input never
-//! waits for it: its question goes out, the request is parked and runs again with the answer
-//! (`parked.rs`; 2026-07-28 sends the question as an `input_required` result instead).
-//!
-//! This file is the path of every request: classifying a unit, answering a request, the one
-//! `match` on its method, running its handler, and writing the reply. Each method family is
-//! served in a file of its own.
+//! This file is the path of every request, in the order it runs: classifying a unit,
+//! admitting a request, the one `match` on its method, running its handler, writing its
+//! reply. The handshake's states are in `handshake.rs`; each method family is served in a
+//! file of its own. Handlers run one at a time, to completion, and never wait for their
+//! client: one that needs its client's answer is parked and runs again with it
+//! (`parked.rs`).
 
 mod batch;
 mod completion;
@@ -33,15 +21,15 @@ mod resources;
 mod tests;
 mod tools;
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::Instant;
 
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use crate::context::{Answers, Client, Context, Inputs, Question, RootsCache, Scope};
+use crate::context::{Answers, Client, Context, Inputs, Question, Scope};
 use crate::error::{EnvelopeError, McpError};
 use crate::jsonrpc::{
     classify, to_json_limited, ErrorObject, Message, Outgoing, Rejected, Request, RequestId,
@@ -49,9 +37,10 @@ use crate::jsonrpc::{
 };
 use crate::log;
 use crate::model::HandlerError;
-use crate::protocol::{Era, Method, Version};
+use crate::protocol::{request_meta, Era, Method, Version};
 use crate::server::Server;
-use handler::TokenBucket;
+use handler::{is_token, TokenBucket};
+use handshake::Handshake;
 use parked::Parked;
 pub(crate) use port::{Origin, Polled, Port};
 use resources::{Listen, Watch};
@@ -79,69 +68,6 @@ pub(crate) struct Session<'s> {
     rate: Option<TokenBucket>,
     /// The input ended: nothing can be answered any more.
     closed: bool,
-}
-
-/// Where a handshake session is.
-pub(crate) enum Handshake {
-    /// Before `initialize`: only what [`Method::before_initialize`] allows, and 2026-07-28
-    /// requests, are served.
-    New,
-    /// `initialize` answered; `notifications/initialized` not yet received.
-    Initializing(Negotiated),
-    /// Fully operating.
-    Ready(Negotiated),
-}
-
-/// What `initialize` settled, plus the state a handshake session keeps.
-pub(crate) struct Negotiated {
-    /// The client as `initialize` described it; its log level is `logging/setLevel`'s.
-    pub(crate) client: Client,
-    /// URIs from `resources/subscribe`.
-    pub(crate) subscriptions: BTreeSet<String>,
-    /// The client's answer to `roots/list`, kept until it says they changed.
-    pub(crate) roots: RootsCache,
-    /// The client declared something a handler may ask it (sampling, elicitation, roots).
-    pub(crate) may_be_asked: bool,
-}
-
-impl Handshake {
-    pub(crate) fn negotiated(&self) -> Option<&Negotiated> {
-        match self {
-            Handshake::New => None,
-            Handshake::Initializing(n) | Handshake::Ready(n) => Some(n),
-        }
-    }
-
-    pub(crate) fn negotiated_mut(&mut self) -> Option<&mut Negotiated> {
-        match self {
-            Handshake::New => None,
-            Handshake::Initializing(n) | Handshake::Ready(n) => Some(n),
-        }
-    }
-
-    /// True once `notifications/initialized` has arrived: the server may ask the client.
-    pub(crate) fn is_ready(&self) -> bool {
-        matches!(self, Handshake::Ready(_))
-    }
-
-    /// The client a handshake-era request of `method` is served for, or why it is refused:
-    /// before `initialize` only what [`Method::before_initialize`] allows, `initialize` once.
-    pub(crate) fn client(&self, method: Option<Method>) -> Result<Client, McpError> {
-        match (self, method) {
-            (Handshake::New, Some(m)) if m.before_initialize() => {
-                Ok(Client::unknown(Version::LATEST_HANDSHAKE))
-            }
-            (Handshake::New, _) => Err(McpError::NotInitialized),
-            (_, Some(Method::Initialize)) => Err(McpError::AlreadyInitialized),
-            (Handshake::Initializing(n) | Handshake::Ready(n), _) => Ok(n.client.clone()),
-        }
-    }
-
-    /// Whether a handler may ask this session's client anything: only when it declared
-    /// something to be asked (otherwise asking fails before any question is sent).
-    pub(crate) fn client_may_be_asked(&self) -> bool {
-        self.negotiated().is_some_and(|n| n.may_be_asked)
-    }
 }
 
 /// The request whose method runs, and what its handler did.
@@ -355,21 +281,24 @@ impl<'s> Session<'s> {
     /// era, the handshake's state, and whether this server offers it. `None`: no reply (an
     /// open `subscriptions/listen`).
     fn dispatch(&mut self, request: Request) -> Option<Reply> {
-        let Request { id, method, params } = request;
+        let Request { method, params, .. } = request;
         let name = method;
         let method = Method::parse(&name);
         let mut params = params.unwrap_or_default();
-        let meta = crate::protocol::request_meta(Some(&params));
+        let meta = request_meta(Some(&params));
         let era = Era::of_request(method, meta);
-        let progress = meta.and_then(|m| m.get("progressToken"));
-        if let (Some(running), Some(token)) = (self.running.as_mut(), progress) {
-            let valid = token.is_string() || token.as_i64().is_some() || token.as_u64().is_some();
-            running.progress = valid.then(|| token.clone());
-        }
         let stateless = era == Era::Stateless;
-        let client = match era {
-            Era::Stateless => handler::stateless_client(&mut params),
-            Era::Handshake => self.handshake.client(method),
+        if let (Some(running), Some(token)) = (self.running.as_mut(), meta) {
+            running.progress = token.get("progressToken").filter(|t| is_token(t)).cloned();
+        }
+        let client = match (era, &self.handshake, method) {
+            (Era::Stateless, ..) => handler::stateless_client(&mut params),
+            (_, Handshake::New, Some(m)) if m.before_initialize() => {
+                Ok(Client::unknown(Version::LATEST_HANDSHAKE))
+            }
+            (_, Handshake::New, _) => Err(McpError::NotInitialized),
+            (_, _, Some(Method::Initialize)) => Err(McpError::AlreadyInitialized),
+            (_, Handshake::Initializing(n) | Handshake::Ready(n), _) => Ok(n.client.clone()),
         };
         let client = match client {
             Ok(client) => client,
@@ -388,19 +317,21 @@ impl<'s> Session<'s> {
             Method::Ping => Ok(Payload::Json(json!({}))),
             Method::SetLevel => json(self.set_level(&params)),
             Method::ToolsList => json(self.list_tools(&params, &client)),
-            Method::ToolsCall => self.call_tool(&id, params, &client),
+            Method::ToolsCall => self.call_tool(params, &client),
             Method::PromptsList => json(self.list_prompts(&params, &client)),
-            Method::PromptsGet => json(self.get_prompt(&id, params, &client)),
-            Method::ResourcesList => json(self.list_resources(&id, &params, &client)),
+            Method::PromptsGet => json(self.get_prompt(params, &client)),
+            Method::ResourcesList => json(self.list_resources(&params, &client)),
             Method::TemplatesList => json(self.list_templates(&params, &client)),
-            Method::ResourcesRead => json(self.read_resource(&id, params, &client)),
+            Method::ResourcesRead => json(self.read_resource(params, &client)),
             Method::Subscribe => json(self.subscribe(&params)),
             Method::Unsubscribe => json(self.unsubscribe(&params)),
-            Method::Complete => json(self.complete(&id, &params, &client)),
+            Method::Complete => json(self.complete(&params, &client)),
             Method::Discover => json(Ok(self.discover(client.version))),
             Method::Listen => {
-                let opened = self.listen(&id, &params);
-                return opened.err().map(|e| Reply::plain(Err(e), true));
+                return self
+                    .listen(&params)
+                    .err()
+                    .map(|e| Reply::plain(Err(e), true))
             }
         };
         let mut reply = Reply {
@@ -414,10 +345,17 @@ impl<'s> Session<'s> {
         Some(reply)
     }
 
-    /// The scope a handler of request `id` runs in.
-    fn scope(&mut self, id: &RequestId, client: &Client) -> Scope {
+    /// The id of the request whose method runs.
+    fn running_id(&self) -> RequestId {
+        self.running
+            .as_ref()
+            .map_or(RequestId::number(0), |r| r.id.clone())
+    }
+
+    /// The scope the handler of the running request runs in.
+    fn scope(&mut self, client: &Client) -> Scope {
         Scope {
-            id: id.clone(),
+            id: self.running_id(),
             client: client.clone(),
             progress_token: self.running.as_mut().and_then(|r| r.progress.take()),
             last_progress: None,
@@ -469,41 +407,29 @@ impl<'s> Session<'s> {
         self.port.send(self.origin, &self.scratch, code);
     }
 
-    fn send_error(&mut self, id: ResponseId<'_>, error: &ErrorObject) {
-        log::debug(format_args!("error {}: {}", error.code, error.message));
-        self.scratch.clear();
-        // Without a limit this cannot fail.
-        let message = Outgoing::<Value>::Error(id, error);
-        let _ = to_json_limited(&message, usize::MAX, &mut self.scratch);
-        self.port.send(self.origin, &self.scratch, Some(error.code));
-    }
-
-    /// Writes a message of the server's own (a notification, a question) to the current origin.
-    fn write(&mut self, message: &impl Serialize) {
+    /// Writes a message of the server's own to the current origin: a notification, a question,
+    /// an error about input that is no request (`code`: its error code).
+    fn write(&mut self, message: &impl Serialize, code: Option<i64>) {
         self.scratch.clear();
         match serde_json::to_writer(&mut self.scratch, message) {
-            Ok(()) => self.port.send(self.origin, &self.scratch, None),
+            Ok(()) => self.port.send(self.origin, &self.scratch, code),
             Err(e) => log::error(format_args!("a message could not be serialized: {e}")),
         }
     }
 
     /// Sends a notification now (while a handler runs, the client should see it at once).
     fn notify_now(&mut self, method: &str, params: &Value) {
-        self.write(&Outgoing::Notification(method, params));
+        self.write(&Outgoing::Notification(method, params), None);
         self.port.flush();
     }
 
     /// True when `id` is the id of a request in flight: running, parked, queued, or an open
     /// `subscriptions/listen` (a second request with it would make its reply ambiguous).
     fn in_flight(&self, id: &RequestId) -> bool {
-        let nothing_in_flight = self.running.is_none()
-            && self.parked.is_empty()
-            && self.queue.is_empty()
-            && self.listens.is_empty();
-        if nothing_in_flight {
-            return false;
-        }
-        let queued = |q: &(Incoming, Origin)| matches!(q, (Incoming::Single(Message::Request(r)), _) if r.id == *id);
+        let queued = |(q, _): &(Incoming, Origin)| match q {
+            Incoming::Single(Message::Request(r)) => r.id == *id,
+            _ => false,
+        };
         self.running.as_ref().is_some_and(|r| r.id == *id)
             || self.parked.iter().any(|p| p.request.id == *id)
             || self.queue.iter().any(queued)
@@ -565,21 +491,4 @@ fn encode_reply(id: &RequestId, reply: &Reply, limit: usize, out: &mut Vec<u8>) 
             encode_reply(id, &replaced, usize::MAX, out)
         }
     }
-}
-
-/// `params[key]` as a string, or an invalid-params error with `message`.
-fn string<'a>(
-    params: &'a Map<String, Value>,
-    key: &str,
-    message: &str,
-) -> Result<&'a str, McpError> {
-    params
-        .get(key)
-        .and_then(Value::as_str)
-        .ok_or_else(|| invalid(message))
-}
-
-/// An invalid-params error with `message`.
-fn invalid(message: impl Into<String>) -> McpError {
-    McpError::InvalidParams(message.into())
 }

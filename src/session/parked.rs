@@ -17,7 +17,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::{Incoming, Session};
 use crate::context::{Answer, Answers, Question};
@@ -61,7 +61,10 @@ impl Session<'_> {
             params,
             timeout,
         } = question;
-        self.write(&Outgoing::Request(&RequestId::number(id), method, &params));
+        self.write(
+            &Outgoing::Request(&RequestId::number(id), method, &params),
+            None,
+        );
         self.port.flush();
         self.parked.push(Parked {
             request,
@@ -194,7 +197,7 @@ impl Session<'_> {
         };
         self.answering(origin, |this| {
             let id = ResponseId::recovered(id, this.unreadable_id());
-            this.send_error(id, &error);
+            this.write(&Outgoing::<Value>::Error(id, &error), Some(error.code));
             this.port.finish(origin);
         });
     }

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::handler::handler_error;
+use super::handler::{invalid, string};
 use super::tools::content_json;
-use super::{invalid, string, Outcome, Session};
+use super::{Outcome, Session};
 use crate::context::Client;
 use crate::error::McpError;
-use crate::jsonrpc::RequestId;
 use crate::model::Prompt;
 use crate::request_state::Binding;
 
@@ -23,7 +23,6 @@ impl<'s> Session<'s> {
 
     pub(super) fn get_prompt(
         &mut self,
-        id: &RequestId,
         mut params: Map<String, Value>,
         client: &Client,
     ) -> Outcome {
@@ -75,7 +74,7 @@ impl<'s> Session<'s> {
             target: name,
             arguments: &bound,
         };
-        let mut scope = self.scope(id, client);
+        let mut scope = self.scope(client);
         scope.inputs = self.sealed_inputs(client, &binding, &params)?;
         let (result, inputs) = self.run_handler(scope, |ctx| (prompt.handler)(&arguments, ctx));
         match result {

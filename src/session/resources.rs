@@ -10,8 +10,9 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::handler::{bad_cursor, decode_cursor, encode_cursor, handler_error, with_cursor};
+use super::handler::{invalid, string};
 use super::port::Origin;
-use super::{invalid, string, Handshake, Outcome, Session};
+use super::{Handshake, Outcome, Session};
 use crate::context::Client;
 use crate::error::McpError;
 use crate::jsonrpc::{Outgoing, RequestId};
@@ -53,7 +54,6 @@ impl Watch {
 impl Session<'_> {
     pub(super) fn list_resources(
         &mut self,
-        id: &RequestId,
         params: &Map<String, Value>,
         client: &Client,
     ) -> Outcome {
@@ -66,7 +66,7 @@ impl Session<'_> {
                 .ok_or_else(bad_cursor)?,
         };
         let page_size = server.limits.page_size;
-        let scope = self.scope(id, client);
+        let scope = self.scope(client);
         // Sources list under a context: one listing the client's roots may need to ask for them.
         let (result, _) = self.run_handler(scope, |ctx| {
             let mut listed = Vec::new();
@@ -104,12 +104,7 @@ impl Session<'_> {
         })
     }
 
-    pub(super) fn read_resource(
-        &mut self,
-        id: &RequestId,
-        params: Map<String, Value>,
-        client: &Client,
-    ) -> Outcome {
+    pub(super) fn read_resource(&mut self, params: Map<String, Value>, client: &Client) -> Outcome {
         let server = self.server;
         let uri = string(&params, "uri", URI)?.to_string();
         let bound = json!(uri);
@@ -118,7 +113,7 @@ impl Session<'_> {
             target: &uri,
             arguments: &bound,
         };
-        let mut scope = self.scope(id, client);
+        let mut scope = self.scope(client);
         scope.inputs = self.sealed_inputs(client, &binding, &params)?;
         let (result, inputs) = self.run_handler(scope, |ctx| {
             for source in &server.sources {
@@ -166,11 +161,8 @@ impl Session<'_> {
 
     /// Opens a `subscriptions/listen` stream: acknowledges what will be honoured, then stays
     /// open (no response) until the client cancels it or the session ends.
-    pub(super) fn listen(
-        &mut self,
-        id: &RequestId,
-        params: &Map<String, Value>,
-    ) -> Result<(), McpError> {
+    pub(super) fn listen(&mut self, params: &Map<String, Value>) -> Result<(), McpError> {
+        let id = self.running_id();
         let filter = params
             .get("notifications")
             .and_then(Value::as_object)
@@ -199,13 +191,13 @@ impl Session<'_> {
         if !uris.is_empty() {
             honoured.insert("resourceSubscriptions".into(), json!(uris));
         }
-        let ack = json!({ "_meta": { meta::SUBSCRIPTION_ID: id }, "notifications": honoured });
+        let ack = json!({ "_meta": { meta::SUBSCRIPTION_ID: &id }, "notifications": honoured });
         self.notify_now("notifications/subscriptions/acknowledged", &ack);
         for uri in &uris {
             self.watch_uri(uri);
         }
         self.listens.push(Listen {
-            id: id.clone(),
+            id,
             origin: self.origin,
             resources_list_changed: list_changed,
             uris,
@@ -313,7 +305,7 @@ impl Session<'_> {
             None => ("notifications/resources/list_changed", json!({})),
         };
         if legacy {
-            self.write(&Outgoing::Notification(method, &params));
+            self.write(&Outgoing::Notification(method, &params), None);
         }
         let listens: Vec<(RequestId, Origin)> = self
             .listens
@@ -324,7 +316,7 @@ impl Session<'_> {
         for (id, origin) in listens {
             params["_meta"] = json!({ meta::SUBSCRIPTION_ID: id });
             self.answering(origin, |this| {
-                this.write(&Outgoing::Notification(method, &params))
+                this.write(&Outgoing::Notification(method, &params), None)
             });
         }
     }

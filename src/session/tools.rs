@@ -13,11 +13,12 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::{invalid, string, Outcome, Payload, Session};
+use super::handler::{invalid, string};
+use super::{Outcome, Payload, Session};
 use crate::context::Client;
 use crate::context::Inputs;
 use crate::error::McpError;
-use crate::jsonrpc::{ErrorObject, RequestId};
+use crate::jsonrpc::ErrorObject;
 use crate::log;
 use crate::model::{Arguments, Content, HandlerError, ToolOutput};
 use crate::protocol::{meta, Version};
@@ -60,7 +61,6 @@ impl Session<'_> {
 
     pub(super) fn call_tool(
         &mut self,
-        id: &RequestId,
         mut params: Map<String, Value>,
         client: &Client,
     ) -> Result<Payload, McpError> {
@@ -90,7 +90,7 @@ impl Session<'_> {
             }
             return failed(message);
         }
-        let mut scope = self.scope(id, client);
+        let mut scope = self.scope(client);
         if version.is_stateless() {
             let binding = Binding::tool_call(name, &arguments);
             scope.inputs = self.sealed_inputs(client, &binding, &params)?;
