@@ -38,7 +38,7 @@ pub(crate) mod code {
     pub(crate) const RATE_LIMITED: i64 = -32000;
     /// minimcp: the response would exceed `--max-response-bytes`.
     pub(crate) const RESPONSE_TOO_LARGE: i64 = -32001;
-    /// minimcp: too many requests are queued behind a handler that waits for the client.
+    /// minimcp: too many requests wait behind one parked for its client's answer.
     pub(crate) const OVERLOADED: i64 = -32003;
 }
 

@@ -1,4 +1,5 @@
-//! Command-line parsing, by hand (no clap: the design card allows three dependencies).
+//! Command-line parsing, by hand (no clap: the library and binary depend on serde,
+//! serde_json and thiserror only).
 //!
 //! This file holds what the command line asks for ([`Command`]) and the walk over the
 //! arguments; `values.rs` reads each flag's value, `help.rs` is the help text, and

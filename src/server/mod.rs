@@ -40,7 +40,8 @@ pub struct Limits {
     pub max_result_bytes: usize,
     /// Server-to-client requests that may await an answer at once.
     pub max_outstanding_requests: usize,
-    /// Client requests held while a handler waits for the client; beyond this, −32003.
+    /// Requests held behind a request of the same client parked for its answer (over stdio,
+    /// every request has the one client); beyond this, −32003.
     pub max_queued_requests: usize,
     /// Resource subscriptions plus open `subscriptions/listen` streams per session.
     pub max_subscriptions: usize,
