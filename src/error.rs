@@ -201,6 +201,31 @@ mod tests {
     }
 
     #[test]
+    fn a_message_starts_with_the_name_of_its_code_and_only_there() {
+        let message = |e: McpError, stateless| e.to_object(stateless).message;
+        assert_eq!(
+            message(McpError::InvalidParams("x".into()), false),
+            "invalid params: x"
+        );
+        assert_eq!(
+            message(McpError::MethodNotFound("m".into()), true),
+            "method not found: m"
+        );
+        let missing = || McpError::ResourceNotFound("u".into());
+        assert_eq!(message(missing(), false), "resource not found: u");
+        assert_eq!(
+            message(missing(), true),
+            "invalid params: resource not found: u"
+        );
+        assert_eq!(
+            message(McpError::Overloaded(3), false),
+            McpError::Overloaded(3).to_string()
+        );
+        let syntax = EnvelopeError::Syntax("eof".into()).to_object().message;
+        assert_eq!(syntax, "parse error: eof");
+    }
+
+    #[test]
     fn internal_errors_leak_nothing() {
         assert_eq!(
             McpError::Internal.to_object(false).message,
