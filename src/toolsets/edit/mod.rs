@@ -7,8 +7,12 @@
 //! - every write is atomic and durable (`atomic.rs`): killed at any instant, a file holds
 //!   its old or its new content; leftovers of killed writes are swept at the next start;
 //! - nothing outside the roots is created, changed or followed, and the deny list and
-//!   `.git` are refused as for reads (`workspace::target`);
-//! - a file is replaced only when it still holds what the model last saw (`guard.rs`);
+//!   `.git` are refused as for reads, and so is the write deny list: `.ssh/`, shell start-up
+//!   files and the rest of what grants access or runs code at the next login
+//!   (`workspace::target`);
+//! - a file is replaced only when it still holds what the model last saw (`guard.rs`), and
+//!   that check and the replacement are one step against every other minimcp process
+//!   (`commit.rs`, `lock.rs`);
 //! - `edit_file` applies all its edits or none, each matching exactly once (`matching.rs`),
 //!   and answers with a unified diff (`diff.rs`).
 //!
@@ -18,11 +22,14 @@
 
 mod atomic;
 mod base64;
+mod commit;
 mod diff;
 mod dirs;
 mod edit_file;
 mod guard;
+mod lock;
 mod matching;
+mod moved_tree;
 mod moving;
 mod tools;
 mod write;
@@ -35,7 +42,7 @@ use crate::toolsets::workspace::Workspace;
 use crate::{log, Builder};
 
 /// Guidance for the model, added to the server's instructions when the toolset is on.
-pub const INSTRUCTIONS: &str = "Editing is ON: this server can modify files in the workspace roots (write_file, edit_file, create_directory, move_file); the workspace tools' read-only description covers reading only. Read a file before changing it: read_file gives its `sha256`, and an edit of a file that changed since you read it is refused (pass `expected_sha256` to name the version you mean). Prefer edit_file (exact text replacements, answered with a diff; `dry_run` to preview) over rewriting whole files. Writes are atomic; .git, the deny list and anything outside the roots are refused.";
+pub const INSTRUCTIONS: &str = "Editing is ON: this server can modify files in the workspace roots (write_file, edit_file, create_directory, move_file); the workspace tools' read-only description covers reading only. Read a file before changing it: read_file gives its `sha256`, and an edit of a file that changed since you read it is refused (pass `expected_sha256` to name the version you mean). Prefer edit_file (exact text replacements, answered with a diff; `dry_run` to preview) over rewriting whole files. Writes are atomic; .git, the deny list, files that grant access or run code at the next login (.ssh/, shell start-up files) and anything outside the roots are refused.";
 
 /// What the edit tools share: the workspace, and which roots were swept of leftovers.
 pub(crate) struct Editor {

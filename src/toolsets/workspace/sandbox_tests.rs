@@ -348,7 +348,7 @@ fn the_deny_list_matches_names_directories_and_link_targets() {
     let rules = super::Rules::parse(".env\n.env.*\nsecrets/\n");
     let sandbox = Sandbox::new(&tree.path)
         .expect("root")
-        .with_deny(std::rc::Rc::new(rules));
+        .with_deny(std::rc::Rc::new(rules), std::rc::Rc::default());
     let resolve = |p: &str| sandbox.resolve(&RelPath::parse(p).expect("lexically fine"));
     for denied in [".env", "app/.env.local", "secrets", "secrets/plain.txt"] {
         assert!(

@@ -15,7 +15,8 @@
 //! - Directories, FIFOs, sockets, devices and files with several hard links (replacing one
 //!   name would silently split them) are refused as targets.
 //! - The deny list refuses a target by the name asked for and by the file it leads to, as
-//!   it does for reads; `.git` is refused at every level.
+//!   it does for reads; `.git` is refused at every level. So does the write deny list
+//!   (`--deny-write`: `.ssh/`, shell start-up files, …), compared without regard to case.
 //! - Names of the temporary files writes use are refused as targets (so nothing a client
 //!   writes can be mistaken for a leftover and removed at the next start).
 
@@ -102,6 +103,12 @@ impl CheckedDir {
     pub(crate) fn sync(&self) -> io::Result<()> {
         self.handle.sync_all()
     }
+
+    /// Opens the entry `name` read-only, without blocking on a FIFO where the platform
+    /// allows (the caller checks what it opened).
+    pub(crate) fn open_entry(&self, name: &str) -> io::Result<File> {
+        open_nonblocking(&self.entry(name))
+    }
 }
 
 impl Sandbox {
@@ -143,6 +150,9 @@ impl Sandbox {
         if self.is_denied(local, false) || self.is_denied(local, true) {
             return Err(PathError::Denied(shown));
         }
+        if self.is_write_denied(local, false) || self.is_write_denied(local, true) {
+            return Err(PathError::WriteDenied(shown));
+        }
         let parent_local = RelPath::parse(
             local
                 .as_str()
@@ -162,6 +172,9 @@ impl Sandbox {
         let real_local = parent.real_rel.join(name);
         if self.is_denied(&real_local, false) || self.is_denied(&real_local, true) {
             return Err(PathError::Denied(shown));
+        }
+        if self.is_write_denied(&real_local, false) || self.is_write_denied(&real_local, true) {
+            return Err(PathError::WriteDenied(shown));
         }
         let existing = match fs::symlink_metadata(parent.real.join(name)) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -210,6 +223,9 @@ impl Sandbox {
             }
             if self.is_denied(&real_local, false) || is_temp_name(&target.name) {
                 return Err(PathError::Denied(shown));
+            }
+            if self.is_write_denied(&real_local, false) {
+                return Err(PathError::WriteDenied(shown));
             }
         }
         if let Some(meta) = &target.existing {
@@ -293,6 +309,40 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_write_deny_list_covers_login_files_at_any_depth_and_in_any_case() {
+        let tree = super::super::testutil::TempTree::new("deny-write");
+        let ws = Workspace::open(&tree.path).expect("workspace");
+        let sandbox = &ws.roots()[0];
+        for (path, denied) in [
+            (".ssh/authorized_keys", true),
+            (".SSH/Authorized_Keys", true),
+            ("home/alice/.ssh/known_hosts", true),
+            ("etc/ssh/authorized_keys", true),
+            (".bashrc", true),
+            (".BASHRC", true),
+            ("dotfiles/.bashrc", true),
+            (".profile", true),
+            (".zshenv", true),
+            (".config/fish/config.fish", true),
+            ("a/.config/fish/functions/f.fish", true),
+            (".config/autostart/x.desktop", true),
+            (".config/systemd/user/x.service", true),
+            (".gnupg/gpg-agent.conf", true),
+            (".bashrc.orig", false),
+            ("bashrc", false),
+            (".config/fishy", false),
+            (".config/git/config", false),
+            ("docs/ssh.md", false),
+            ("src/main.rs", false),
+        ] {
+            let local = RelPath::parse(path).expect("a valid path");
+            assert_eq!(sandbox.is_write_denied(&local, false), denied, "{path}");
+            assert!(!sandbox.is_denied(&local, false), "{path} stays readable");
+        }
+        assert!(sandbox.is_write_denied(&RelPath::parse(".ssh").expect("path"), true));
+    }
 
     #[test]
     fn only_the_writes_own_temporary_names_are_recognised() {
