@@ -11,7 +11,10 @@
 //!   without or after a `read_file`;
 //! - `same-hash-write` / `same-hash-edit`: every writer names the same `expected_sha256`, the
 //!   file's hash before the round (at most one may succeed);
-//! - `create`: `write_file` of a file that does not exist yet (at most one may succeed).
+//! - `create`: `write_file` of a file that does not exist yet (at most one may succeed);
+//! - `patch` / `patch-two-files`: `apply_patch` with a hunk putting the writer's line before
+//!   `END` (in the round's file, or in it and a second file at once: a writer acknowledged
+//!   must be in both, one refused in neither).
 //!
 //! The oracle is the test's own: each writer's line is unique, and the test records which
 //! calls were acknowledged; after the round it reads the file with `std::fs` and looks for
@@ -239,6 +242,8 @@ enum Scenario {
     SameHashWrite,
     SameHashEdit,
     Create,
+    Patch,
+    PatchTwo,
 }
 
 impl Scenario {
@@ -250,17 +255,21 @@ impl Scenario {
             Scenario::SameHashWrite => "same-hash-write",
             Scenario::SameHashEdit => "same-hash-edit",
             Scenario::Create => "create",
+            Scenario::Patch => "patch",
+            Scenario::PatchTwo => "patch-two-files",
         }
     }
 }
 
-const SCENARIOS: [Scenario; 6] = [
+const SCENARIOS: [Scenario; 8] = [
     Scenario::ReadWrite,
     Scenario::Edit,
     Scenario::ReadEdit,
     Scenario::SameHashWrite,
     Scenario::SameHashEdit,
     Scenario::Create,
+    Scenario::Patch,
+    Scenario::PatchTwo,
 ];
 
 /// The refusals a writer may get when another writer got there first: the file changed
@@ -337,7 +346,24 @@ fn write_once(
             )
         }
         Scenario::Create => session.call("write_file", json!({"path": path, "content": line})),
+        Scenario::Patch | Scenario::PatchTwo => {
+            // The hunk names the base's END line; another writer's line moves it, which git
+            // (and apply_patch) take as an offset.
+            let end = before.1.lines().count();
+            let hunk =
+                |p: &str| format!("--- a/{p}\n+++ b/{p}\n@@ -{end},1 +{end},2 @@\n+{line} END\n");
+            let mut patch = hunk(path);
+            if scenario == Scenario::PatchTwo {
+                patch.push_str(&hunk(&second_file(path)));
+            }
+            session.call("apply_patch", json!({"patch": patch}))
+        }
     }
+}
+
+/// The second file of a `patch-two-files` round.
+fn second_file(path: &str) -> String {
+    format!("{path}.two")
 }
 
 /// A base file of about `size` bytes ending in the `END` line the edits insert before.
@@ -387,6 +413,9 @@ fn round(
             .lock()
             .expect("versions")
             .insert(hash.clone(), content.clone());
+        if scenario == Scenario::PatchTwo {
+            fs::write(root.join(second_file(&path)), &content).expect("write the second base");
+        }
         (hash, content)
     };
     let delays: Vec<u64> = sessions.iter().map(|_| rng.below(3_000) as u64).collect();
@@ -421,6 +450,22 @@ fn round(
             .collect()
     });
     let end = fs::read_to_string(&file).unwrap_or_default();
+    if scenario == Scenario::PatchTwo {
+        // One patch, two files: each writer's line is in both or in neither.
+        let two = fs::read_to_string(root.join(second_file(&path))).unwrap_or_default();
+        for (w, result) in results.iter().enumerate() {
+            let line = format!("round {round} writer {w} was here\n");
+            if end.contains(&line) != two.contains(&line)
+                || (result.acked.is_none() && end.contains(&line))
+            {
+                totals.failures.push(format!(
+                    "round {round} (patch-two-files) writer {w}: its line is in {} of the two files (acknowledged: {})",
+                    usize::from(end.contains(&line)) + usize::from(two.contains(&line)),
+                    result.acked.is_some()
+                ));
+            }
+        }
+    }
     totals.rounds += 1;
     let mut lost = 0;
     for (w, result) in results.iter().enumerate() {

@@ -373,6 +373,7 @@ mod tests {
         let editor = Editor {
             ws: Rc::new(Workspace::open(&tree.path).expect("workspace")),
             swept: RefCell::new(Vec::new()),
+            interrupted: RefCell::new(Vec::new()),
         };
         editor.ws.served.enable();
         editor

@@ -208,7 +208,7 @@ impl fmt::Display for PathError {
             PathError::WriteDenied(p) => write!(f, "`{p}` is on the server's write deny list (files that grant access or run code at the next login: .ssh/, shell start-up files and the like); it can be read, but the edit tools never create, change or move it. Nothing was written. Only the person running the server can change that list (--deny-write)"),
             PathError::Outside(p) => write!(f, "`{p}` is outside the workspace roots and is refused: {RELATIVE}"),
             PathError::Ambiguous(p, all) => write!(f, "`{p}` exists in several workspace roots; name the one you mean: {}", all.join(", ")),
-            PathError::Reserved(p) => write!(f, "`{p}` has the form of the server's temporary file names (.minimcp-write.*.tmp), which are reserved; choose another name"),
+            PathError::Reserved(p) => write!(f, "`{p}` has the form of the server's temporary file names (.minimcp-write.*.tmp) or patch journals (.minimcp-patch.*.json), which are reserved; choose another name"),
             PathError::TooDeep(p) => write!(f, "`{p}` is more than {MAX_WRITE_DEPTH} directories below its root; the edit tools write only within {MAX_WRITE_DEPTH} levels (as deep as the leftover-file sweep looks). Choose a shallower path"),
             PathError::HardLinked(p) => write!(f, "`{p}` has several hard links; replacing it would leave the other names with the old content, so it is not written. Copy it to a file of its own first if you mean to change only this name"),
             PathError::NoParent(p) => write!(f, "the directory `{p}` does not exist: create that directory first, then write the file in it"),

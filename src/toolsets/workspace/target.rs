@@ -53,6 +53,29 @@ pub(crate) fn is_temp_name(name: &str) -> bool {
             .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// The prefix of the journal a multi-file patch keeps while it writes; see [`is_journal_name`].
+pub(crate) const JOURNAL_PREFIX: &str = ".minimcp-patch.";
+
+/// True for the names of `apply_patch`'s journals: `.minimcp-patch.<pid>.<16 hex
+/// digits>.json`. Reserved like the temporary files' names.
+pub(crate) fn is_journal_name(name: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix(JOURNAL_PREFIX)
+        .and_then(|r| r.strip_suffix(".json"))
+    else {
+        return false;
+    };
+    let Some((pid, random)) = rest.split_once('.') else {
+        return false;
+    };
+    (1..=10).contains(&pid.len())
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && random.len() == 16
+        && random
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 /// A file to create or replace, or an entry to move, checked.
 #[derive(Debug)]
 pub(crate) struct Target {
@@ -141,7 +164,7 @@ impl Sandbox {
         if name.is_empty() {
             return Err(PathError::IsADirectory(shown));
         }
-        if is_temp_name(name) {
+        if is_temp_name(name) || is_journal_name(name) {
             return Err(PathError::Reserved(shown));
         }
         if local.components().count() > MAX_WRITE_DEPTH {
@@ -221,7 +244,10 @@ impl Sandbox {
             {
                 return Err(PathError::Git);
             }
-            if self.is_denied(&real_local, false) || is_temp_name(&target.name) {
+            if self.is_denied(&real_local, false)
+                || is_temp_name(&target.name)
+                || is_journal_name(&target.name)
+            {
                 return Err(PathError::Denied(shown));
             }
             if self.is_write_denied(&real_local, false) {
@@ -309,6 +335,20 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_journal_names_of_their_own_form_are_recognised() {
+        assert!(is_journal_name(".minimcp-patch.4242.0123456789abcdef.json"));
+        for name in [
+            ".minimcp-patch.4242.0123456789abcdef",
+            ".minimcp-patch.4242.0123456789abcdeg.json",
+            ".minimcp-patch..0123456789abcdef.json",
+            ".minimcp-write.4242.0123456789abcdef.tmp",
+            "minimcp-patch.4242.0123456789abcdef.json",
+        ] {
+            assert!(!is_journal_name(name), "{name}");
+        }
+    }
 
     #[test]
     fn the_default_write_deny_list_covers_login_files_at_any_depth_and_in_any_case() {
