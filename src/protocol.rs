@@ -268,7 +268,12 @@ impl Method {
     /// Answered at once even while an earlier request of its client waits for the client's
     /// own answer: nothing in it can wait.
     pub(crate) fn jumps_the_queue(self) -> bool {
-        self == Ping
+        match self {
+            Ping => true,
+            Initialize | SetLevel | ToolsList | ToolsCall | PromptsList | PromptsGet
+            | ResourcesList | TemplatesList | ResourcesRead | Subscribe | Unsubscribe
+            | Complete | Discover | Listen => false,
+        }
     }
 
     /// How long a 2026-07-28 client may cache a complete result (`ttlMs`): listings that
