@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check the relative links of the project's Markdown documents (issue 21).
+"""Check the relative links of the project's Markdown documents.
 
 Every relative link in README.md, SECURITY.md, CHANGELOG.md, benches/README.md, conformance/*.md, docs/*.md and the
 documents they point to under src/ and tests/ must name an existing file, and every `#anchor`

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12, point 4: a client pipelines tool calls whose handler checks for cancellation
+# A client pipelines tool calls whose handler checks for cancellation
 # (the workspace `search_files` walk over 300 files, which checks for cancellation every 250
 # entries; about 0.3 ms) as fast as the pipe takes them.
 # Prints how many calls were answered and how many refused with -32003 ("overloaded").

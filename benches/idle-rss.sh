@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Idle RSS and startup of `serve --http`, as issue 8 defines them: httpload's `startup`
-# (spawn -> listening -> handshake -> first verified tools/call; idle RSS is the server's
+# Idle RSS and startup of `serve --http`, as the performance targets define them: httpload's
+# `startup` (spawn -> listening -> handshake -> first verified tools/call; idle RSS is the server's
 # VmRSS right after that first reply), in both protocol eras. A figure, not a test.
 #
 #   benches/idle-rss.sh [BIN...]     # default: target/release/minimcp; several = A/B
 #
 # Env: REPS (spawns per figure, default 5), PORT (default 8473), HTTPLOAD (else built from
 # ../shared/bench/httpload into $PEERS_DIR/httpload-target, as run-http-peers.sh does),
-# MAX_KIB (exit 1 if a median idle RSS is above it; issue 8's target is 3072). The same
+# MAX_KIB (exit 1 if a median idle RSS is above it; the target is 3072). The same
 # binary measures within about 150 KiB from run to run (see benches/README.md, "Idle memory").
 # Also prints where the resident pages are (/proc/PID/smaps of one more idle server): mapped
 # code is most of it, and benches/hot-text/hot-text.ld decides how much of the binary's code that is.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10: 2026-07-28 (stateless) tools/call of `echo` through nginx, with one and with three
+# 2026-07-28 (stateless) tools/call of `echo` through nginx, with one and with three
 # minimcp instances behind it (tests/nginx/minimcp.conf), driven by wrk (Debian's `wrk`,
 # installed if missing) with keep-alive connections. Prints req/s, latency, and CPU per
 # request: the instances' (utime+stime from /proc/PID/stat) and nginx's worker's.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One client that never answers must not slow down the others (issue 17).
+"""One client that never answers must not slow down the others.
 
 Drives `minimcp serve --http` (conformance profile) with the standard library only. Each
 round has two phases, run back to back on the same server and alternated in order:
@@ -11,7 +11,7 @@ round has two phases, run back to back on the same server and alternated in orde
           request timeout stays in force, longer than the phase).
 
 Prints p50 and p99 per phase and round, then the medians over the rounds and the ratio
-silent/quiet of the p99s; exits 1 when that ratio is over MAX_RATIO (issue 17: 2). A
+silent/quiet of the p99s; exits 1 when that ratio is over MAX_RATIO (default 2). A
 figure for the README, not a test: the numbers depend on the machine.
 
     python3 benches/stall.py BIN [ROUNDS=5] [CLIENTS=4] [CALLS=500] [SILENT=4]

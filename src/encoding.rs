@@ -154,6 +154,31 @@ pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// 32 bytes from the OS; if that is impossible, from std's randomly seeded hasher, the
+/// clock and the process id (still unpredictable to a client that cannot see the machine).
+pub(crate) fn random_key() -> [u8; 32] {
+    use std::hash::{BuildHasher, Hasher};
+    use std::io::Read;
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let mut key = [0u8; 32];
+    if std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut key))
+        .is_ok()
+    {
+        return key;
+    }
+    for chunk in key.chunks_mut(8) {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        hasher.write_u128(nanos);
+        hasher.write_u32(std::process::id());
+        chunk.copy_from_slice(&hasher.finish().to_le_bytes());
+    }
+    key
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

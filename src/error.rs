@@ -19,8 +19,11 @@ use thiserror::Error;
 pub(crate) use crate::jsonrpc::EnvelopeError;
 use crate::jsonrpc::{code as rpc, ErrorObject};
 
-/// MCP-specific and minimcp-specific error codes.
+/// Every error code: JSON-RPC's, MCP's and minimcp's own.
 pub(crate) mod code {
+    #[cfg_attr(not(feature = "http"), allow(unused_imports))]
+    pub(crate) use crate::jsonrpc::code::*;
+
     /// MCP (2024-11-05 … 2025-11-25): the resource does not exist.
     pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
     /// MCP 2026-07-28 over HTTP: a routing header (`MCP-Protocol-Version`, `Mcp-Method`,
@@ -35,7 +38,7 @@ pub(crate) mod code {
     pub(crate) const RATE_LIMITED: i64 = -32000;
     /// minimcp: the response would exceed `--max-response-bytes`.
     pub(crate) const RESPONSE_TOO_LARGE: i64 = -32001;
-    /// minimcp: too many requests are queued behind a handler that waits for the client.
+    /// minimcp: too many requests wait behind one parked for its client's answer.
     pub(crate) const OVERLOADED: i64 = -32003;
 }
 
@@ -59,11 +62,7 @@ impl EnvelopeError {
             EnvelopeError::PositionalParams => rpc::INVALID_PARAMS,
             _ => rpc::INVALID_REQUEST,
         };
-        ErrorObject {
-            code,
-            message: self.to_string(),
-            data: None,
-        }
+        ErrorObject::new(code, self, None)
     }
 }
 
@@ -73,23 +72,21 @@ impl EnvelopeError {
 #[non_exhaustive]
 pub(crate) enum McpError {
     /// No such method (or not in this protocol version).
-    #[error("method not found: {0}")]
+    #[error("{0}")]
     MethodNotFound(String),
     /// The parameters do not have the expected shape; the message says what to change.
-    #[error("invalid params: {0}")]
+    #[error("{0}")]
     InvalidParams(String),
     /// A request other than `ping` or `initialize` before `initialize`.
-    #[error("invalid request: the session is not initialized; send \"initialize\" first (or, for protocol 2026-07-28, put \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\" in params._meta)")]
+    #[error("the session is not initialized; send \"initialize\" first (or, for protocol 2026-07-28, put \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\" in params._meta)")]
     NotInitialized,
-    #[error("invalid request: the session is already initialized")]
+    #[error("the session is already initialized")]
     AlreadyInitialized,
     /// `tools/call` for a tool that does not exist, and the name it was perhaps meant to be.
-    #[error("invalid params: unknown tool {0:?}; {hint}call tools/list to see the available tools", hint = .1.as_ref().map_or(String::new(), |near| format!("did you mean {near:?}? ")))]
+    #[error("unknown tool {0:?}; {hint}call tools/list to see the available tools", hint = .1.as_ref().map_or(String::new(), |near| format!("did you mean {near:?}? ")))]
     UnknownTool(String, Option<String>),
     /// `prompts/get` or a completion for a prompt that does not exist.
-    #[error(
-        "invalid params: unknown prompt {0:?}; call prompts/list to see the available prompts"
-    )]
+    #[error("unknown prompt {0:?}; call prompts/list to see the available prompts")]
     UnknownPrompt(String),
     /// `resources/read` (or a completion) for a resource that does not exist.
     #[error("resource not found: {0}")]
@@ -107,10 +104,10 @@ pub(crate) enum McpError {
     ResponseTooLarge { size: usize, limit: usize },
     #[error("server busy: {0} requests are already queued; retry later")]
     Overloaded(usize),
-    #[error("invalid request: id {0} is already in use by a request in flight")]
+    #[error("id {0} is already in use by a request in flight")]
     DuplicateId(String),
     /// Something failed inside the server; details go to stderr, never to the client.
-    #[error("internal error")]
+    #[error("")]
     Internal,
 }
 
@@ -156,11 +153,7 @@ impl McpError {
             McpError::Overloaded(_) => (code::OVERLOADED, None),
             McpError::Internal => (rpc::INTERNAL_ERROR, None),
         };
-        ErrorObject {
-            code,
-            message: self.to_string(),
-            data,
-        }
+        ErrorObject::new(code, self, data)
     }
 }
 
@@ -205,6 +198,31 @@ mod tests {
         for (error, modern, code) in cases {
             assert_eq!(error.to_object(modern).code, code, "{error:?}");
         }
+    }
+
+    #[test]
+    fn a_message_starts_with_the_name_of_its_code_and_only_there() {
+        let message = |e: McpError, stateless| e.to_object(stateless).message;
+        assert_eq!(
+            message(McpError::InvalidParams("x".into()), false),
+            "invalid params: x"
+        );
+        assert_eq!(
+            message(McpError::MethodNotFound("m".into()), true),
+            "method not found: m"
+        );
+        let missing = || McpError::ResourceNotFound("u".into());
+        assert_eq!(message(missing(), false), "resource not found: u");
+        assert_eq!(
+            message(missing(), true),
+            "invalid params: resource not found: u"
+        );
+        assert_eq!(
+            message(McpError::Overloaded(3), false),
+            McpError::Overloaded(3).to_string()
+        );
+        let syntax = EnvelopeError::Syntax("eof".into()).to_object().message;
+        assert_eq!(syntax, "parse error: eof");
     }
 
     #[test]

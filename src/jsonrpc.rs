@@ -14,6 +14,7 @@
 //!    uses named parameters only).
 
 use std::fmt;
+use std::io;
 
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -28,6 +29,19 @@ pub(crate) mod code {
     pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
     pub(crate) const INVALID_PARAMS: i64 = -32602;
     pub(crate) const INTERNAL_ERROR: i64 = -32603;
+
+    /// What JSON-RPC 2.0 calls the error of `code`: the words an error message of that code
+    /// starts with. Codes of MCP and of this server have none.
+    pub(crate) fn name(code: i64) -> Option<&'static str> {
+        match code {
+            PARSE_ERROR => Some("parse error"),
+            INVALID_REQUEST => Some("invalid request"),
+            METHOD_NOT_FOUND => Some("method not found"),
+            INVALID_PARAMS => Some("invalid params"),
+            INTERNAL_ERROR => Some("internal error"),
+            _ => None,
+        }
+    }
 }
 
 /// A request id exactly as the peer sent it: `"7"` and `7` differ, and integers keep their
@@ -88,6 +102,24 @@ pub struct ErrorObject {
     pub data: Option<Value>,
 }
 
+impl ErrorObject {
+    /// An error of `code` whose message is the code's name ([`code::name`]) followed by
+    /// `detail`: the category is written once, as the code.
+    pub(crate) fn new(code: i64, detail: impl fmt::Display, data: Option<Value>) -> ErrorObject {
+        let detail = detail.to_string();
+        let message = match code::name(code) {
+            Some(name) if detail.is_empty() => name.to_string(),
+            Some(name) => format!("{name}: {detail}"),
+            None => detail,
+        };
+        ErrorObject {
+            code,
+            message,
+            data,
+        }
+    }
+}
+
 /// A request from the peer; `params` is `None` when the member was absent.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Request {
@@ -125,6 +157,18 @@ pub(crate) struct Rejected {
     pub error: EnvelopeError,
     /// False for notification-shaped values and responses, which are never answered.
     pub answer: bool,
+}
+
+/// One unit of input: parsed JSON, or why it could not be parsed (with the request id
+/// recovered from its first bytes, when there was one).
+pub(crate) type Unit = Result<Value, (EnvelopeError, Option<RequestId>)>;
+
+/// Parses one line or body into JSON; on failure, the error (and never an id: the bytes are
+/// not JSON, so nothing in them can be trusted to be one).
+pub(crate) fn parse(bytes: &[u8]) -> Unit {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| (EnvelopeError::InvalidUtf8(e.valid_up_to()), None))?;
+    serde_json::from_str(text).map_err(|e| (EnvelopeError::Syntax(e.to_string()), None))
 }
 
 /// Classifies one parsed JSON value (see the module docs for the rules).
@@ -304,6 +348,57 @@ impl<T: Serialize + ?Sized> Serialize for Outgoing<'_, T> {
     }
 }
 
+/// Counts bytes, keeps at most `limit` of them.
+struct Limited<'a> {
+    buf: &'a mut Vec<u8>,
+    written: usize,
+    limit: usize,
+}
+
+impl io::Write for Limited<'_> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.written += data.len();
+        if self.written <= self.limit {
+            self.buf.extend_from_slice(data);
+        }
+        Ok(data.len())
+    }
+    /// serde_json writes every token with `write_all`; the default one loops around
+    /// `write`, which here always takes everything.
+    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        self.write(data).map(drop)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A message did not fit the response limit; nothing of it was written.
+#[derive(Debug)]
+pub(crate) struct TooLarge(pub(crate) usize);
+
+/// Appends `message` to `buf` as compact JSON, unless it would exceed `limit` bytes (then
+/// `buf` is left as it was). Serializing counts past the limit without keeping the bytes.
+pub(crate) fn to_json_limited(
+    message: &impl Serialize,
+    limit: usize,
+    buf: &mut Vec<u8>,
+) -> Result<(), TooLarge> {
+    let mark = buf.len();
+    let mut writer = Limited {
+        buf,
+        written: 0,
+        limit,
+    };
+    let ok = serde_json::to_writer(&mut writer, message).is_ok();
+    let written = writer.written;
+    if !ok || written > limit {
+        buf.truncate(mark);
+        return Err(TooLarge(written));
+    }
+    Ok(())
+}
+
 /// Finds the top-level `"id"` of a JSON object from a prefix of its text.
 ///
 /// Used for lines too long to parse: the id usually comes early (`{"jsonrpc":"2.0","id":7,…`),
@@ -346,33 +441,35 @@ impl<'de> Visitor<'de> for IdScan<'_> {
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub(crate) enum EnvelopeError {
-    #[error("parse error: message is not valid UTF-8 (invalid byte at offset {0})")]
+    #[error("message is not valid UTF-8 (invalid byte at offset {0})")]
     InvalidUtf8(usize),
     /// The line is not JSON (or nests deeper than serde_json's limit of 128).
-    #[error("parse error: {0}")]
+    #[error("{0}")]
     Syntax(String),
     /// The line is longer than the configured limit; it was skipped unread.
     #[error("message of {size} bytes exceeds the {limit}-byte limit (--max-message-bytes); it was skipped")]
     TooLarge { size: u64, limit: usize },
     /// A member of a request is missing or malformed.
-    #[error("invalid request: {0}")]
+    #[error("{0}")]
     Invalid(&'static str),
     /// A response is malformed (logged only: responses are never answered).
     #[error("invalid response: {0}")]
     BadResponse(&'static str),
-    #[error("invalid request: a message must be a JSON object")]
+    #[error("a message must be a JSON object")]
     NotAnObject,
-    #[error("invalid request: \"id\" must be a string or an integer, not {0}")]
+    #[error("\"id\" must be a string or an integer, not {0}")]
     BadId(&'static str),
-    #[error("invalid params: \"params\" must be an object (MCP uses named parameters)")]
+    #[error("\"params\" must be an object (MCP uses named parameters)")]
     PositionalParams,
-    #[error("invalid request: empty batch")]
+    #[error("empty batch")]
     EmptyBatch,
     /// A JSON array outside a 2025-03-26 session.
-    #[error("invalid request: JSON-RPC batches are only supported when protocol version 2025-03-26 is negotiated{0}")]
+    #[error(
+        "JSON-RPC batches are only supported when protocol version 2025-03-26 is negotiated{0}"
+    )]
     BatchNotSupported(&'static str),
     /// `initialize` inside a batch (2025-03-26 forbids it).
-    #[error("invalid request: \"initialize\" must not be part of a batch")]
+    #[error("\"initialize\" must not be part of a batch")]
     InitializeInBatch,
 }
 
@@ -607,6 +704,15 @@ mod tests {
             )),
             r#"{"jsonrpc":"2.0","id":1,"method":"roots/list","params":{}}"#
         );
+    }
+
+    #[test]
+    fn output_refuses_messages_over_the_limit_without_writing_any_part() {
+        let mut out = Vec::new();
+        to_json_limited(&"short", 100, &mut out).expect("fits");
+        let err = to_json_limited(&"x".repeat(200), 100, &mut out).expect_err("too large");
+        assert_eq!(err.0, 202);
+        assert_eq!(out, b"\"short\"");
     }
 
     #[test]

@@ -64,9 +64,11 @@
 //!
 //! ## Data flow
 //!
-//! `transport` (bounded lines) → `jsonrpc` (envelopes, no MCP) → `session` (state, the one
-//! `match`) → your handlers, with a [`Context`]. Whatever goes wrong with one message becomes
-//! a JSON-RPC or tool error; only a failing stdin or stdout ends [`serve`] ([`enum@Error`]).
+//! `stdio` (lines, read on an input thread) → `jsonrpc` (envelopes, no MCP) → `session`
+//! (admission, the one `match` on the method) → your handlers, with a [`Context`]. The
+//! session does no I/O: a transport hands it parsed messages and sends what it gives back.
+//! Whatever goes wrong with one message becomes a JSON-RPC or tool error; only a failing
+//! stdin or stdout ends [`serve`] ([`enum@Error`]).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -79,8 +81,8 @@ pub mod http;
 mod jsonrpc;
 pub mod log;
 mod model;
-mod mrtr;
 mod protocol;
+mod request_state;
 mod resources;
 mod schema;
 mod server;

@@ -128,12 +128,176 @@ pub(crate) fn request_meta(params: Option<&Map<String, Value>>) -> Option<&Map<S
     params?.get("_meta")?.as_object()
 }
 
-/// True when a request is served by 2026-07-28 rules: it carries that version's `_meta`, or
-/// names a method only 2026-07-28 has (so a client that left out `_meta` is told what is
-/// missing rather than to initialize). The one rule for every transport.
-pub(crate) fn is_stateless(method: &str, params: Option<&Map<String, Value>>) -> bool {
-    request_meta(params).is_some_and(|m| m.contains_key(meta::PROTOCOL_VERSION))
-        || matches!(method, "server/discover" | "subscriptions/listen")
+/// The two eras of the protocol (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Era {
+    /// 2024-11-05 … 2025-11-25: `initialize`, then a session.
+    Handshake,
+    /// 2026-07-28: every request carries its protocol in `params._meta`.
+    Stateless,
+}
+
+impl Era {
+    /// The era whose rules serve a request of `method` whose params carry `meta`: 2026-07-28
+    /// when `meta` has that version's protocol version, or the method is one only 2026-07-28
+    /// has (so a client that left `_meta` out is told what is missing rather than to
+    /// initialize). The one rule for every transport.
+    pub(crate) fn of_request(method: Option<Method>, meta: Option<&Map<String, Value>>) -> Era {
+        let stateless_meta = meta.is_some_and(|m| m.contains_key(meta::PROTOCOL_VERSION));
+        match method.and_then(Method::only_in) {
+            Some(Era::Stateless) => Era::Stateless,
+            _ if stateless_meta => Era::Stateless,
+            _ => Era::Handshake,
+        }
+    }
+}
+
+/// What a server declares in `capabilities` when it serves a family of methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Capability {
+    Tools,
+    Prompts,
+    Resources,
+    Completions,
+    Logging,
+}
+
+impl Capability {
+    pub(crate) const ALL: [Capability; 5] = [
+        Capability::Tools,
+        Capability::Prompts,
+        Capability::Resources,
+        Capability::Completions,
+        Capability::Logging,
+    ];
+
+    /// Its key in `capabilities`.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Capability::Tools => "tools",
+            Capability::Prompts => "prompts",
+            Capability::Resources => "resources",
+            Capability::Completions => "completions",
+            Capability::Logging => "logging",
+        }
+    }
+}
+
+/// A request method this server serves, parsed once from its name. Everything decided about
+/// a method is a `match` on it below, without a catch-all arm: a new method does not compile
+/// until each decision is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    Initialize,
+    Ping,
+    SetLevel,
+    ToolsList,
+    ToolsCall,
+    PromptsList,
+    PromptsGet,
+    ResourcesList,
+    TemplatesList,
+    ResourcesRead,
+    Subscribe,
+    Unsubscribe,
+    Complete,
+    Discover,
+    Listen,
+}
+
+use Method::*;
+
+impl Method {
+    /// The method called `name`; `None` for a method this server does not know.
+    pub(crate) fn parse(name: &str) -> Option<Method> {
+        Some(match name {
+            "tools/call" => ToolsCall,
+            "tools/list" => ToolsList,
+            "resources/read" => ResourcesRead,
+            "prompts/get" => PromptsGet,
+            "completion/complete" => Complete,
+            "resources/list" => ResourcesList,
+            "prompts/list" => PromptsList,
+            "resources/templates/list" => TemplatesList,
+            "ping" => Ping,
+            "initialize" => Initialize,
+            "logging/setLevel" => SetLevel,
+            "resources/subscribe" => Subscribe,
+            "resources/unsubscribe" => Unsubscribe,
+            "server/discover" => Discover,
+            "subscriptions/listen" => Listen,
+            _ => return None,
+        })
+    }
+
+    /// The one era that has it; `None` when both do. 2026-07-28 removed the handshake, `ping`,
+    /// `logging/setLevel` and per-resource subscriptions, and added discovery and `listen`.
+    pub(crate) fn only_in(self) -> Option<Era> {
+        match self {
+            Initialize | Ping | SetLevel | Subscribe | Unsubscribe => Some(Era::Handshake),
+            Discover | Listen => Some(Era::Stateless),
+            ToolsList | ToolsCall | PromptsList | PromptsGet | ResourcesList | TemplatesList
+            | ResourcesRead | Complete => None,
+        }
+    }
+
+    /// What the server must offer (and so declare) for the method to exist; `None`: always.
+    pub(crate) fn capability(self) -> Option<Capability> {
+        match self {
+            ToolsList | ToolsCall => Some(Capability::Tools),
+            PromptsList | PromptsGet => Some(Capability::Prompts),
+            ResourcesList | TemplatesList | ResourcesRead | Subscribe | Unsubscribe => {
+                Some(Capability::Resources)
+            }
+            Complete => Some(Capability::Completions),
+            SetLevel => Some(Capability::Logging),
+            Initialize | Ping | Discover | Listen => None,
+        }
+    }
+
+    /// Served in a handshake session before `initialize` (everything else is refused).
+    pub(crate) fn before_initialize(self) -> bool {
+        match self {
+            Initialize | Ping => true,
+            SetLevel | ToolsList | ToolsCall | PromptsList | PromptsGet | ResourcesList
+            | TemplatesList | ResourcesRead | Subscribe | Unsubscribe | Complete | Discover
+            | Listen => false,
+        }
+    }
+
+    /// Answered at once even while an earlier request of its client waits for the client's
+    /// own answer: nothing in it can wait.
+    pub(crate) fn jumps_the_queue(self) -> bool {
+        match self {
+            Ping => true,
+            Initialize | SetLevel | ToolsList | ToolsCall | PromptsList | PromptsGet
+            | ResourcesList | TemplatesList | ResourcesRead | Subscribe | Unsubscribe
+            | Complete | Discover | Listen => false,
+        }
+    }
+
+    /// How long a 2026-07-28 client may cache a complete result (`ttlMs`): listings that
+    /// cannot change while the process runs for five minutes, resource listings and reads
+    /// not at all (files change); `None`: no caching hint.
+    pub(crate) fn cache_ttl_ms(self) -> Option<u64> {
+        match self {
+            Discover | ToolsList | PromptsList | TemplatesList => Some(300_000),
+            ResourcesList | ResourcesRead => Some(0),
+            Initialize | Ping | SetLevel | ToolsCall | PromptsGet | Subscribe | Unsubscribe
+            | Complete | Listen => None,
+        }
+    }
+
+    /// The parameter a 2026-07-28 HTTP request repeats in its `Mcp-Name` header.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn named_by(self) -> Option<&'static str> {
+        match self {
+            ToolsCall | PromptsGet => Some("name"),
+            ResourcesRead => Some("uri"),
+            Initialize | Ping | SetLevel | ToolsList | PromptsList | ResourcesList
+            | TemplatesList | Subscribe | Unsubscribe | Complete | Discover | Listen => None,
+        }
+    }
 }
 
 /// RFC 5424 severities, as MCP's `LoggingLevel`, least severe first.

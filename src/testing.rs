@@ -1,11 +1,10 @@
 //! Running a handler in a unit test, without a session: [`TestClient`].
 
-use std::rc::Rc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::context::{Context, InputError, Link, RootsCache, Scope};
+use crate::context::{Client, Context, InputError, Link, RootsCache, Scope};
 use crate::jsonrpc::RequestId;
 use crate::model::{Arguments, HandlerError, Tool, ToolOutput};
 use crate::{Limits, Version};
@@ -58,12 +57,9 @@ impl TestClient {
     pub fn context(&mut self) -> Context<'_> {
         let scope = Scope {
             id: RequestId::number(1),
-            version: self.version,
+            client: Client::unknown(self.version),
             progress_token: self.progress.then(|| json!("test")),
             last_progress: None,
-            log_level: None,
-            client_capabilities: Rc::new(json!({})),
-            client_info: Rc::new(json!({})),
             request_timeout: Duration::from_secs(1),
             result_budget: self.result_budget,
             inputs: Default::default(),
@@ -115,17 +111,13 @@ impl Link for TestClient {
         self.notifications.push((method.to_string(), params));
     }
 
-    fn request(&mut self, _: &str, _: Value, _: Duration) -> Result<Value, InputError> {
-        Err(InputError::Unsupported(json!({})))
-    }
-
     fn poll_cancelled(&mut self) -> bool {
         self.polls += 1;
         self.cancel_at.is_some_and(|at| self.polls >= at)
     }
 
-    fn client_ready(&self) -> bool {
-        true
+    fn may_ask(&self) -> Result<(), InputError> {
+        Ok(())
     }
 
     fn roots_cache(&mut self) -> Option<&mut RootsCache> {

@@ -167,7 +167,7 @@ fn churn_counts_commits_lines_and_authors() {
     );
 }
 
-/// Issue 17 part 4: an offset past the end, in any format, is a page with nothing on it,
+/// An offset past the end, in any format, is a page with nothing on it,
 /// not a slice out of range (the SARIF page panicked and answered -32603).
 #[test]
 fn an_offset_past_the_end_is_an_empty_page_in_every_format() {
@@ -196,7 +196,7 @@ fn an_offset_past_the_end_is_an_empty_page_in_every_format() {
     }
 }
 
-/// Issue 20 part 2: a file, several paths, `exclude`, and a path outside the roots.
+/// A file, several paths, `exclude`, and a path outside the roots.
 #[test]
 fn complexity_takes_a_file_several_paths_and_excludes() {
     let dir = Scratch::new("paths");
@@ -335,7 +335,7 @@ fn churn_takes_a_file_several_paths_and_excludes() {
     }
 }
 
-/// Issue 20 part 3: a cancellation during `git log` is honoured at once, not when git
+/// A cancellation during `git log` is honoured at once, not when git
 /// exits. git is found through PATH, so a fake `git` that sleeps makes it slow for sure.
 #[cfg(unix)]
 #[test]
@@ -426,7 +426,7 @@ fn a_cancellation_during_git_log_is_honoured_at_once() {
     assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
 }
 
-/// Issue 20 part 5: a client that passes the model only the text content. With the
+/// A client that passes the model only the text content. With the
 /// default format (json), the text alone carries the summary, the violations, the
 /// ranking, the page's functions and the paging hint, for both tools, within the budget.
 #[test]

@@ -1043,7 +1043,7 @@ fn named_attacks_and_damaged_requests_never_run_what_a_strict_reader_would_not()
     );
 }
 
-/// Issue 17, first bug: `Content-Length: +NN` was read as NN (nginx refuses it), so the
+/// A regression test: `Content-Length: +NN` was read as NN (nginx refuses it), so the
 /// request ran, and a body written for a reader that counts differently could hide another.
 #[test]
 fn a_plus_content_length_is_refused_and_closes() {
@@ -1064,7 +1064,7 @@ fn a_plus_content_length_is_refused_and_closes() {
     assert_eq!(stats.executed, 0);
 }
 
-/// Issue 17, second bug: a bare LF inside the head hid a `Content-Length` from the
+/// A regression test: a bare LF inside the head hid a `Content-Length` from the
 /// CRLF-only line splitter, so the body (another request) ran as the next request.
 #[test]
 fn a_bare_lf_in_the_head_never_runs_the_body_as_a_request() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A second, independent oracle for HTTP/1.1 framing (issue 17): Python's h11, a server-side
+# A second, independent oracle for HTTP/1.1 framing: Python's h11, a server-side
 # HTTP/1.1 parser nobody here wrote, reads the same bytes minimcp reads. The corpus is the
 # named smuggling attacks of tests/http_framing.rs plus random damage of valid requests, each
 # followed by a legitimate pipelined request; every request is a 2026-07-28 echo call with

@@ -1,5 +1,6 @@
 //! The import graph between the files under `src/`: no cycle, and every import points down
-//! the layers (binary → toolsets → lib.rs, http/, stdio.rs → session/ → the rest).
+//! the layers (binary → toolsets → lib.rs, the transports (http/, stdio.rs) and their API
+//! (transport.rs) → session/ → the rest), and HTTP uses only the transport API.
 //!
 //! Each file's non-test code (comments, strings and `#[cfg(test)]` items removed) is read
 //! for `mod x;` declarations, `use` trees and paths written inline (`crate::a::f`,
@@ -503,8 +504,8 @@ fn layer(source: &Source) -> (u8, &'static str) {
         (4, "the binary")
     } else if rel.starts_with("toolsets/") {
         (3, "the toolsets")
-    } else if rel == "lib.rs" || rel == "stdio.rs" || rel.starts_with("http/") {
-        (2, "lib.rs, http/ and stdio.rs")
+    } else if ["lib.rs", "stdio.rs", "transport.rs"].contains(&rel) || rel.starts_with("http/") {
+        (2, "lib.rs, the transports and their API")
     } else if rel.starts_with("session/") {
         (1, "session/")
     } else {
@@ -592,6 +593,64 @@ fn src_has_no_import_cycle_and_imports_point_down() {
     assert!(files.len() > 20, "read the tree: {} files", files.len());
     let found = problems(&files);
     assert!(found.is_empty(), "\n{}\n", found.join("\n"));
+}
+
+/// What a transport may use of the library: its transport API (`crate::transport`), the
+/// crate root's public items, and the leaf modules that know nothing of MCP (`log`,
+/// `encoding`). Streamable HTTP is such a transport; kept to this, it can leave the crate
+/// for one of its own unchanged.
+const TRANSPORT_API: &[&str] = &[
+    "transport",
+    "log",
+    "encoding",
+    "http",
+    "Server",
+    "Version",
+    "Error",
+    "ErrorObject",
+    "Limits",
+    "Tool",
+];
+
+/// The `crate::` paths of the files under `folder/` that reach past [`TRANSPORT_API`].
+fn past_the_transport_api(files: &[(String, String)], folder: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for (rel, text) in files.iter().filter(|(rel, _)| rel.starts_with(folder)) {
+        let code = strip_test_items(&strip_comments_and_strings(text));
+        let uses = use_items(&code).into_iter().map(|(path, _)| path);
+        for path in uses.chain(inline_paths(&code)) {
+            let outside = path.first().is_some_and(|first| first == "crate")
+                && path
+                    .get(1)
+                    .is_some_and(|m| !TRANSPORT_API.contains(&m.as_str()));
+            if outside {
+                found.insert(format!("src/{rel}: {}", path.join("::")));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn http_reaches_the_session_only_through_the_transport_api() {
+    let mut files = Vec::new();
+    read_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        "",
+        &mut files,
+    );
+    let found: Vec<String> = past_the_transport_api(&files, "http/")
+        .into_iter()
+        .collect();
+    assert!(found.is_empty(), "\n{}\n", found.join("\n"));
+    let planted = tree(&[(
+        "http/x.rs",
+        "use crate::session::Session;\nfn f() { crate::log::warn() }\n",
+    )]);
+    let found: Vec<String> = past_the_transport_api(&planted, "http/")
+        .into_iter()
+        .collect();
+    assert_eq!(found, ["src/http/x.rs: crate::session::Session"]);
 }
 
 fn tree(files: &[(&str, &str)]) -> Vec<(String, String)> {

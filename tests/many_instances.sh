@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Three minimcp instances behind nginx, driven by the official Python SDK (issue 10).
+# Three minimcp instances behind nginx, driven by the official Python SDK.
 #
 #   tests/many_instances.sh         # from anywhere; builds target/release/minimcp if needed
 #

@@ -1,5 +1,5 @@
 //! The conformance fixtures are served by `--profile conformance` and never by the default
-//! profile (issue 4, part 2); `--toolsets` picks the default profile's toolsets (issue 9).
+//! profile; `--toolsets` picks the default profile's toolsets.
 
 use std::process::Command;
 

@@ -1034,7 +1034,7 @@ fn sampling_and_roots_round_trips_and_refusals() {
         .contains("User rejected"));
 }
 
-// ---- Issue 12: while a handler reads input, every line keeps its rules -------------------
+// ---- While a request is parked for its client, every line keeps its rules --------------
 
 #[test]
 fn an_empty_batch_while_a_handler_waits_is_refused_as_ever() {

@@ -1,4 +1,4 @@
-//! The templates toolset through the real binary (issue 9): golden files of every template
+//! The templates toolset through the real binary: golden files of every template
 //! rendered with its defaults, checksums against `sha256sum`, templates as resources with
 //! completion, and what the spec's error codes become.
 //!

@@ -96,7 +96,7 @@ const SLOW_CASES: usize = 4;
 
 /// Cases every session sends first: arguments that once broke a tool.
 const CORPUS: &[(&str, &str)] = &[
-    // Issue 17 part 4: the SARIF page sliced past the end of an empty violation list.
+    // The SARIF page sliced past the end of an empty violation list.
     (
         "analyze_complexity",
         r#"{"project_path":".","format":"sarif","offset":5}"#,

@@ -1,6 +1,6 @@
 //! End-to-end tests of the workspace toolset: the real `minimcp` binary, spawned with
-//! `--root <temp dir>`, spoken to over pipes in JSON-RPC lines. Each sandbox case of
-//! issue 3 is its own test, named `sandbox_*`.
+//! `--root <temp dir>`, spoken to over pipes in JSON-RPC lines. Each sandbox case is
+//! its own test, named `sandbox_*`.
 //!
 //! Every line the server writes is checked for the absolute root path: it must never reach
 //! the client, in errors or anywhere else.
@@ -341,7 +341,7 @@ fn complete(client: &mut Client, reference: Value, name: &str, value: &str) -> V
         .collect()
 }
 
-// ---- The sandbox: one test per case of issue 3 ---------------------------------------------
+// ---- The sandbox: one test per case ---------------------------------------------------------
 
 /// `base/ws` is the root; `base/ws-secret` is a sibling whose name starts with the root's.
 #[cfg(unix)]
@@ -1315,7 +1315,7 @@ fn the_toolset_source_uses_no_writing_or_executing_api() {
     assert!(checked >= 10, "only {checked} files checked");
 }
 
-// ---- Roots: several, from the client, never / or $HOME implicitly (issue 7, points 1-2) ----
+// ---- Roots: several, from the client, never / or $HOME implicitly ----------------------------
 
 fn uri_of(path: &Path) -> String {
     let mut uri = String::from("file://");
@@ -1484,7 +1484,7 @@ fn slash_and_home_are_never_served_implicitly() {
     assert_eq!(notes["structuredContent"]["content"], "private");
 }
 
-// ---- Secrets: the deny list (issue 7, point 6) ------------------------------------------------
+// ---- Secrets: the deny list --------------------------------------------------------------------
 
 #[cfg(unix)]
 #[test]
@@ -1596,7 +1596,7 @@ fn denied_files_are_hidden_and_refused_everywhere() {
     );
 }
 
-// ---- The result budget (issue 7, points 3-4) --------------------------------------------------
+// ---- The result budget ------------------------------------------------------------------------
 
 /// The budget's measure of a tool result: the larger of its text and its structured part.
 fn result_size(result: &Value) -> usize {

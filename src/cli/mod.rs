@@ -1,5 +1,5 @@
-//! Command-line parsing, by hand (no clap: the crate depends on serde, serde_json and
-//! thiserror only).
+//! Command-line parsing, by hand (no clap: the library and binary depend on serde,
+//! serde_json and thiserror only).
 //!
 //! This file holds what the command line asks for ([`Command`]) and which command's parser
 //! reads it (`line.rs` for `serve` and `call`, `analyze.rs` for the reports); `flags.rs` is

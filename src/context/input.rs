@@ -1,7 +1,8 @@
-//! What asking the client for input can end in, and the answers a 2026-07-28 request carries
-//! between its rounds.
+//! What asking the client for input can end in, and what a request carries between its
+//! rounds: the client's answers so far, and the questions still to ask.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -29,10 +30,10 @@ pub enum InputError {
         /// The first version that has it.
         since: &'static str,
     },
-    /// The answer is not here yet. Return this error (with `?`): in 2026-07-28 the server
-    /// answers `input_required` and the client retries the request with the answer; in an
-    /// earlier version over HTTP the server runs the handler again when the client's answer
-    /// arrives. Either way the handler runs again from the start.
+    /// The answer is not here yet. Return this error (with `?`): the question goes to the
+    /// client (in 2026-07-28 as an `input_required` result, which the client answers by
+    /// retrying the request; before, as a request of the server's), and the handler runs
+    /// again from the start once the answer is there.
     #[error("waiting for the client's input")]
     Pending,
     /// The client did not answer in time (the request was cancelled on our side).
@@ -70,12 +71,32 @@ pub enum Elicited {
     Cancel,
 }
 
-/// 2026-07-28 multi round-trip state: answers so far, and what is still to ask.
+/// The client's answer to one question: what it returned, or why there is none.
+pub(crate) type Answer = Result<Value, InputError>;
+
+/// The client's answers to a request's questions so far, by question key.
+pub(crate) type Answers = BTreeMap<String, Answer>;
+
+/// A question a handshake-era handler asks its client: sent as a request of the server's
+/// once the handler returns, with `timeout` to answer.
+pub(crate) struct Question {
+    pub(crate) key: String,
+    pub(crate) method: &'static str,
+    pub(crate) params: Value,
+    pub(crate) timeout: Duration,
+}
+
+/// One run of a request's handler: the answers it was given, and what it asked.
 #[derive(Default)]
 pub(crate) struct Inputs {
-    pub(crate) answers: Map<String, Value>,
+    pub(crate) answers: Answers,
+    /// How many questions this run asked, answered or not: the next unnamed key.
     pub(crate) asked: usize,
+    /// 2026-07-28: the questions this run asked that have no answer yet, by key
+    /// (`inputRequests`).
     pub(crate) pending: Map<String, Value>,
+    /// Before 2026-07-28: the question this run asked that has no answer yet (one per run).
+    pub(crate) question: Option<Box<Question>>,
     /// The keys of `answers` the handler asked for in this run: only those are sealed into
     /// the next `requestState` (answers to questions never asked are ignored, not carried).
     pub(crate) used: BTreeSet<String>,
@@ -86,10 +107,10 @@ pub(crate) struct Inputs {
 impl Inputs {
     /// The answers to questions this run asked: what the next `requestState` carries.
     pub(crate) fn answered(&self) -> Map<String, Value> {
-        self.answers
-            .iter()
-            .filter(|(key, _)| self.used.contains(*key))
-            .map(|(key, answer)| (key.clone(), answer.clone()))
-            .collect()
+        let used = |(key, answer): (&String, &Answer)| match answer {
+            Ok(value) if self.used.contains(key) => Some((key.clone(), value.clone())),
+            _ => None,
+        };
+        self.answers.iter().filter_map(used).collect()
     }
 }

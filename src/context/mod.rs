@@ -1,13 +1,12 @@
 //! What a handler can do while it runs: report progress, log to the client, notice
 //! cancellation, ask the client for input (elicitation, sampling, roots), and fail.
 //!
-//! Asking works the same way in both eras. Before 2026-07-28 over stdio the server sends
-//! the client a request and waits for the answer on the same input (answering `ping`,
-//! queueing other requests). Where it cannot wait — 2026-07-28, which has no server
-//! requests (MRTR), and earlier versions over HTTP, where one thread serves every client
-//! (`session::parked`) — the handler gets [`InputError::Pending`], returns it with `?`, and
-//! runs again from the start once the answer is there. Handlers should therefore ask before
-//! they do anything they would not want to do twice.
+//! Asking works one way in every protocol version and over every transport: the handler
+//! gets [`InputError::Pending`], returns it with `?`, and runs again from the start once the
+//! answer is there. In 2026-07-28 the question goes out as an `input_required` result and
+//! comes back with the client's retry; before, it goes out as a request of the server's
+//! while the call waits, parked, and every other message is served. Handlers should
+//! therefore ask before they do anything they would not want to do twice.
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -20,7 +19,7 @@ use crate::protocol::{LogLevel, Version};
 
 mod input;
 
-pub(crate) use input::Inputs;
+pub(crate) use input::{Answer, Answers, Inputs, Question};
 pub use input::{Elicited, InputError};
 
 /// Why a handler could not produce its result.
@@ -73,22 +72,17 @@ impl Default for RootsCache {
     }
 }
 
-/// The connection, as seen by a running handler.
+/// The session, as a running handler reaches it.
 pub(crate) trait Link {
     /// Writes a notification and flushes it, so the client sees it while the handler runs.
     fn notify(&mut self, method: &str, params: Value);
-    /// Sends a request to the client and waits for its answer (before 2026-07-28 only).
-    fn request(
-        &mut self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-    ) -> Result<Value, InputError>;
     /// Handles input that is already available, without blocking; true when the request
     /// being handled has been cancelled.
     fn poll_cancelled(&mut self) -> bool;
-    /// True once `notifications/initialized` has arrived.
-    fn client_ready(&self) -> bool;
+    /// Whether a handshake-era handler may ask its client now: `NotReady` before
+    /// `notifications/initialized`, `TooMany` while as many questions wait as the limit
+    /// allows, `Invalid` inside a batch, `Cancelled` once the input is closed.
+    fn may_ask(&self) -> Result<(), InputError>;
     /// The handshake session's cache of the client's roots; `None` without a session.
     fn roots_cache(&mut self) -> Option<&mut RootsCache>;
     /// Lets the transport end this request's delivery early (see
@@ -96,16 +90,35 @@ pub(crate) trait Link {
     fn release_stream(&mut self) {}
 }
 
+/// The client a request is served for: negotiated by `initialize`, or, in 2026-07-28,
+/// declared by the request itself.
+#[derive(Clone)]
+pub(crate) struct Client {
+    pub(crate) version: Version,
+    pub(crate) capabilities: Rc<Value>,
+    pub(crate) info: Rc<Value>,
+    /// The least severe level it wants as `notifications/message`; `None`: no log messages.
+    pub(crate) log_level: Option<LogLevel>,
+}
+
+impl Client {
+    /// A client nothing is known of yet (before `initialize`; a unit test's).
+    pub(crate) fn unknown(version: Version) -> Client {
+        Client {
+            version,
+            capabilities: Rc::new(json!({})),
+            info: Rc::new(json!({})),
+            log_level: None,
+        }
+    }
+}
+
 /// Everything about the request being handled.
 pub(crate) struct Scope {
     pub(crate) id: RequestId,
-    pub(crate) version: Version,
+    pub(crate) client: Client,
     pub(crate) progress_token: Option<Value>,
     pub(crate) last_progress: Option<f64>,
-    /// The least severe level the client wants; `None` sends no log messages.
-    pub(crate) log_level: Option<LogLevel>,
-    pub(crate) client_capabilities: Rc<Value>,
-    pub(crate) client_info: Rc<Value>,
     pub(crate) request_timeout: Duration,
     /// [`crate::Limits::max_result_bytes`], for tools that page.
     pub(crate) result_budget: usize,
@@ -150,19 +163,24 @@ impl<'a> Context<'a> {
         Context { link, scope }
     }
 
+    /// What the handler was given and asked, once it has returned.
+    pub(crate) fn into_inputs(self) -> Inputs {
+        self.scope.inputs
+    }
+
     /// The protocol version of this request.
     pub fn protocol_version(&self) -> Version {
-        self.scope.version
+        self.scope.client.version
     }
 
     /// The capabilities the client declared (`{}` when none).
     pub fn client_capabilities(&self) -> &Value {
-        &self.scope.client_capabilities
+        &self.scope.client.capabilities
     }
 
     /// The client's self-description (`{}` when it gave none). For display and logs only.
     pub fn client_info(&self) -> &Value {
-        &self.scope.client_info
+        &self.scope.client.info
     }
 
     /// Reports progress when the client asked for it (`_meta.progressToken`); otherwise does
@@ -191,7 +209,7 @@ impl<'a> Context<'a> {
             params["total"] = json!(total);
         }
         // `message` exists from 2025-03-26.
-        if let Some(message) = message.filter(|_| self.scope.version.has_annotations()) {
+        if let Some(message) = message.filter(|_| self.scope.client.version.has_annotations()) {
             params["message"] = json!(message);
         }
         self.link.notify("notifications/progress", params);
@@ -202,7 +220,8 @@ impl<'a> Context<'a> {
     /// what the client asked for (at most 100 progress and log notifications per second per
     /// request). Never put secrets or internal paths in `data` (REQUIREMENTS.md LG-7).
     pub fn log(&mut self, level: LogLevel, data: impl Into<Value>) {
-        if self.scope.log_level.is_some_and(|min| level >= min) && self.scope.notifications.allow()
+        if self.scope.client.log_level.is_some_and(|min| level >= min)
+            && self.scope.notifications.allow()
         {
             let params = json!({ "level": level.as_str(), "data": data.into() });
             self.link.notify("notifications/message", params);
@@ -260,16 +279,17 @@ impl<'a> Context<'a> {
     pub fn elicit(&mut self, message: &str, schema: Value) -> Result<Elicited, InputError> {
         let key = self.scope.inputs.next_key.take();
         crate::schema::check_elicitation_schema(&schema).map_err(InputError::Invalid)?;
-        if !self.scope.version.has_elicitation() {
+        if !self.scope.client.version.has_elicitation() {
             return Err(InputError::NotInVersion {
                 feature: "elicitation",
-                version: self.scope.version.as_str(),
+                version: self.scope.client.version.as_str(),
                 since: Version::V2025_06_18.as_str(),
             });
         }
         let supported = self
             .scope
-            .client_capabilities
+            .client
+            .capabilities
             .get("elicitation")
             .is_some_and(|e| {
                 // `{}` means form mode; otherwise `form` must be listed (2025-11-25).
@@ -277,7 +297,7 @@ impl<'a> Context<'a> {
                     .is_some_and(|modes| modes.is_empty() || modes.contains_key("form"))
             });
         let mut params = json!({ "message": message, "requestedSchema": schema });
-        if self.scope.version >= Version::V2025_11_25 {
+        if self.scope.client.version >= Version::V2025_11_25 {
             params["mode"] = json!("form");
         }
         let answer = self.ask(
@@ -317,10 +337,10 @@ impl<'a> Context<'a> {
     /// (REQUIREMENTS.md SC-2, SC-3); without them the request is not sent.
     pub fn sample(&mut self, params: Value) -> Result<Value, InputError> {
         let key = self.scope.inputs.next_key.take();
-        let sampling = self.scope.client_capabilities.get("sampling");
+        let sampling = self.scope.client.capabilities.get("sampling");
         let (supported, required) =
             if params.get("tools").is_some() || params.get("toolChoice").is_some() {
-                let tools = self.scope.version >= Version::V2025_11_25
+                let tools = self.scope.client.version >= Version::V2025_11_25
                     && sampling.is_some_and(|s| s.get("tools").is_some());
                 (tools, json!({ "sampling": { "tools": {} } }))
             } else if params.get("includeContext").is_some_and(|c| c != "none") {
@@ -347,15 +367,20 @@ impl<'a> Context<'a> {
     /// `input_required`.
     pub fn roots(&mut self) -> Result<Vec<Value>, InputError> {
         let key = self.scope.inputs.next_key.take();
-        let stateless = self.scope.version.is_stateless();
+        let stateless = self.scope.client.version.is_stateless();
         let generation = match self.link.roots_cache().filter(|_| !stateless) {
             Some(RootsCache {
                 roots: Some(roots), ..
-            }) => return Ok(roots.to_vec()),
+            }) => {
+                // Counted as a question, so that the keys of later ones stay what they
+                // were in the run that asked this one.
+                self.scope.inputs.asked += 1;
+                return Ok(roots.to_vec());
+            }
             Some(cache) => Some(cache.generation),
             None => None,
         };
-        let supported = self.scope.client_capabilities.get("roots").is_some();
+        let supported = self.scope.client.capabilities.get("roots").is_some();
         let answer = self.ask(
             key,
             "roots/list",
@@ -384,12 +409,11 @@ impl<'a> Context<'a> {
     fn ask(
         &mut self,
         key: Option<String>,
-        method: &str,
+        method: &'static str,
         params: Value,
         supported: bool,
         required: Value,
     ) -> Result<Value, InputError> {
-        let stateless = self.scope.version.is_stateless();
         // Keys are stable across rounds because the handler asks in the same order (or
         // names its questions).
         let inputs = &mut self.scope.inputs;
@@ -401,24 +425,31 @@ impl<'a> Context<'a> {
             )
         });
         inputs.asked += 1;
-        if let Some(answer) = inputs.answers.get(&key).filter(|_| stateless) {
+        if let Some(answer) = inputs.answers.get(&key) {
             let answer = answer.clone();
             inputs.used.insert(key);
-            return Ok(answer);
+            return answer;
         }
         if !supported {
             return Err(InputError::Unsupported(required));
         }
-        if stateless {
+        if self.scope.client.version.is_stateless() {
             let request = json!({ "method": method, "params": params });
             inputs.pending.insert(key, request);
             return Err(InputError::Pending);
         }
-        if !self.link.client_ready() {
-            return Err(InputError::NotReady);
+        self.link.may_ask()?;
+        // One question per run: the next is asked when the handler runs again.
+        if inputs.question.is_none() {
+            let timeout = self.scope.request_timeout;
+            inputs.question = Some(Box::new(Question {
+                key,
+                method,
+                params,
+                timeout,
+            }));
         }
-        self.link
-            .request(method, params, self.scope.request_timeout)
+        Err(InputError::Pending)
     }
 
     /// A number naming this request's handshake session, unique within the process and
@@ -426,7 +457,7 @@ impl<'a> Context<'a> {
     /// instance) apart from other sessions' over HTTP. `None` in 2026-07-28, where each
     /// request stands alone, and for requests outside a session.
     pub fn session_id(&mut self) -> Option<u64> {
-        if self.scope.version.is_stateless() {
+        if self.scope.client.version.is_stateless() {
             return None;
         }
         self.link.roots_cache().map(|cache| cache.session)

@@ -15,15 +15,14 @@ use super::config::HttpConfig;
 use super::guard::{accepts, check_access};
 use super::link::Link;
 use super::parse::{Bounds, Request};
-use super::reply::{Inbound, Kind, Reply, CLIENT_LEFT};
+use super::reply::{Inbound, Kind, Responder, CLIENT_LEFT};
 use super::route::{self, ParamHeaders, Refusal};
 use super::slots::{Slot, Slots};
 use super::socket::Listener;
 use super::wire::{self, refuse, Got, ReadError};
-use crate::jsonrpc::code as rpc;
 use crate::log;
-use crate::protocol::Version;
-use crate::session::port::Origin;
+use crate::transport::{code as rpc, Origin};
+use crate::Version;
 
 /// I/O threads need little stack: they copy bytes and parse JSON (serde_json's recursion
 /// limit of 128 bounds its depth).
@@ -175,7 +174,7 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
                     let _ = shared.inbound.send(Inbound {
                         origin,
                         kind: Kind::Gone,
-                        reply: Reply::none(link),
+                        reply: Responder::none(link),
                     });
                 }
                 return;
@@ -352,7 +351,7 @@ fn exchange(
     let inbound = Inbound {
         origin,
         kind,
-        reply: Reply::new(link, access),
+        reply: Responder::new(link, access),
     };
     if let Err(mpsc::SendError(inbound)) = shared.inbound.send(inbound) {
         let why = "the server is shutting down";

@@ -37,9 +37,9 @@
 use std::mem;
 use std::time::{Duration, Instant};
 
-use super::reply::Reply;
+use super::reply::Responder;
 use super::wire;
-use crate::session::Origin;
+use crate::transport::Origin;
 
 /// An open event stream gets a comment after this long without anything else, so proxies
 /// keep it open and a vanished client is noticed.
@@ -67,14 +67,14 @@ pub(crate) struct Exchange {
 
 /// Where the exchange is (see the module's diagram).
 enum State {
-    Open(Reply),
+    Open(Responder),
     /// `status`: the HTTP status should `first` be the whole response.
     Held {
-        reply: Reply,
+        reply: Responder,
         first: Vec<u8>,
         status: u16,
     },
-    Streaming(Reply),
+    Streaming(Responder),
     Detached {
         since: Instant,
     },
@@ -124,7 +124,7 @@ impl Resume {
 impl Exchange {
     pub(crate) fn new(
         origin: Origin,
-        reply: Reply,
+        reply: Responder,
         stateless: bool,
         resume: Option<Resume>,
     ) -> Self {
@@ -316,7 +316,7 @@ impl Exchange {
 
     /// A GET with `Last-Event-ID` (event `after`) takes the stream over: it gets every
     /// event since, then the rest as it comes. Returns the exchange unless it is complete.
-    pub(crate) fn resume(mut self, after: u64, reply: Reply) -> Option<Self> {
+    pub(crate) fn resume(mut self, after: u64, reply: Responder) -> Option<Self> {
         let mut bytes = Vec::new();
         let _ = wire::write_stream_head(&mut bytes, &[]);
         if let Some(resume) = &self.resume {

@@ -2,11 +2,10 @@
 //! the open [`Exchange`]s, and the [`Port`] through which each session's `Connection` reads
 //! its messages and writes its answers to the right exchange.
 //!
-//! A handler never waits here for a client's answer (a separate POST): the port
-//! [`multiplexes`](Port::multiplexes), so the session core parks such a request and runs it
-//! again when the answer comes (`session::parked`). Messages that arrive while a handler
-//! runs wait in a bounded backlog and are served after it returns: dispatch stays on this
-//! one thread.
+//! A handler never waits here for a client's answer (a separate POST): the session parks
+//! such a request and runs it again when the answer comes (`session::parked`). Messages that
+//! arrive while a handler runs wait in a bounded backlog and are served after it returns:
+//! dispatch stays on this one thread.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -15,11 +14,10 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::exchange::{Exchange, Resume, RESUME_WINDOW};
-use super::reply::{Inbound, Kind, Reply, Route};
-use crate::error::{code, Error};
-use crate::jsonrpc::code as rpc;
-use crate::session::port::{self, Take};
-use crate::session::{Origin, Port, Received, Unit};
+use super::reply::{Inbound, Kind, Responder, Route};
+use serde_json::Value;
+
+use crate::transport::{code, Origin, Polled, Port, Unit, SESSION};
 
 /// How often idle sessions are looked for.
 pub(crate) const SWEEP: Duration = Duration::from_secs(1);
@@ -107,7 +105,7 @@ impl Hub {
     pub(crate) fn open(
         &mut self,
         origin: Origin,
-        reply: Reply,
+        reply: Responder,
         key: Option<&str>,
         stateless: bool,
     ) -> &mut Exchange {
@@ -245,62 +243,40 @@ impl HttpPort {
 }
 
 impl Port for HttpPort {
-    fn receive(
-        &mut self,
-        deadline: Option<Instant>,
-        take: Option<Take<'_>>,
-    ) -> Result<Received, Error> {
+    fn request_number(&self, origin: Origin) -> Option<u64> {
+        Some(origin)
+    }
+
+    fn poll(&mut self, wanted: &dyn Fn(&Value) -> bool) -> Option<Polled> {
         let mut hub = self.hub.borrow_mut();
-        loop {
-            // Everything already arrived joins the backlog in order, so a closed stream is
-            // seen even behind a request this wait leaves unread.
-            while let Ok(item) = hub.rx.try_recv() {
-                if let Some(origin) = hub.arrive(item) {
-                    return Ok(Received::Gone(origin));
-                }
-            }
-            let mut backlog = hub.backlog.iter().enumerate();
-            let found = backlog.find_map(|(at, item)| Some((at, unit_for(item, &self.key)?)));
-            if let Some((at, unit)) = found {
-                if let (Some(take), Ok(value)) = (take, unit) {
-                    if !take(value) {
-                        // Not needed now: it keeps its place, ahead of anything later.
-                        return Ok(Received::Left);
-                    }
-                }
-                let Some(Inbound {
-                    origin,
-                    kind: Kind::Post { unit, .. },
-                    reply,
-                }) = hub.backlog.remove(at)
-                else {
-                    continue; // unreachable: `unit_for` found a POST there
-                };
-                hub.open(origin, reply, self.key.as_deref(), self.key.is_none());
-                return Ok(Received::Unit(unit, origin));
-            }
-            // Waking each SWEEP keeps other streams alive while a handler waits long.
-            let wake = Instant::now() + SWEEP;
-            match hub.recv(Some(deadline.map_or(wake, |d| d.min(wake)))) {
-                Ok(Some(item)) => {
-                    if let Some(origin) = hub.arrive(item) {
-                        return Ok(Received::Gone(origin));
-                    }
-                }
-                Ok(None) if deadline.is_some_and(|d| Instant::now() >= d) => {
-                    return Ok(Received::Idle)
-                }
-                Ok(None) => {
-                    hub.keep_alive();
-                }
-                Err(()) => return Ok(Received::Closed),
+        // Everything already arrived joins the backlog in order, so a closed stream is seen
+        // even behind a request this poll leaves unread.
+        while let Ok(item) = hub.rx.try_recv() {
+            if let Some(origin) = hub.arrive(item) {
+                return Some(Polled::Gone(origin));
             }
         }
+        let mut backlog = hub.backlog.iter().enumerate();
+        let (at, unit) = backlog.find_map(|(at, item)| Some((at, unit_for(item, &self.key)?)))?;
+        if unit.as_ref().is_ok_and(|value| !wanted(value)) {
+            // Not needed now: it keeps its place, ahead of anything later.
+            return None;
+        }
+        let Some(Inbound {
+            origin,
+            kind: Kind::Post { unit, .. },
+            reply,
+        }) = hub.backlog.remove(at)
+        else {
+            return None; // unreachable: `unit_for` found a POST there
+        };
+        hub.open(origin, reply, self.key.as_deref(), self.key.is_none());
+        Some(Polled::Unit(unit, origin))
     }
 
     fn send(&mut self, to: Origin, message: &[u8], error: Option<i64>) {
         let mut hub = self.hub.borrow_mut();
-        let to = if to == port::SESSION {
+        let to = if to == SESSION {
             match self.key.as_ref().and_then(|k| hub.streams.get(k)) {
                 Some(origin) => *origin,
                 None => return, // no GET stream open: session notifications have nowhere to go
@@ -338,19 +314,10 @@ impl Port for HttpPort {
         }
     }
 
-    fn flush(&mut self) -> Result<(), Error> {
+    fn flush(&mut self) {
         for exchange in self.hub.borrow_mut().exchanges.values_mut() {
             exchange.flush();
         }
-        Ok(())
-    }
-
-    fn is_closed(&self) -> bool {
-        false
-    }
-
-    fn multiplexes(&self) -> bool {
-        true
     }
 }
 
@@ -359,7 +326,7 @@ impl Port for HttpPort {
 /// missing capability, unsupported version).
 fn stateless_status(code: Option<i64>) -> u16 {
     match code {
-        Some(rpc::METHOD_NOT_FOUND) => 404,
+        Some(code::METHOD_NOT_FOUND) => 404,
         Some(code::UNSUPPORTED_PROTOCOL_VERSION..=code::HEADER_MISMATCH) => 400,
         _ => 200,
     }

@@ -48,9 +48,8 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread;
 
-use crate::error::Error;
 use crate::log;
-use crate::server::Server;
+use crate::{Error, Server};
 
 pub use config::{HttpConfig, Listen};
 

@@ -1,34 +1,33 @@
 //! What passes from the I/O threads to the dispatch thread: one request ([`Inbound`]: where
-//! it goes and what it says) and the [`Reply`] its answer is written through.
+//! it goes and what it says) and the [`Responder`] its answer is written through.
 
 use std::sync::Arc;
 
 use super::access;
 use super::link::Link;
 use super::wire::{error_body, response};
-use crate::jsonrpc::code as rpc;
-use crate::session::port::{Origin, Unit};
+use crate::transport::{code as rpc, Origin, Unit};
 
 /// One message for the dispatch thread, with the connection its answer is written to.
 pub(crate) struct Inbound {
     pub(crate) origin: Origin,
     pub(crate) kind: Kind,
-    pub(crate) reply: Reply,
+    pub(crate) reply: Responder,
 }
 
-/// Where a message's answer goes. Every request is answered exactly once: a `Reply`
+/// Where a message's answer goes. Every request is answered exactly once: a `Responder`
 /// dropped unanswered (which would be a bug) still ends its exchange, with 503, rather than
 /// leave the client waiting.
-pub(crate) struct Reply {
+pub(crate) struct Responder {
     link: Arc<Link>,
     /// The access line, written once the answer is out (when the access log is on).
     access: Option<access::Entry>,
     done: bool,
 }
 
-impl Reply {
+impl Responder {
     pub(crate) fn new(link: &Arc<Link>, access: Option<access::Entry>) -> Self {
-        Reply {
+        Responder {
             link: Arc::clone(link),
             access,
             done: false,
@@ -37,7 +36,7 @@ impl Reply {
 
     /// Nothing is owed on `link` (a client's leaving is news, not a request).
     pub(crate) fn none(link: &Arc<Link>) -> Self {
-        Reply {
+        Responder {
             link: Arc::clone(link),
             access: None,
             done: true,
@@ -83,7 +82,7 @@ impl Reply {
     }
 }
 
-impl Drop for Reply {
+impl Drop for Responder {
     fn drop(&mut self) {
         if !self.done {
             self.done = true;
@@ -141,10 +140,10 @@ mod tests {
         let wait = Some(Duration::from_secs(5));
         client.set_read_timeout(wait).expect("timeout");
         link.begin(true);
-        drop(Reply::new(&link, None));
+        drop(Responder::new(&link, None));
         // A reply taken care of writes nothing more.
         link.begin(true);
-        Reply::new(&link, None).abandon();
+        Responder::new(&link, None).abandon();
         let mut all = String::new();
         client.read_to_string(&mut all).expect("read to the close");
         assert!(all.starts_with("HTTP/1.1 503 "), "{all}");

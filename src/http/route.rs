@@ -11,11 +11,8 @@ use super::guard::accepts;
 use super::parse::Request;
 use super::reply::{Kind, Route};
 use crate::encoding;
-use crate::error::code;
-use crate::jsonrpc::code as rpc;
-use crate::protocol::{self, Version};
-use crate::server::Server;
-use crate::session::port;
+use crate::transport::{self, code, meta, request_meta, Era, Method};
+use crate::{ErrorObject, Server, Version};
 
 /// Why a POST is refused: the HTTP status, the JSON-RPC error code and message, and the
 /// request's id when it had one.
@@ -58,7 +55,7 @@ pub(crate) fn post(
     config: &HttpConfig,
     param_headers: &ParamHeaders,
 ) -> Result<Kind, Refusal> {
-    let refuse = |status, why: &str| Err((status, rpc::INVALID_REQUEST, why.to_string(), None));
+    let refuse = |status, why: &str| Err((status, code::INVALID_REQUEST, why.to_string(), None));
     if !(accepts(request, "application/json") && accepts(request, "text/event-stream")) {
         return refuse(
             406,
@@ -74,25 +71,25 @@ pub(crate) fn post(
         return refuse(415, "Content-Type must be application/json");
     }
     let header_version = request.header("mcp-protocol-version");
-    let unit = port::parse(&request.body);
+    let unit = transport::parse(&request.body);
     let value = match &unit {
         Ok(value) => value,
-        Err((error, _)) => return Err((400, rpc::PARSE_ERROR, error.to_string(), None)),
+        Err((error, _)) => return Err((400, code::PARSE_ERROR, error.to_object().message, None)),
     };
     let method = value.get("method").and_then(Value::as_str);
     mcp_method.push_str(method.unwrap_or_default());
+    let parsed = method.and_then(Method::parse);
     let params = value.get("params").and_then(Value::as_object);
-    // The session core's rule (`protocol::is_stateless`), plus HTTP's own: the version
-    // header.
-    let stateless = protocol::is_stateless(method.unwrap_or_default(), params)
+    let meta = request_meta(params);
+    // The session's rule (`Era::of_request`), plus HTTP's own: the version header.
+    let stateless = Era::of_request(parsed, meta) == Era::Stateless
         || header_version
             .and_then(Version::parse)
             .is_some_and(Version::is_stateless);
     let id = || value.get("id").cloned();
     if stateless {
-        let meta = protocol::request_meta(params);
         let body_version = meta
-            .and_then(|m| m.get(protocol::meta::PROTOCOL_VERSION))
+            .and_then(|m| m.get(meta::PROTOCOL_VERSION))
             .and_then(Value::as_str);
         if let Err(why) =
             check_stateless(request, value, header_version, body_version, param_headers)
@@ -100,28 +97,18 @@ pub(crate) fn post(
             return Err((400, code::HEADER_MISMATCH, why, id()));
         }
         let complete = meta.is_some_and(|m| {
-            m.contains_key(protocol::meta::PROTOCOL_VERSION)
-                && m.contains_key(protocol::meta::CLIENT_CAPABILITIES)
+            m.contains_key(meta::PROTOCOL_VERSION) && m.contains_key(meta::CLIENT_CAPABILITIES)
         });
-        if method.is_some()
-            && value.get("id").is_some()
-            && !complete
-            && method != Some("initialize")
-        {
-            return Err((
-                400,
-                rpc::INVALID_PARAMS,
-                "invalid params: a 2026-07-28 request needs params._meta with \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"".into(),
-                id(),
-            ));
+        let initialize = parsed == Some(Method::Initialize);
+        if method.is_some() && value.get("id").is_some() && !complete && !initialize {
+            let why = "a 2026-07-28 request needs params._meta with \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"";
+            let error = ErrorObject::new(code::INVALID_PARAMS, why, None);
+            return Err((400, error.code, error.message, id()));
         }
-        if method == Some("initialize") {
-            return Err((
-                404,
-                rpc::METHOD_NOT_FOUND,
-                "method not found: 2026-07-28 has no initialize; call server/discover".into(),
-                id(),
-            ));
+        if initialize {
+            let why = "2026-07-28 has no initialize; call server/discover";
+            let error = ErrorObject::new(code::METHOD_NOT_FOUND, why, None);
+            return Err((404, error.code, error.message, id()));
         }
         return Ok(Kind::Post {
             route: Route::Stateless,
@@ -132,7 +119,7 @@ pub(crate) fn post(
         if Version::parse(version).is_none() {
             return Err((
                 400,
-                rpc::INVALID_REQUEST,
+                code::INVALID_REQUEST,
                 "unsupported MCP-Protocol-Version header".into(),
                 id(),
             ));
@@ -140,15 +127,16 @@ pub(crate) fn post(
     }
     let route = if let Some(session) = session {
         Route::Session(session)
-    } else if method == Some("initialize") {
+    } else if parsed == Some(Method::Initialize) {
         let header = config.session_route_header.as_deref();
         Route::Initialize(
-            session_route(request, header).map_err(|why| (400, rpc::INVALID_REQUEST, why, id()))?,
+            session_route(request, header)
+                .map_err(|why| (400, code::INVALID_REQUEST, why, id()))?,
         )
     } else if method.is_some() && value.get("id").is_some() {
         return Err((
             400,
-            rpc::INVALID_REQUEST,
+            code::INVALID_REQUEST,
             "Mcp-Session-Id header is required: send initialize first".into(),
             id(),
         ));
@@ -204,17 +192,18 @@ fn check_stateless(
         return Err(format!("header mismatch: Mcp-Method must be {method:?}"));
     }
     let params = value.get("params");
-    let name = match method {
-        "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
-        "resources/read" => params.and_then(|p| p.get("uri")),
-        _ => return Ok(()),
+    let Some(parsed) = Method::parse(method) else {
+        return Ok(());
+    };
+    let Some(name) = parsed.named_by().map(|key| params.and_then(|p| p.get(key))) else {
+        return Ok(());
     };
     if let Some(name) = name.and_then(Value::as_str) {
         if header(request, "mcp-name")?.as_deref().map(str::trim) != Some(name) {
             return Err(format!("header mismatch: Mcp-Name must be {name:?}"));
         }
     }
-    if method != "tools/call" {
+    if parsed != Method::ToolsCall {
         return Ok(());
     }
     let tool = name.and_then(Value::as_str).unwrap_or_default();

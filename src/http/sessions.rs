@@ -10,17 +10,14 @@ use std::time::Instant;
 
 use super::config::HttpConfig;
 use super::hub::{HttpPort, Hub, SWEEP};
-use super::reply::{Inbound, Kind, Reply, Route};
-use crate::error::code;
-use crate::jsonrpc::code as rpc;
+use super::reply::{Inbound, Kind, Responder, Route};
 use crate::log;
-use crate::protocol::Version;
-use crate::server::Server;
-use crate::session::{Connection, Origin, Port, Unit};
+use crate::transport::{code, Origin, Port, Session, Unit};
+use crate::{Server, Version};
 
 /// A legacy session and when it was last used.
 struct Entry<'s> {
-    conn: Connection<'s>,
+    conn: Session<'s>,
     last_used: Instant,
 }
 
@@ -33,7 +30,7 @@ pub(crate) fn run(server: &Server, config: &HttpConfig, rx: Receiver<Inbound>) {
         config.max_connections,
     )));
     let mut dispatch = Dispatch {
-        stateless: Connection::new(server, port(&hub, None)),
+        stateless: Session::new(server, port(&hub, None)),
         sessions: HashMap::new(),
         hub,
         server,
@@ -65,7 +62,7 @@ fn port(hub: &Rc<RefCell<Hub>>, key: Option<String>) -> Box<dyn Port> {
 /// on their own. Fields drop in order: the connections first, as `run`'s locals did.
 struct Dispatch<'s> {
     /// The one connection serving every 2026-07-28 (sessionless) request.
-    stateless: Connection<'s>,
+    stateless: Session<'s>,
     /// Legacy sessions by `Mcp-Session-Id`.
     sessions: HashMap<String, Entry<'s>>,
     hub: Rc<RefCell<Hub>>,
@@ -79,8 +76,8 @@ impl<'s> Dispatch<'s> {
     fn deadline(&self) -> Instant {
         self.sessions
             .values()
-            .filter_map(|e| e.conn.next_poll())
-            .chain(self.stateless.next_poll())
+            .filter_map(|e| e.conn.deadline())
+            .chain(self.stateless.deadline())
             .fold(self.next_sweep, Instant::min)
     }
 
@@ -104,7 +101,7 @@ impl<'s> Dispatch<'s> {
                 unit,
             } => {
                 self.hub.borrow_mut().open(origin, reply, None, true);
-                serve(&mut self.stateless, unit, origin);
+                self.stateless.receive(unit, origin);
             }
             Kind::Get {
                 session,
@@ -119,17 +116,17 @@ impl<'s> Dispatch<'s> {
     }
 
     /// A POST within a legacy session.
-    fn post(&mut self, id: &str, unit: Unit, origin: Origin, reply: Reply) {
+    fn post(&mut self, id: &str, unit: Unit, origin: Origin, reply: Responder) {
         let Some(entry) = self.sessions.get_mut(id) else {
             return refuse(reply, 404, "unknown or expired session; initialize again");
         };
         entry.last_used = Instant::now();
         self.hub.borrow_mut().open(origin, reply, Some(id), false);
-        serve(&mut entry.conn, unit, origin);
+        entry.conn.receive(unit, origin);
     }
 
     /// A POST without a session id: a legacy `initialize`, which starts a session.
-    fn initialize(&mut self, prefix: Option<&str>, unit: Unit, origin: Origin, reply: Reply) {
+    fn initialize(&mut self, prefix: Option<&str>, unit: Unit, origin: Origin, reply: Responder) {
         if self.sessions.len() >= self.config.max_sessions {
             return reply.refuse(503, code::OVERLOADED, "too many sessions; retry later");
         }
@@ -137,16 +134,16 @@ impl<'s> Dispatch<'s> {
         let mut hub = self.hub.borrow_mut();
         hub.open(origin, reply, None, false).session = Some(id.clone());
         drop(hub);
-        let mut conn = Connection::new(self.server, port(&self.hub, Some(id.clone())));
-        serve(&mut conn, unit, origin);
+        let mut conn = Session::new(self.server, port(&self.hub, Some(id.clone())));
+        conn.receive(unit, origin);
         // A failed initialize leaves no session behind.
-        if let Some(negotiated) = conn.session.negotiated() {
-            if negotiated.version >= Version::V2025_11_25 {
+        if let Some(version) = conn.version() {
+            if version >= Version::V2025_11_25 {
                 self.hub.borrow_mut().resumable.insert(id.clone());
             }
             log::info(format_args!(
                 "session {} started ({})",
-                conn.number,
+                conn.number(),
                 log_tag(&id)
             ));
             self.sessions.insert(
@@ -163,7 +160,7 @@ impl<'s> Dispatch<'s> {
     /// `resources/updated` and `list_changed` notifications belong to no request, and the
     /// SDK clients open this stream to receive them (one per session; a new one replaces
     /// the old).
-    fn listen(&mut self, session: String, origin: Origin, reply: Reply) {
+    fn listen(&mut self, session: String, origin: Origin, reply: Responder) {
         let Some(entry) = self.sessions.get_mut(&session) else {
             return refuse(reply, 404, "unknown or expired session");
         };
@@ -179,7 +176,7 @@ impl<'s> Dispatch<'s> {
 
     /// A GET with `Last-Event-ID`: the client resumes a POST's stream that lost its
     /// connection. An id this session has no stream for opens the standalone stream.
-    fn resume(&mut self, session: String, last_event_id: &str, origin: Origin, reply: Reply) {
+    fn resume(&mut self, session: String, last_event_id: &str, origin: Origin, reply: Responder) {
         let (stream, after) = match last_event_id.split_once('-') {
             Some((o, n)) => (o.parse::<Origin>().ok(), n.parse::<u64>().ok()),
             None => (None, None),
@@ -203,13 +200,13 @@ impl<'s> Dispatch<'s> {
     }
 
     /// A DELETE: the client ends its session.
-    fn delete(&mut self, session: &str, reply: Reply) {
+    fn delete(&mut self, session: &str, reply: Responder) {
         let Some(entry) = self.sessions.remove(session) else {
             return refuse(reply, 404, "unknown or expired session");
         };
         log::info(format_args!(
             "session {} ended by its client",
-            entry.conn.number
+            entry.conn.number()
         ));
         // Its client closes the event stream itself: ending it now would race that.
         if let Some(origin) = end_session(&self.hub, session) {
@@ -225,23 +222,26 @@ impl<'s> Dispatch<'s> {
             hub.gone(origin);
             hub.exchanges.contains_key(&origin)
         };
-        self.stateless.origin_gone(origin);
+        self.stateless.left(origin);
         for entry in self.sessions.values_mut() {
-            entry.conn.origin_gone(origin);
+            entry.conn.left(origin);
             if !kept {
                 // Nobody can receive its answer: a parked request there ends now rather
                 // than holding memory until its question times out.
-                entry.conn.drop_parked_at(origin);
+                entry.conn.abandon(origin);
             }
         }
     }
 
-    /// Polls the watched resources of every connection whose poll is due.
+    /// Runs the timers of every session that has one due.
     fn poll(&mut self) {
-        for entry in self.sessions.values_mut() {
-            entry.conn.poll_if_due();
+        let now = Instant::now();
+        let sessions = self.sessions.values_mut().map(|e| &mut e.conn);
+        for session in sessions.chain([&mut self.stateless]) {
+            if session.deadline().is_some_and(|due| now >= due) {
+                session.tick();
+            }
         }
-        self.stateless.poll_if_due();
     }
 
     /// Once per [`SWEEP`], ends the sessions unused for `session_idle` and keeps quiet
@@ -259,7 +259,7 @@ impl<'s> Dispatch<'s> {
             drop(hub);
             for origin in dropped {
                 for entry in self.sessions.values_mut() {
-                    entry.conn.drop_parked_at(origin);
+                    entry.conn.abandon(origin);
                 }
             }
         }
@@ -272,7 +272,7 @@ impl<'s> Dispatch<'s> {
             .collect();
         for id in expired {
             if let Some(entry) = self.sessions.remove(&id) {
-                log::info(format_args!("session {} expired", entry.conn.number));
+                log::info(format_args!("session {} expired", entry.conn.number()));
             }
             if let Some(origin) = end_session(&self.hub, &id) {
                 if let Some(exchange) = self.hub.borrow_mut().exchanges.remove(&origin) {
@@ -284,14 +284,8 @@ impl<'s> Dispatch<'s> {
 }
 
 /// Answers a request that names no live session (or is otherwise refused) at once.
-fn refuse(reply: Reply, status: u16, why: &str) {
-    reply.refuse(status, rpc::INVALID_REQUEST, why);
-}
-
-/// Handles one unit, then whatever its handler queued.
-fn serve(conn: &mut Connection<'_>, unit: Unit, origin: Origin) {
-    conn.handle(unit, origin);
-    while conn.serve_queued() {}
+fn refuse(reply: Responder, status: u16, why: &str) {
+    reply.refuse(status, code::INVALID_REQUEST, why);
 }
 
 /// Forgets an ended session's streams; the origin of its GET stream, if it has one open,
@@ -306,7 +300,7 @@ fn end_session(hub: &Rc<RefCell<Hub>>, session: &str) -> Option<Origin> {
 /// after `<route>.` when a balancer routes sessions by that prefix (the random part stays
 /// the server's, so a client choosing the route cannot fixate a session).
 fn session_id(route: Option<&str>) -> String {
-    let random = crate::encoding::hex(&crate::server::random_key()[..16]);
+    let random = crate::encoding::hex(&crate::encoding::random_key()[..16]);
     match route {
         Some(route) => format!("{route}.{random}"),
         None => random,

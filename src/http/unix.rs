@@ -197,7 +197,7 @@ fn clear(path: &Path) -> Result<(), HttpError> {
 fn private_dir(parent: &Path) -> io::Result<Private> {
     let mut last = None;
     for _ in 0..TRIES {
-        let random = crate::server::random_key();
+        let random = crate::encoding::random_key();
         let name = format!(
             ".minimcp-{:08x}",
             u32::from_le_bytes([random[0], random[1], random[2], random[3]])

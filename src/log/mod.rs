@@ -20,7 +20,9 @@ mod held;
 mod time;
 
 pub use held::flush;
-pub(crate) use held::{clean, push_field, push_number, structured, Field};
+#[cfg(feature = "http")]
+pub(crate) use held::push_number;
+pub(crate) use held::{clean, push_field, structured, Field};
 
 use std::fmt::{Arguments, Write as _};
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -144,6 +144,16 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The JSON Schema of its arguments.
+    pub fn input_schema(&self) -> &Value {
+        &self.input_schema
+    }
+
     /// A tool. `input_schema` must be a JSON Schema whose root is `"type": "object"`.
     pub fn new(
         name: impl Into<String>,

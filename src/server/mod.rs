@@ -4,15 +4,16 @@
 //! one session against it. Build one with [`Server::builder`].
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 use thiserror::Error;
 
 use crate::context::{Context, HandlerError};
 use crate::model::{Prompt, ResourceContents, ResourceInfo, ResourceSource, TemplateInfo, Tool};
-use crate::protocol::Version;
+use crate::protocol::{Capability, Version};
 use crate::resources::{StaticResources, Template};
 use crate::schema::check_schema;
 use crate::uri_template::UriTemplate;
@@ -39,7 +40,8 @@ pub struct Limits {
     pub max_result_bytes: usize,
     /// Server-to-client requests that may await an answer at once.
     pub max_outstanding_requests: usize,
-    /// Client requests held while a handler waits for the client; beyond this, −32003.
+    /// Requests held behind a request of the same client parked for its answer (over stdio,
+    /// every request has the one client); beyond this, −32003.
     pub max_queued_requests: usize,
     /// Resource subscriptions plus open `subscriptions/listen` streams per session.
     pub max_subscriptions: usize,
@@ -81,19 +83,45 @@ pub struct ConfigError(pub String);
 pub struct Server {
     pub(crate) identity: Identity,
     pub(crate) tools: Vec<Tool>,
-    pub(crate) tool_index: HashMap<String, usize>,
+    pub(crate) tool_index: Index,
     pub(crate) prompts: Vec<Prompt>,
-    pub(crate) prompt_index: HashMap<String, usize>,
+    pub(crate) prompt_index: Index,
     pub(crate) sources: Vec<Box<dyn ResourceSource>>,
     pub(crate) limits: Limits,
     /// Whether some source reports additions and removals (asked once, at build).
     list_changes: bool,
     /// Signs 2026-07-28 `requestState`; fresh per process unless given.
-    pub(crate) state_key: crate::mrtr::StateKeys,
+    pub(crate) state_key: crate::request_state::StateKeys,
     /// [`Server::implementation`] for each of [`Version::ALL`], built once: every
     /// 2026-07-28 tool result carries it, and building and dropping it per call cost
     /// more than the rest of the result.
     implementations: Vec<Arc<Value>>,
+}
+
+/// Tools or prompts by name. The names are the server's own (no client chooses what goes
+/// in), so an unkeyed hash is safe here: FNV-1a costs a few instructions per byte where
+/// std's SipHash cost about 1 % of a small `tools/call`.
+pub(crate) type Index = HashMap<String, usize, BuildHasherDefault<NameHash>>;
+
+/// FNV-1a, 64 bits.
+pub(crate) struct NameHash(u64);
+
+impl Default for NameHash {
+    fn default() -> Self {
+        NameHash(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for NameHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
 }
 
 /// Builds a [`Server`].
@@ -134,6 +162,16 @@ impl Server {
         self.tools.iter().map(|t| t.name.as_str())
     }
 
+    /// The tools, in listing order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The limits it enforces.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     pub(crate) fn has_resources(&self) -> bool {
         !self.sources.is_empty()
     }
@@ -143,33 +181,37 @@ impl Server {
         self.list_changes
     }
 
-    /// Completions are offered for prompt arguments and template variables.
-    pub(crate) fn has_completions(&self) -> bool {
-        self.prompts.iter().any(|p| !p.arguments.is_empty())
-            || self.sources.iter().any(|s| !s.templates().is_empty())
+    /// Whether the server serves the methods of `capability`: tools, prompts and resources
+    /// when it has some, completions when a prompt has arguments or a template variables,
+    /// logging always. The methods and the `capabilities` object both follow this.
+    pub(crate) fn offers(&self, capability: Capability) -> bool {
+        match capability {
+            Capability::Tools => !self.tools.is_empty(),
+            Capability::Prompts => !self.prompts.is_empty(),
+            Capability::Resources => self.has_resources(),
+            Capability::Completions => {
+                self.prompts.iter().any(|p| !p.arguments.is_empty())
+                    || self.sources.iter().any(|s| !s.templates().is_empty())
+            }
+            Capability::Logging => true,
+        }
     }
 
-    /// The `capabilities` object for `version`: only what is really served
-    /// (conformance/REQUIREMENTS.md L-7).
+    /// The `capabilities` object for `version`: what [`Server::offers`]
+    /// (conformance/REQUIREMENTS.md L-7), as that version spells it.
     pub(crate) fn capabilities(&self, version: Version) -> Value {
         let mut caps = Map::new();
-        if !self.tools.is_empty() {
-            caps.insert("tools".into(), json!({}));
-        }
-        if !self.prompts.is_empty() {
-            caps.insert("prompts".into(), json!({}));
-        }
-        if self.has_resources() {
-            let mut resources = json!({ "subscribe": true });
-            if self.resources_list_changes() {
-                resources["listChanged"] = json!(true);
-            }
-            caps.insert("resources".into(), resources);
-        }
-        caps.insert("logging".into(), json!({}));
-        // The `completions` capability exists from 2025-03-26 (2024-11-05 has the method only).
-        if self.has_completions() && version.has_annotations() {
-            caps.insert("completions".into(), json!({}));
+        for capability in Capability::ALL.into_iter().filter(|&c| self.offers(c)) {
+            let declared = match capability {
+                Capability::Resources if self.resources_list_changes() => {
+                    json!({ "subscribe": true, "listChanged": true })
+                }
+                Capability::Resources => json!({ "subscribe": true }),
+                // 2024-11-05 has the method but not yet the capability.
+                Capability::Completions if !version.has_annotations() => continue,
+                _ => json!({}),
+            };
+            caps.insert(capability.key().into(), declared);
         }
         Value::Object(caps)
     }
@@ -275,7 +317,7 @@ impl Builder {
 
     /// Checks every definition and builds the server.
     pub fn build(mut self) -> Result<Server, ConfigError> {
-        let mut tool_index = HashMap::new();
+        let mut tool_index = Index::default();
         for (i, tool) in self.tools.iter().enumerate() {
             // MCP 2025-11-25 tool names.
             let valid_chars = tool
@@ -307,7 +349,7 @@ impl Builder {
                     .push(format!("tool {:?} is defined twice", tool.name));
             }
         }
-        let mut prompt_index = HashMap::new();
+        let mut prompt_index = Index::default();
         for (i, prompt) in self.prompts.iter().enumerate() {
             if prompt_index.insert(prompt.name.clone(), i).is_some() {
                 self.errors
@@ -355,8 +397,8 @@ impl Builder {
             sources,
             limits: self.limits,
             list_changes,
-            state_key: crate::mrtr::StateKeys {
-                current: self.state_key.unwrap_or_else(random_key),
+            state_key: crate::request_state::StateKeys {
+                current: self.state_key.unwrap_or_else(crate::encoding::random_key),
                 previous: self.previous_state_key,
             },
             implementations: Vec::new(),
@@ -367,30 +409,6 @@ impl Builder {
             .collect();
         Ok(server)
     }
-}
-
-/// 32 bytes from the OS; if that is impossible, from std's randomly seeded hasher, the
-/// clock and the process id (still unpredictable to a client that cannot see the machine).
-pub(crate) fn random_key() -> [u8; 32] {
-    use std::hash::{BuildHasher, Hasher};
-    use std::io::Read;
-    let mut key = [0u8; 32];
-    if std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut key))
-        .is_ok()
-    {
-        return key;
-    }
-    for chunk in key.chunks_mut(8) {
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        hasher.write_u128(nanos);
-        hasher.write_u32(std::process::id());
-        chunk.copy_from_slice(&hasher.finish().to_le_bytes());
-    }
-    key
 }
 
 #[cfg(test)]

@@ -4,23 +4,18 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::answer::Outcome;
-use super::connection::Connection;
-use super::handler::{invalid, string, Era};
-use crate::context::Inputs;
-use crate::jsonrpc::RequestId;
+use super::handler::{invalid, string};
+use super::{Outcome, Session};
+use crate::context::Client;
+use crate::context::{Context, Scope};
+use crate::error::McpError;
 
 /// Completion results carry at most this many values (MCP CP-3).
 const MAX_COMPLETIONS: usize = 100;
 const REF_TYPE: &str = "`ref.type` must be \"ref/prompt\" or \"ref/resource\"";
 
-impl Connection<'_> {
-    pub(super) fn complete(
-        &mut self,
-        id: &RequestId,
-        params: &Map<String, Value>,
-        era: &Era,
-    ) -> Outcome {
+impl Session<'_> {
+    pub(super) fn complete(&mut self, params: &Map<String, Value>, client: &Client) -> Outcome {
         let server = self.server;
         let reference = params
             .get("ref")
@@ -45,7 +40,7 @@ impl Connection<'_> {
                 context.insert(k.clone(), v.to_string());
             }
         }
-        let scope = self.scope(id, params, era, Inputs::default());
+        let scope = self.scope(client);
         let values = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = string(reference, "name", "`ref.name` must be a string")?;
@@ -87,5 +82,17 @@ impl Connection<'_> {
         let (total, has_more) = (values.len(), values.len() > MAX_COMPLETIONS);
         let values: Vec<String> = values.into_iter().take(MAX_COMPLETIONS).collect();
         Ok(json!({ "completion": { "values": values, "total": total, "hasMore": has_more } }))
+    }
+
+    /// Runs a completer under a context; a panic becomes −32603.
+    fn run_completer<T>(
+        &mut self,
+        scope: Scope,
+        completer: impl FnOnce(&mut Context<'_>) -> T,
+    ) -> Result<T, McpError> {
+        match self.run_handler(scope, |ctx| Ok(completer(ctx))) {
+            (Some(Ok(values)), _) => Ok(values),
+            _ => Err(McpError::Internal),
+        }
     }
 }

@@ -4,27 +4,27 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::answer::{content_json, Outcome};
-use super::connection::Connection;
-use super::handler::{handler_error, invalid, string, Era};
+use super::handler::handler_error;
+use super::handler::{invalid, string};
+use super::tools::content_json;
+use super::{Outcome, Session};
+use crate::context::Client;
 use crate::error::McpError;
-use crate::jsonrpc::RequestId;
 use crate::model::Prompt;
-use crate::mrtr::Binding;
+use crate::request_state::Binding;
 
-impl<'s> Connection<'s> {
-    pub(super) fn list_prompts(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
+impl<'s> Session<'s> {
+    pub(super) fn list_prompts(&self, params: &Map<String, Value>, client: &Client) -> Outcome {
         let server = self.server;
         self.list(params, "prompts", "prompts", &server.prompts, |prompt| {
-            server.prompt_json(prompt, era.version)
+            server.prompt_json(prompt, client.version)
         })
     }
 
     pub(super) fn get_prompt(
         &mut self,
-        id: &RequestId,
         mut params: Map<String, Value>,
-        era: &Era,
+        client: &Client,
     ) -> Outcome {
         let given = params.remove("arguments");
         let name = string(
@@ -74,12 +74,12 @@ impl<'s> Connection<'s> {
             target: name,
             arguments: &bound,
         };
-        let inputs = self.open_inputs(era, &binding, &params)?;
-        let scope = self.scope(id, &params, era, inputs);
+        let mut scope = self.scope(client);
+        scope.inputs = self.sealed_inputs(client, &binding, &params)?;
         let (result, inputs) = self.run_handler(scope, |ctx| (prompt.handler)(&arguments, ctx));
         match result {
             Some(Ok(messages)) => {
-                let version = era.version;
+                let version = client.version;
                 let messages: Vec<Value> = messages
                     .iter()
                     .map(
@@ -89,7 +89,7 @@ impl<'s> Connection<'s> {
                 Ok(json!({ "description": prompt.description, "messages": messages }))
             }
             Some(Err(error)) => self
-                .input_outcome(era, &error, &binding, &inputs)
+                .input_outcome(client, &error, &binding, &inputs)
                 .unwrap_or_else(|| Err(handler_error(error, &format!("prompt {name}")))),
             None => Err(McpError::Internal),
         }

@@ -3,35 +3,59 @@
 //! change detection: subscribed resources, and the resource list, are checked every
 //! `poll_interval` while a subscription is open.
 
-use std::collections::BTreeSet;
-use std::time::Instant;
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::answer::Outcome;
-use super::connection::Connection;
-use super::handler::{
-    bad_cursor, decode_cursor, encode_cursor, handler_error, invalid, string, with_cursor, Era,
-};
+use super::handler::{bad_cursor, decode_cursor, encode_cursor, handler_error, with_cursor};
+use super::handler::{invalid, string};
 use super::port::Origin;
-use super::state::{Listen, Session};
-use crate::context::Inputs;
+use super::{Handshake, Outcome, Session};
+use crate::context::Client;
 use crate::error::McpError;
 use crate::jsonrpc::{Outgoing, RequestId};
 use crate::model::HandlerError;
-use crate::mrtr::Binding;
 use crate::protocol::meta;
+use crate::request_state::Binding;
 use crate::server::trim_listing;
 
 const URI: &str = "`uri` must be a string";
 
-impl Connection<'_> {
+/// An open 2026-07-28 `subscriptions/listen` stream.
+pub(crate) struct Listen {
+    pub(crate) id: RequestId,
+    /// Where its notifications go.
+    pub(crate) origin: Origin,
+    resources_list_changed: bool,
+    uris: BTreeSet<String>,
+}
+
+/// Change detection for subscriptions.
+pub(crate) struct Watch {
+    fingerprints: HashMap<String, Option<u64>>,
+    list: Option<u64>,
+    pub(crate) next_poll: Instant,
+}
+
+impl Watch {
+    /// Nothing watched yet. The first check waits one `interval`: a short session
+    /// (`minimcp call`) never pays for walking a large source.
+    pub(crate) fn new(interval: Duration) -> Self {
+        Watch {
+            fingerprints: HashMap::new(),
+            list: None,
+            next_poll: Instant::now() + interval,
+        }
+    }
+}
+
+impl Session<'_> {
     pub(super) fn list_resources(
         &mut self,
-        id: &RequestId,
         params: &Map<String, Value>,
-        era: &Era,
+        client: &Client,
     ) -> Outcome {
         let server = self.server;
         let sources = &server.sources;
@@ -42,7 +66,7 @@ impl Connection<'_> {
                 .ok_or_else(bad_cursor)?,
         };
         let page_size = server.limits.page_size;
-        let scope = self.scope(id, params, era, Inputs::default());
+        let scope = self.scope(client);
         // Sources list under a context: one listing the client's roots may need to ask for them.
         let (result, _) = self.run_handler(scope, |ctx| {
             let mut listed = Vec::new();
@@ -67,25 +91,20 @@ impl Connection<'_> {
         };
         let listed: Vec<Value> = listed
             .into_iter()
-            .map(|r| trim_listing(json!(r), era.version))
+            .map(|r| trim_listing(json!(r), client.version))
             .collect();
         Ok(with_cursor(json!({ "resources": listed }), next))
     }
 
-    pub(super) fn list_templates(&self, params: &Map<String, Value>, era: &Era) -> Outcome {
+    pub(super) fn list_templates(&self, params: &Map<String, Value>, client: &Client) -> Outcome {
         let sources = self.server.sources.iter();
         let templates: Vec<_> = sources.flat_map(|s| s.templates()).collect();
         self.list(params, "templates", "resourceTemplates", &templates, |t| {
-            trim_listing(json!(t), era.version)
+            trim_listing(json!(t), client.version)
         })
     }
 
-    pub(super) fn read_resource(
-        &mut self,
-        id: &RequestId,
-        params: Map<String, Value>,
-        era: &Era,
-    ) -> Outcome {
+    pub(super) fn read_resource(&mut self, params: Map<String, Value>, client: &Client) -> Outcome {
         let server = self.server;
         let uri = string(&params, "uri", URI)?.to_string();
         let bound = json!(uri);
@@ -94,8 +113,8 @@ impl Connection<'_> {
             target: &uri,
             arguments: &bound,
         };
-        let inputs = self.open_inputs(era, &binding, &params)?;
-        let scope = self.scope(id, &params, era, inputs);
+        let mut scope = self.scope(client);
+        scope.inputs = self.sealed_inputs(client, &binding, &params)?;
         let (result, inputs) = self.run_handler(scope, |ctx| {
             for source in &server.sources {
                 if let Some(contents) = source.read(&uri, ctx)? {
@@ -109,7 +128,7 @@ impl Connection<'_> {
             Some(Ok(Some(contents))) if !contents.is_empty() => Ok(json!({ "contents": contents })),
             Some(Ok(_) | Err(HandlerError::NotFound(_))) => Err(McpError::ResourceNotFound(uri)),
             Some(Err(error)) => self
-                .input_outcome(era, &error, &binding, &inputs)
+                .input_outcome(client, &error, &binding, &inputs)
                 .unwrap_or_else(|| Err(handler_error(error, &format!("resource {uri}")))),
             None => Err(McpError::Internal),
         }
@@ -121,7 +140,7 @@ impl Connection<'_> {
             return Err(McpError::ResourceNotFound(uri.to_string()));
         }
         let limit = self.server.limits.max_subscriptions;
-        if let Some(n) = self.session.negotiated_mut() {
+        if let Some(n) = self.handshake.negotiated_mut() {
             if n.subscriptions.len() + 1 > limit && !n.subscriptions.contains(uri) {
                 return Err(McpError::Overloaded(limit));
             }
@@ -133,7 +152,7 @@ impl Connection<'_> {
 
     pub(super) fn unsubscribe(&mut self, params: &Map<String, Value>) -> Outcome {
         let uri = string(params, "uri", URI)?;
-        if let Some(n) = self.session.negotiated_mut() {
+        if let Some(n) = self.handshake.negotiated_mut() {
             n.subscriptions.remove(uri);
         }
         self.unwatch_unused();
@@ -142,11 +161,8 @@ impl Connection<'_> {
 
     /// Opens a `subscriptions/listen` stream: acknowledges what will be honoured, then stays
     /// open (no response) until the client cancels it or the session ends.
-    pub(super) fn listen(
-        &mut self,
-        id: &RequestId,
-        params: &Map<String, Value>,
-    ) -> Result<(), McpError> {
+    pub(super) fn listen(&mut self, params: &Map<String, Value>) -> Result<(), McpError> {
+        let id = self.running_id();
         let filter = params
             .get("notifications")
             .and_then(Value::as_object)
@@ -175,13 +191,13 @@ impl Connection<'_> {
         if !uris.is_empty() {
             honoured.insert("resourceSubscriptions".into(), json!(uris));
         }
-        let ack = json!({ "_meta": { meta::SUBSCRIPTION_ID: id }, "notifications": honoured });
+        let ack = json!({ "_meta": { meta::SUBSCRIPTION_ID: &id }, "notifications": honoured });
         self.notify_now("notifications/subscriptions/acknowledged", &ack);
         for uri in &uris {
             self.watch_uri(uri);
         }
         self.listens.push(Listen {
-            id: id.clone(),
+            id,
             origin: self.origin,
             resources_list_changed: list_changed,
             uris,
@@ -192,13 +208,22 @@ impl Connection<'_> {
         Ok(())
     }
 
+    /// The client of `origin` went away: a `subscriptions/listen` stream it held is closed.
+    pub(crate) fn left(&mut self, origin: Origin) {
+        let before = self.listens.len();
+        self.listens.retain(|l| l.origin != origin);
+        if before != self.listens.len() {
+            self.unwatch_unused();
+        }
+    }
+
     pub(super) fn is_watching(&self) -> bool {
         !self.watch.fingerprints.is_empty() || self.watching_list()
     }
 
     fn watching_list(&self) -> bool {
         let legacy =
-            matches!(&self.session, Session::Ready(_)) && self.server.resources_list_changes();
+            matches!(&self.handshake, Handshake::Ready(_)) && self.server.resources_list_changes();
         legacy || self.listens.iter().any(|l| l.resources_list_changed)
     }
 
@@ -230,7 +255,7 @@ impl Connection<'_> {
     /// Stops watching URIs no subscription refers to any more.
     pub(crate) fn unwatch_unused(&mut self) {
         let legacy: BTreeSet<String> = self
-            .session
+            .handshake
             .negotiated()
             .map(|n| n.subscriptions.clone())
             .unwrap_or_default();
@@ -270,9 +295,9 @@ impl Connection<'_> {
     /// Tells a changed resource (`Some(uri)`) or list (`None`) to the legacy session, when it
     /// subscribed, and to every listen stream that asked for it.
     fn announce(&mut self, uri: Option<&str>) {
-        let legacy = match (&self.session, uri) {
-            (Session::Ready(n), Some(uri)) => n.subscriptions.contains(uri),
-            (Session::Ready(_), None) => self.server.resources_list_changes(),
+        let legacy = match (&self.handshake, uri) {
+            (Handshake::Ready(n), Some(uri)) => n.subscriptions.contains(uri),
+            (Handshake::Ready(_), None) => self.server.resources_list_changes(),
             _ => false,
         };
         let (method, mut params) = match uri {
@@ -280,7 +305,7 @@ impl Connection<'_> {
             None => ("notifications/resources/list_changed", json!({})),
         };
         if legacy {
-            self.write(&Outgoing::Notification(method, &params));
+            self.write(&Outgoing::Notification(method, &params), None);
         }
         let listens: Vec<(RequestId, Origin)> = self
             .listens
@@ -291,7 +316,7 @@ impl Connection<'_> {
         for (id, origin) in listens {
             params["_meta"] = json!({ meta::SUBSCRIPTION_ID: id });
             self.answering(origin, |this| {
-                this.write(&Outgoing::Notification(method, &params))
+                this.write(&Outgoing::Notification(method, &params), None)
             });
         }
     }

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::answer::{Answer, Reply};
+use super::{Payload, Reply};
 use crate::jsonrpc::{Request, RequestId};
 use crate::log::{self, clean, Field};
 use crate::server::Server;
@@ -45,17 +45,17 @@ impl Ending {
     /// How `reply` ends its request.
     pub(crate) fn of(reply: &Reply) -> Ending {
         match &reply.outcome {
-            Ok(Answer::Tool(result)) if result.is_error => Ending::ToolError,
-            Ok(Answer::Tool(_)) => Ending::Result,
-            Ok(Answer::Json(result)) if result.get("isError") == Some(&Value::Bool(true)) => {
+            Ok(Payload::Tool(result)) if result.is_error => Ending::ToolError,
+            Ok(Payload::Tool(_)) => Ending::Result,
+            Ok(Payload::Json(result)) if result.get("isError") == Some(&Value::Bool(true)) => {
                 Ending::ToolError
             }
-            Ok(Answer::Json(result))
+            Ok(Payload::Json(result))
                 if result.get("resultType") == Some(&"input_required".into()) =>
             {
                 Ending::InputRequired
             }
-            Ok(Answer::Json(_)) => Ending::Result,
+            Ok(Payload::Json(_)) => Ending::Result,
             Err(error) => Ending::Error(error.code),
         }
     }
@@ -134,7 +134,6 @@ impl<'s> Trace<'s> {
     }
 
     /// Counts from `started` instead of now.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn since(mut self, started: Instant) -> Self {
         self.started = started;
         self

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real MCP clients against minimcp over stdio (issue 4, part 4).
+# Real MCP clients against minimcp over stdio.
 #
 #   tests/clients/run.sh            # from anywhere; builds target/release/minimcp if needed
 #

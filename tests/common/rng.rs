@@ -1,6 +1,6 @@
 //! The seeded PRNG the fuzzers draw from (splitmix64): small, fast, and the same sequence
 //! everywhere for a seed, so a printed seed replays a failure exactly. No dependency: the
-//! design card allows none for tests either.
+//! project allows none for tests either.
 
 /// splitmix64 over its state.
 pub(crate) struct Rng(pub(crate) u64);

@@ -1,6 +1,6 @@
 //! SHA-256 (FIPS 180-4), written here so the edit tests hash file contents independently of
 //! the server they check: the oracle must not share code with the code under test, and the
-//! design card allows no dependency, not even for tests. Checked against the FIPS examples
+//! project allows no dependency, not even for tests. Checked against the FIPS examples
 //! and coreutils `sha256sum` in tests/edit_escape.rs.
 
 const K: [u32; 64] = [

@@ -464,7 +464,7 @@ mod tests {
         assert_eq!(iso8601(1_795_452_233), "2026-11-23T16:43:53Z");
     }
 
-    /// Issue 20 part 3: a later page (or another format) of the same history runs no
+    /// A later page (or another format) of the same history runs no
     /// `git log` and reads no file; a new commit is a new history.
     #[test]
     fn a_later_page_runs_git_log_once_per_head() {

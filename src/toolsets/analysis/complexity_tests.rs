@@ -25,7 +25,7 @@ fn names(out: &ToolOutput) -> Vec<String> {
         .collect()
 }
 
-/// Issue 20 part 3: a later page comes from the cache (no file is read again), and a
+/// A later page comes from the cache (no file is read again), and a
 /// changed, added or removed file is picked up.
 #[test]
 fn a_later_page_reads_no_file_and_a_change_is_picked_up() {

@@ -40,7 +40,16 @@ pub(crate) struct Binding<'a> {
     pub(crate) arguments: &'a Value,
 }
 
-impl Binding<'_> {
+impl<'a> Binding<'a> {
+    /// The binding of a `tools/call` of tool `name` with `arguments`.
+    pub(crate) fn tool_call(name: &'a str, arguments: &'a Value) -> Self {
+        Binding {
+            method: "tools/call",
+            target: name,
+            arguments,
+        }
+    }
+
     fn digest(&self) -> String {
         base64url(&sha256(self.arguments.to_string().as_bytes()))
     }
