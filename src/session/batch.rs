@@ -77,6 +77,7 @@ impl Session<'_> {
         }
         let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
         let error = rejected.error.to_object();
+        log::debug(format_args!("error {}: {}", error.code, error.message));
         self.write(&Outgoing::<Value>::Error(id, &error), Some(error.code));
     }
 
