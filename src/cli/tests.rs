@@ -1,9 +1,9 @@
 //! The command line's parsing, flag by flag and mistake by mistake.
 
-#[cfg(feature = "http")]
+#[cfg(all(feature = "http", feature = "workspace"))]
 use std::net::SocketAddr;
 
-#[cfg(feature = "http")]
+#[cfg(all(feature = "http", feature = "workspace"))]
 use minimcp::http::Listen;
 
 use super::features::{built_features, missing_features, OPTIONAL_TOOLSETS};
