@@ -50,7 +50,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>, analyses: &Rc<Analyses>) -> Tool {
                 "exclude": scope::exclude_schema(),
                 "period_days": {"type": "integer", "minimum": 1, "maximum": MAX_PERIOD_DAYS, "default": 30},
                 "format": {"enum": ["json", "markdown", "csv"], "default": "json"},
-                "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "From next_offset."},
+                "offset": {"type": "integer", "minimum": 0, "default": 0},
             },
             "additionalProperties": false
         }),

@@ -50,7 +50,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>, analyses: &Rc<Analyses>) -> Tool {
                 "max_cyclomatic": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_CYCLOMATIC},
                 "max_cognitive": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_COGNITIVE},
                 "top_files": {"type": "integer", "minimum": 0, "maximum": 1000, "default": DEFAULT_TOP_FILES, "description": "0 lists every violation instead."},
-                "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "From next_offset."},
+                "offset": {"type": "integer", "minimum": 0, "default": 0},
             },
             "additionalProperties": false
         }),

@@ -76,7 +76,7 @@ pub(crate) fn tools() -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "validate_template",
-            "Check parameters against a template without rendering it: unknown names, wrong types or patterns, missing required ones.",
+            "Check parameters against a template without rendering it.",
             json!({
                 "type": "object",
                 "properties": {"resource_uri": uri, "parameters": parameters},
@@ -123,7 +123,7 @@ pub(crate) fn tools() -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "scaffold_project",
-            "Render several templates of one toolchain with one set of parameters: the files (path, content), nothing written; failures in errors. Without `templates`, every category.",
+            "Render several templates of one toolchain with one set of parameters; nothing is written. Without `templates`, every category.",
             json!({
                 "type": "object",
                 "properties": {

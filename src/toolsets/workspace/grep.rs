@@ -25,7 +25,7 @@ pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "search_text",
-        format!("Search text files for a literal string, or a regular expression with `regex`: each matching line with its file, line number and context. Paged: pass `next_offset` back as `offset`. Skips binary files, files over {}, .gitignore'd files and .git. Regex: the usual syntax, linear time, ASCII `\\d\\w\\s\\b`, `^$` per line; no lookaround, backreferences or `\\p{{…}}`.", human_size(MAX_SEARCH_FILE_BYTES)),
+        format!("Search text files for a literal string, or a regular expression with `regex`; matching lines with their file and line number. Paged: pass `next_offset` back as `offset`. Skips binary files, files over {}, .gitignore'd files and .git. Regex: the usual syntax, linear time, ASCII `\\d\\w\\s\\b`, `^$` per line; no lookaround, backreferences or `\\p{{…}}`.", human_size(MAX_SEARCH_FILE_BYTES)),
         json!({
             "type": "object",
             "properties": {
