@@ -90,7 +90,7 @@ pub(crate) fn tools(editor: &Rc<Editor>) -> Vec<Tool> {
         .annotations(json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false})),
         Tool::new(
             "edit_file",
-            format!("{MODIFIES} Replace text in a UTF-8 file. Each `old_text` must occur exactly once (else the matching or nearest lines are shown); failing that, whitespace is ignored and the diff shows it. All edits or none. Returns a unified diff. Refused if the file changed since you read it (or differs from `expected_sha256`)."),
+            format!("{MODIFIES} Replace text in a UTF-8 file. Each `old_text` must occur exactly once; if it occurs nowhere, whitespace is ignored and `new_text` re-indented to fit (the diff shows it). A refusal shows the lines to copy. All edits or none. Returns a unified diff. Refused if the file changed since you read it (or differs from `expected_sha256`)."),
             json!({
                 "type": "object",
                 "properties": {
