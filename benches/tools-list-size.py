@@ -10,9 +10,14 @@ tools/list) each time and measures the result as compact JSON, the way the serve
 - model: name, description and inputSchema only, which is what most clients pass to the
   model (outputSchema, title and annotations are for the client itself).
 
+Beside the default and each toolset alone it measures `workspace,edit`, what a coding agent
+is served; the per-tool table has every tool of every toolset.
+
     python3 benches/tools-list-size.py           # print the tables
     python3 benches/tools-list-size.py --write   # rewrite the tables between the markers
     python3 benches/tools-list-size.py --check   # exit 1 when a table differs from the binary
+    python3 benches/tools-list-size.py --other COMMAND...  # another stdio server, measured
+                                                 # the same way (its row, then its tools)
 
 The per-toolset table is in README.md, both tables in benches/README.md.
 
@@ -50,15 +55,16 @@ def choices(exe):
     if line is None:
         sys.exit(f"cannot read the toolset names from {exe} --toolsets ?: {out.stderr}")
     names = [n.strip() for n in line.split(marker, 1)[1].split(",")]
-    return [("default", [])] + [(n, ["--toolsets", n]) for n in names]
+    both = [("workspace,edit", ["--toolsets", "workspace,edit"])] if {"workspace", "edit"} <= set(names) else []
+    return [("default", [])] + [(n, ["--toolsets", n]) for n in names] + both
 
 
 def compact(value):
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-def tools_list(exe, args):
-    """The `result` of tools/list from one stdio session over this checkout."""
+def tools_list(command):
+    """The `result` of tools/list from one stdio session of `command`."""
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
@@ -67,8 +73,8 @@ def tools_list(exe, args):
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
     stdin = "".join(json.dumps(m) + "\n" for m in lines)
-    out = subprocess.run([exe, "--root", ROOT, *args], input=stdin, capture_output=True,
-                         text=True, check=True, timeout=60)
+    out = subprocess.run(command, input=stdin, capture_output=True, text=True, check=True,
+                         timeout=60)
     for line in out.stdout.splitlines():
         message = json.loads(line)
         if message.get("id") == 2:
@@ -76,38 +82,52 @@ def tools_list(exe, args):
             if "nextCursor" in result:
                 sys.exit("tools/list came in pages: raise --page-size or follow nextCursor")
             return result
-    sys.exit(f"no tools/list answer from {exe}: {out.stderr}")
+    sys.exit(f"no tools/list answer from {command[0]}: {out.stderr}")
 
 
 def model_view(tool):
     return {k: tool[k] for k in ("name", "description", "inputSchema") if k in tool}
 
 
+TOOLSETS_HEAD = ["| toolsets | tools | bytes | model |", "|---|---:|---:|---:|"]
+TOOLS_HEAD = [
+    "| tool | bytes | model | description | inputSchema | outputSchema |",
+    "|---|---:|---:|---:|---:|---:|",
+]
+
+
+def toolset_row(label, result):
+    tools = result["tools"]
+    model = sum(compact(model_view(t)) for t in tools)
+    return f"| {label} | {len(tools)} | {compact(result):,} | {model:,} |"
+
+
+def tool_row(t):
+    return (f"| `{t['name']}` | {compact(t):,} | {compact(model_view(t)):,} "
+            f"| {len(t['description'].encode()):,} | {compact(t['inputSchema']):,} "
+            f"| {compact(t.get('outputSchema', {})):,} |")
+
+
 def tables(exe):
     """The per-toolset table (README.md) and the per-tool table (benches/README.md)."""
-    rows, per_tool = [], []
+    rows, per_tool, seen = [], [], set()
     for label, args in choices(exe):
-        result = tools_list(exe, args)
-        tools = result["tools"]
-        model = sum(compact(model_view(t)) for t in tools)
-        rows.append(f"| {label} | {len(tools)} | {compact(result):,} | {model:,} |")
-        if not args:
-            for t in tools:
-                per_tool.append(
-                    f"| `{t['name']}` | {compact(t):,} | {len(t['description'].encode()):,} "
-                    f"| {compact(t['inputSchema']):,} | {compact(t.get('outputSchema', {})):,} |"
-                )
-    toolsets = "\n".join(["| toolsets | tools | bytes | model |", "|---|---:|---:|---:|", *rows])
-    tools = "\n".join([
-        "| tool | bytes | description | inputSchema | outputSchema |",
-        "|---|---:|---:|---:|---:|",
-        *per_tool,
-    ])
-    return toolsets, tools
+        result = tools_list([exe, "--root", ROOT, *args])
+        rows.append(toolset_row(label, result))
+        for t in result["tools"]:
+            if t["name"] not in seen:
+                seen.add(t["name"])
+                per_tool.append(tool_row(t))
+    return "\n".join([*TOOLSETS_HEAD, *rows]), "\n".join([*TOOLS_HEAD, *per_tool])
 
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else None
+    if mode == "--other" and len(sys.argv) > 2:
+        result = tools_list(sys.argv[2:])
+        print("\n".join([*TOOLSETS_HEAD, toolset_row("other", result), "", *TOOLS_HEAD,
+                         *(tool_row(t) for t in result["tools"])]))
+        return
     if mode not in (None, "--write", "--check"):
         sys.exit(__doc__)
     toolsets, tools = tables(binary())

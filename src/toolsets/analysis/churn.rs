@@ -41,16 +41,16 @@ pub(crate) fn tool(ws: &Rc<Workspace>, analyses: &Rc<Analyses>) -> Tool {
     let histories = Histories::default();
     Tool::new(
         "analyze_code_churn",
-        "Summarize the git history of the files under a workspace path (or `paths`, minus `exclude` globs) over the last period_days: per file commits, lines added and deleted, authors, first and last change; commit and author totals; hotspots (churn × cyclomatic complexity). Needs git and a path inside a repository. format json pages the files (pass next_offset back as offset); markdown and csv give tables.",
+        "Git history of the files under a path over the last period_days: per file commits, lines added and deleted, authors, first and last change; totals; hotspots (churn × complexity). json pages the files (pass next_offset back as offset).",
         json!({
             "type": "object",
             "properties": {
-                "project_path": {"type": "string", "default": ".", "description": "File or directory in a git repository, relative to the workspace root."},
+                "project_path": {"type": "string", "default": ".", "description": "File or directory in a git repository."},
                 "paths": scope::paths_schema("all in one repository"),
                 "exclude": scope::exclude_schema(),
                 "period_days": {"type": "integer", "minimum": 1, "maximum": MAX_PERIOD_DAYS, "default": 30},
                 "format": {"enum": ["json", "markdown", "csv"], "default": "json"},
-                "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "From next_offset."},
+                "offset": {"type": "integer", "minimum": 0, "default": 0},
             },
             "additionalProperties": false
         }),

@@ -38,19 +38,19 @@ pub(crate) fn tool(ws: &Rc<Workspace>, analyses: &Rc<Analyses>) -> Tool {
     let (ws, analyses) = (Rc::clone(ws), Rc::clone(analyses));
     Tool::new(
         "analyze_complexity",
-        format!("Measure every function of the {} files under a workspace path (or `paths`, minus `exclude` globs): cyclomatic complexity (as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, nesting, lines. Returns a summary (median/p90/max), the functions over max_cyclomatic/max_cognitive and the top files. format json lists every function, paged (pass next_offset back as offset); markdown is a report; sarif a SARIF 2.1.0 log of the violations.", Lang::titles("and")),
+        format!("Measure each function of the {} files under a path: cyclomatic (as lizard counts) and cognitive complexity, Halstead, nesting, lines. Returns a summary, the functions over the max_ limits and the top files; json lists every function, paged (pass next_offset back as offset).", Lang::titles("and")),
         json!({
             "type": "object",
             "properties": {
-                "project_path": {"type": "string", "default": ".", "description": "File or directory, relative to the workspace root."},
+                "project_path": {"type": "string", "default": ".", "description": "File or directory."},
                 "paths": scope::paths_schema("directories are walked"),
                 "exclude": scope::exclude_schema(),
                 "toolchain": {"enum": Lang::names(), "description": "Only this language."},
                 "format": {"enum": ["json", "markdown", "sarif"], "default": "json"},
                 "max_cyclomatic": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_CYCLOMATIC},
                 "max_cognitive": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_COGNITIVE},
-                "top_files": {"type": "integer", "minimum": 0, "maximum": 1000, "default": DEFAULT_TOP_FILES, "description": "Files ranked; 0 drops the ranking and lists every violation."},
-                "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "From next_offset (functions for json, violations otherwise)."},
+                "top_files": {"type": "integer", "minimum": 0, "maximum": 1000, "default": DEFAULT_TOP_FILES, "description": "0 lists every violation instead."},
+                "offset": {"type": "integer", "minimum": 0, "default": 0},
             },
             "additionalProperties": false
         }),

@@ -66,7 +66,7 @@ pub(crate) fn paths_schema(what: &str) -> Value {
     serde_json::json!({
         "type": "array", "minItems": 1, "maxItems": MAX_PATHS,
         "items": {"type": "string"},
-        "description": format!("Instead of project_path: several files or directories ({what})."),
+        "description": format!("Instead of project_path ({what})."),
     })
 }
 
@@ -75,7 +75,7 @@ pub(crate) fn exclude_schema() -> Value {
     serde_json::json!({
         "type": "array", "maxItems": MAX_EXCLUDES,
         "items": {"type": "string", "minLength": 1},
-        "description": "Globs to leave out: without `/` any path component's name (\"tests\", \"*.min.js\"), with `/` the whole path as results show it (\"vendor/**\").",
+        "description": "Globs to leave out: by name (\"tests\"), or with `/` by path (\"vendor/**\").",
     })
 }
 

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use super::{edit_file, moving, patch, write, Editor};
 use crate::toolsets::workspace::limits::MAX_PATH_BYTES;
+use crate::toolsets::workspace::PATH_HINT;
 use crate::{Arguments, Content, Context, HandlerError, Tool, ToolOutput};
 
 /// A handler of the toolset.
@@ -40,18 +41,18 @@ fn with_editor(
 }
 
 /// What every tool says first: it changes files.
-const MODIFIES: &str = "MODIFIES FILES on the server's disk.";
+const MODIFIES: &str = "MODIFIES FILES.";
 
-/// A path argument.
+/// A path argument: the same forms as the workspace tools' paths.
 fn path(what: &str) -> Value {
     json!({"type": "string", "minLength": 1, "maxLength": MAX_PATH_BYTES + 16,
-        "description": format!("{what} Relative to the workspace root (with several roots, starting with the root's name), an absolute path inside a root, or its file:// URI. No `..`.")})
+        "description": format!("{what}{PATH_HINT}")})
 }
 
 /// The `expected_sha256` argument.
 fn expected(what: &str) -> Value {
     json!({"type": "string", "minLength": 64, "maxLength": 64,
-        "description": format!("The SHA-256 (hex) {what} must have now, as read_file gave it: the change is refused if the file is different.")})
+        "description": format!("read_file's `sha256` of {what}; refused if it differs.")})
 }
 
 /// Every tool of the toolset.
@@ -60,14 +61,14 @@ pub(crate) fn tools(editor: &Rc<Editor>) -> Vec<Tool> {
     vec![
         Tool::new(
             "write_file",
-            format!("{MODIFIES} Create a file, or replace an existing file's whole content. Replacing needs the file to be unchanged since you read it (or `expected_sha256`). The write is atomic: the file holds the old or the new content, never a mix. Up to {max} bytes; UTF-8 text in `content`, or any bytes in `content_base64`. The directory must exist (create_directory)."),
+            format!("{MODIFIES} Create a file or replace its whole content, atomically; up to {max} bytes. Replacing needs the file unchanged since you read it (or `expected_sha256`). The directory must exist."),
             json!({
                 "type": "object",
                 "properties": {
-                    "path": path("File to write."),
-                    "content": {"type": "string", "description": "The whole new content, as UTF-8 text."},
-                    "content_base64": {"type": "string", "description": "Instead of `content`: the bytes, base64-encoded (for files that are not UTF-8 text)."},
-                    "expected_sha256": expected("the file being replaced"),
+                    "path": path(""),
+                    "content": {"type": "string", "description": "UTF-8 text."},
+                    "content_base64": {"type": "string", "description": "Instead of `content`: bytes, base64."},
+                    "expected_sha256": expected("the file"),
                 },
                 "required": ["path"],
                 "additionalProperties": false
@@ -89,20 +90,20 @@ pub(crate) fn tools(editor: &Rc<Editor>) -> Vec<Tool> {
         .annotations(json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false})),
         Tool::new(
             "edit_file",
-            format!("{MODIFIES} Replace text in a UTF-8 file: each edit's `old_text` must occur exactly once (else the lines of every match, or the closest near-match, are reported); only if it does not occur exactly is a match ignoring whitespace tried, and the result says so. All edits apply or none. Answers with a unified diff; with `dry_run` the diff only, nothing written. Refused if the file changed since you read it (or differs from `expected_sha256`)."),
+            format!("{MODIFIES} Replace text in a UTF-8 file. Each `old_text` must occur exactly once; if it occurs nowhere, whitespace is ignored and `new_text` re-indented to fit (the diff shows it). A refusal shows the lines to copy. All edits or none. Returns a unified diff. Refused if the file changed since you read it (or differs from `expected_sha256`)."),
             json!({
                 "type": "object",
                 "properties": {
-                    "path": path("File to edit."),
+                    "path": path(""),
                     "edits": {"type": "array", "minItems": 1, "maxItems": 100,
-                        "description": "Replacements, applied in order, each to the text the ones before it left.",
+                        "description": "Applied in order, each to the result of the ones before.",
                         "items": {"type": "object", "properties": {
-                            "old_text": {"type": "string", "description": "Text to find: exactly as in the file, occurring once."},
-                            "new_text": {"type": "string", "description": "What replaces it."},
+                            "old_text": {"type": "string", "description": "Exact text to replace."},
+                            "new_text": {"type": "string"},
                             "oldText": {"type": "string", "description": "Alias of old_text."},
                             "newText": {"type": "string", "description": "Alias of new_text."}
                         }, "additionalProperties": false}},
-                    "dry_run": {"type": "boolean", "description": "Only show the diff; write nothing. Default false."},
+                    "dry_run": {"type": "boolean", "description": "Show the diff; write nothing."},
                     "dryRun": {"type": "boolean", "description": "Alias of dry_run."},
                     "expected_sha256": expected("the file"),
                 },
@@ -138,10 +139,10 @@ pub(crate) fn tools(editor: &Rc<Editor>) -> Vec<Tool> {
         .annotations(json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false})),
         Tool::new(
             "create_directory",
-            format!("{MODIFIES} Create a directory and any missing parents; a directory that already exists is left as it is (not an error)."),
+            format!("{MODIFIES} Create a directory and missing parents; one that exists is not an error."),
             json!({
                 "type": "object",
-                "properties": {"path": path("Directory to create.")},
+                "properties": {"path": path("")},
                 "required": ["path"],
                 "additionalProperties": false
             }),
@@ -159,14 +160,14 @@ pub(crate) fn tools(editor: &Rc<Editor>) -> Vec<Tool> {
         .annotations(json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})),
         Tool::new(
             "move_file",
-            format!("{MODIFIES} Move or rename a file or directory within one workspace root. An existing destination is refused unless `overwrite` is true (a file only, unchanged since you read it, or matching `expected_sha256`). Moving between roots is refused."),
+            format!("{MODIFIES} Move or rename a file or directory within one root. An existing destination is refused unless `overwrite` (a file only, unchanged since you read it, or matching `expected_sha256`)."),
             json!({
                 "type": "object",
                 "properties": {
-                    "source": path("File or directory to move."),
-                    "destination": path("Its new path (in the same root)."),
-                    "overwrite": {"type": "boolean", "description": "Replace an existing destination file. Default false."},
-                    "expected_sha256": expected("the destination file being replaced"),
+                    "source": path(""),
+                    "destination": path("In the same root. "),
+                    "overwrite": {"type": "boolean", "description": "Replace an existing destination file."},
+                    "expected_sha256": expected("the destination"),
                 },
                 "required": ["source", "destination"],
                 "additionalProperties": false

@@ -15,9 +15,9 @@ const MAX_ARG_BYTES: usize = 512;
 /// Every tool of the toolset.
 pub(crate) fn tools() -> Vec<Tool> {
     let uri = json!({"type": "string", "minLength": 1, "maxLength": MAX_ARG_BYTES,
-        "description": "template://<category>/<toolchain>/<variant>, e.g. template://makefile/rust/cli (see list_templates)."});
+        "description": "e.g. template://makefile/rust/cli (list_templates)."});
     let parameters = json!({"type": "object",
-        "description": "Values by name, e.g. {\"project_name\": \"my-tool\"}; list_templates gives each template's."});
+        "description": "By name, as list_templates gives them."});
     let offset =
         json!({"type": "integer", "minimum": 0, "default": 0, "description": "From next_offset."});
     let categories = catalog::distinct(Entry::category);
@@ -26,7 +26,7 @@ pub(crate) fn tools() -> Vec<Tool> {
     vec![
         Tool::new(
             "list_templates",
-            "List the embedded project file templates: URI, the file each produces, and its parameters (type, required, default, pattern). Filter by toolchain and/or category.",
+            "List the project file templates: URI, file produced, parameters.",
             json!({
                 "type": "object",
                 "properties": {
@@ -46,7 +46,7 @@ pub(crate) fn tools() -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "search_templates",
-            "Find templates by free text, e.g. \"docker go\" or \"typescript library makefile\", ranked by a 0-1 score: a word naming a category, toolchain or variant (or an alias: docker, typescript, uv, library) counts most, then a word of the title or description, then the start of one.",
+            "Find templates by free text, e.g. \"docker go\", \"typescript library makefile\"; best first.",
             json!({
                 "type": "object",
                 "properties": {
@@ -76,7 +76,7 @@ pub(crate) fn tools() -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "validate_template",
-            "Check parameters against a template without rendering it: valid or not, with unknown names, wrong types, values not matching the pattern and missing required parameters.",
+            "Check parameters against a template without rendering it.",
             json!({
                 "type": "object",
                 "properties": {"resource_uri": uri, "parameters": parameters},
@@ -99,7 +99,7 @@ pub(crate) fn tools() -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "generate_template",
-            "Render one template with parameters: the file's content, name and SHA-256. Nothing is written. A file over the result budget comes in pages: pass next_offset back as offset.",
+            "Render one template: the file's content, name and SHA-256; nothing is written. Paged: pass next_offset back as offset.",
             json!({
                 "type": "object",
                 "properties": {
@@ -123,15 +123,15 @@ pub(crate) fn tools() -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "scaffold_project",
-            "Render several templates of one toolchain with one set of parameters and return the files (path, content); nothing is written. Without `templates`, every category is rendered. A template that fails is reported in errors; the others are still returned.",
+            "Render several templates of one toolchain with one set of parameters; nothing is written. Without `templates`, every category.",
             json!({
                 "type": "object",
                 "properties": {
                     "toolchain": {"enum": toolchains},
                     "templates": {"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": MAX_ARG_BYTES},
-                        "description": "Categories (\"makefile\"), category/variants (\"readme/lib\") or template URIs."},
+                        "description": "Categories (\"makefile\"), \"readme/lib\" or URIs."},
                     "variant": {"type": "string", "default": "cli", "maxLength": 32,
-                        "description": "cli, lib or service: for categories given without one that have several."},
+                        "description": "cli, lib or service, where a category has several."},
                     "parameters": parameters,
                     "offset": offset.clone(),
                 },

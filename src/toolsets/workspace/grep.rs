@@ -14,35 +14,35 @@ use super::read::read_whole;
 use super::sandbox::PathError;
 use super::scan::{Filter, Page, Search};
 use super::walk::{plural, walk, Stopped, Summary, PARTIAL};
-use super::Workspace;
+use super::{Workspace, PATH_HINT};
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
 /// Bytes of the result budget kept for the notes and the fields around the matches.
 const RESERVED_BYTES: usize = 4096;
 
 /// The tool definition.
-pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
+pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "search_text",
-        format!("Search workspace text files for a literal string (or, with `regex: true`, a regular expression); returns each matching line with its file, line number and optional context lines. Paged: pass `next_offset` back as `offset`. Skips binary files, files over {}, .gitignore'd files and .git. Regex subset (linear time): literals, `.`, `[a-z]`, `[^...]`, `\\d \\w \\s \\b` (ASCII) and negations, `^ $` (line), `(...)`, `(?:...)`, `|`, `? * +`, `{{m,n}}`; no lookaround or backreferences.", human_size(MAX_SEARCH_FILE_BYTES)),
+        format!("Search text files for a literal string, or a regular expression with `regex`; matching lines with their file and line number. Paged: pass `next_offset` back as `offset`. Skips binary files, files over {}, .gitignore'd files and .git. Regex: the usual syntax, linear time, ASCII `\\d\\w\\s\\b`, `^$` per line; no lookaround, backreferences or `\\p{{…}}`.", human_size(MAX_SEARCH_FILE_BYTES)),
         json!({
             "type": "object",
             "properties": {
                 "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
-                "regex": {"type": "boolean", "default": false, "description": "`query` is a regular expression (the subset in the description)."},
+                "regex": {"type": "boolean", "default": false},
                 "path": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
-                    "description": format!("Directory (recursive) or file. {path_hint}")},
+                    "description": format!("Directory (recursive) or file. {PATH_HINT}")},
                 "glob": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_BYTES,
-                    "description": "Only files matching: without `/` by name (\"*.rs\"), with `/` by path below `path` (\"src/**/*.rs\")."},
+                    "description": "Only files matching: by name (\"*.rs\"), or with `/` by path below `path`."},
                 "case_sensitive": {"type": "boolean", "default": false},
                 "context": {"type": "integer", "default": 0, "minimum": 0, "maximum": MAX_CONTEXT_LINES,
-                    "description": "Lines before and after each match (grep -C)."},
-                "before": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES, "description": "Lines before; overrides `context`."},
-                "after": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES, "description": "Lines after; overrides `context`."},
+                    "description": "Lines around each match."},
+                "before": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES, "description": "Overrides `context`."},
+                "after": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_LINES, "description": "Overrides `context`."},
                 "max_results": {"type": "integer", "default": 100, "minimum": 1, "maximum": MAX_SEARCH_RESULTS,
-                    "description": "Matching lines per page (a page also ends at the result budget)."},
-                "offset": {"type": "integer", "default": 0, "minimum": 0, "description": "From `next_offset`."},
+                    "description": "Matching lines per page."},
+                "offset": {"type": "integer", "default": 0, "minimum": 0},
             },
             "required": ["query"],
             "additionalProperties": false

@@ -11,7 +11,7 @@ fn search_with_budget(tree: &TempTree, args: Value, budget: usize) -> Result<Too
         result_budget: budget,
         ..TestLink::default()
     };
-    client.call(&tool(&ws, ""), args).map_err(|e| e.to_string())
+    client.call(&tool(&ws), args).map_err(|e| e.to_string())
 }
 
 fn search(tree: &TempTree, args: Value) -> ToolOutput {

@@ -80,6 +80,10 @@ use walk::Bounds;
 
 pub use roots::{expand_home, is_too_broad, DEFAULT_DENY, DEFAULT_DENY_WRITE};
 
+/// What every path argument's description says of the forms it takes (the instructions
+/// say the rest: several roots, `file://` URIs).
+pub(crate) const PATH_HINT: &str = "Relative to the workspace root, or absolute inside it.";
+
 /// Guidance for the model, suitable for [`Builder::add_instructions`].
 pub const INSTRUCTIONS: &str = "This server is a read-only view of the workspace: one or more root directories. Paths are relative to the root (`.`), or absolute paths inside a root; with several roots, relative paths start with the root's name (list_directory of `.` shows them). Start with list_directory or search_files to find files, search_text to find where something is used, and read_file to read files by line range (or their last lines with `tail`). Large results come in pages: pass `next_offset` back as `offset`. Files excluded by .gitignore are not listed or searched, but can be read by path; secrets on the server's deny list (.env files, private keys) are hidden and refused everywhere. Resources are file:// URIs of the files' absolute paths.";
 

@@ -20,30 +20,29 @@ use super::roots::uri_of;
 use super::sandbox::{read_capped, PathError, Resolved};
 use super::served::Stamp;
 use super::text::is_binary;
-use super::Workspace;
+use super::{Workspace, PATH_HINT};
 use crate::{
     sha256_hex, Arguments, Content, Context, HandlerError, ResourceContents, Tool, ToolOutput,
 };
 
 /// The tool definition.
-pub(crate) fn tool(ws: &Rc<Workspace>, path_hint: &str) -> Tool {
+pub(crate) fn tool(ws: &Rc<Workspace>) -> Tool {
     let ws = Rc::clone(ws);
     Tool::new(
         "read_file",
-        format!("Read a workspace file as numbered lines (or up to {MAX_READ_PATHS} with `paths`), {DEFAULT_READ_LINES} lines or the result budget at a time: when more follows, pass `next_offset` back as `offset`. Any size is read by range; `tail` gives the last lines, `byte_offset` starts at a byte. Images (png, jpeg, gif, webp) up to {} come back as images, other binary files up to {} as base64. With editing on, `sha256` (files up to {}) is the whole file's hash, for the edit tools' `expected_sha256`.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES), human_size(ws.max_write_bytes)),
+        format!("Read a file (or up to {MAX_READ_PATHS} with `paths`) as numbered lines, {DEFAULT_READ_LINES} or the result budget at a time: pass `next_offset` back as `offset` for more. Any size, by range. Images (png, jpeg, gif, webp) up to {} as images, other binary files up to {} as base64.", human_size(MAX_IMAGE_BYTES), human_size(MAX_BINARY_BYTES)),
         json!({
             "type": "object",
             "properties": {
                 "path": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_BYTES,
-                    "description": format!("File to read. {path_hint}")},
+                    "description": PATH_HINT},
                 "paths": {"type": "array", "minItems": 1, "maxItems": MAX_READ_PATHS,
                     "items": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_BYTES},
-                    "description": "Instead of `path`: several files, each with a share of the budget and its own error."},
-                "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based (default 1)."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_READ_LINES,
-                    "description": format!("Most lines (default {DEFAULT_READ_LINES}).")},
+                    "description": "Instead of `path`; each gets a share of the budget."},
+                "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_READ_LINES, "description": "Most lines."},
                 "tail": {"type": "integer", "minimum": 1, "maximum": MAX_READ_LINES, "description": "The last N lines instead."},
-                "byte_offset": {"type": "integer", "minimum": 0, "description": "Start at this byte (from `next_byte_offset`)."},
+                "byte_offset": {"type": "integer", "minimum": 0, "description": "Start at this byte (`next_byte_offset`)."},
             },
             "additionalProperties": false
         }),

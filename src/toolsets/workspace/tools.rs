@@ -12,7 +12,7 @@ use super::output::{cancelled, human_size, text_block, Ticker};
 use super::paging::Page;
 use super::sandbox::{PathError, RelPath, Resolved};
 use super::walk::{plural, walk, Bounds, Entry, Flow, Kind, Stopped, Summary, Visitor};
-use super::{grep, info, read, Workspace};
+use super::{grep, info, read, Workspace, PATH_HINT};
 use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
 
 /// A tool handler that needs the workspace.
@@ -34,19 +34,18 @@ pub(crate) fn with_roots(
 
 /// Every tool of the toolset.
 pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
-    let path_hint = "Relative to the workspace root (`.`), or absolute inside it.";
     vec![
         Tool::new(
             "search_files",
-            "Find workspace files and directories whose paths match a glob: `*` within one path component, `**` across directories, `?` one character, `[abc]`, `{a,b}`. Paths are relative to the workspace root, sorted; directories end with `/`. .gitignore'd files and .git are skipped. Paged: pass `next_offset` back as `offset`.",
+            "Find files and directories whose path matches a glob: `*` within a path component, `**` across directories, `?`, `[abc]`, `{a,b}`. Sorted, relative to the workspace root; directories end with `/`. Skips .gitignore'd files and .git. Paged: pass `next_offset` back as `offset`.",
             json!({
                 "type": "object",
                 "properties": {
                     "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_PATTERN_BYTES,
-                        "description": "Glob for paths below `directory`, e.g. \"**/*.rs\", \"src/*.{js,ts}\"."},
+                        "description": "Below `directory`, e.g. \"**/*.rs\"."},
                     "directory": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
-                        "description": format!("Directory to search. {path_hint}")},
-                    "offset": {"type": "integer", "default": 0, "minimum": 0, "description": "From `next_offset`."},
+                        "description": PATH_HINT},
+                    "offset": {"type": "integer", "default": 0, "minimum": 0},
                 },
                 "required": ["pattern"],
                 "additionalProperties": false
@@ -63,15 +62,14 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
         .annotations(read_only()),
         Tool::new(
             "list_directory",
-            "List a workspace directory's entries with kind, size, modification time and permissions, down to `depth` levels. Paths are relative to the listed directory; .gitignore'd entries and .git are left out. Paged: pass `next_offset` back as `offset`.",
+            "List a directory's entries (kind, size, modified time, permissions) down to `depth` levels, paths relative to it. Skips .gitignore'd entries and .git. Paged: pass `next_offset` back as `offset`.",
             json!({
                 "type": "object",
                 "properties": {
                     "path": {"type": "string", "default": ".", "maxLength": MAX_PATH_BYTES,
-                        "description": format!("Directory to list. {path_hint}")},
-                    "depth": {"type": "integer", "default": 1, "minimum": 1, "maximum": MAX_LIST_DEPTH,
-                        "description": "1: the directory's own entries only."},
-                    "offset": {"type": "integer", "default": 0, "minimum": 0, "description": "From `next_offset`."},
+                        "description": PATH_HINT},
+                    "depth": {"type": "integer", "default": 1, "minimum": 1, "maximum": MAX_LIST_DEPTH},
+                    "offset": {"type": "integer", "default": 0, "minimum": 0},
                 },
                 "additionalProperties": false
             }),
@@ -95,8 +93,8 @@ pub(crate) fn tools(ws: &Rc<Workspace>) -> Vec<Tool> {
             "total": {"type": "integer"},
         }), &["path", "entries", "total"]))
         .annotations(read_only()),
-        read::tool(ws, path_hint),
-        grep::tool(ws, path_hint),
+        read::tool(ws),
+        grep::tool(ws),
     ]
 }
 

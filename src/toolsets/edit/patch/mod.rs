@@ -42,15 +42,15 @@ pub(crate) use journal::{scan as scan_journals, Interrupted};
 pub(crate) const MAX_PATCH_FILES: usize = 1_000;
 
 /// The tool's description.
-pub(crate) const DESCRIPTION: &str = "Apply a unified diff (the `git diff` format: many files, new, deleted and renamed files) exactly as `git apply` would: each hunk's context and removed lines must match exactly (at any offset, no fuzz), else nothing is written and the file's current lines are shown. `dry_run`: check and show the diff only.";
+pub(crate) const DESCRIPTION: &str = "Apply a unified diff (`git diff` format: many files, new, deleted, renamed) as `git apply` would: context and removed lines must match exactly (at any offset, no fuzz), else nothing is written and the file's current lines are shown.";
 
 /// The input schema.
 pub(crate) fn input_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "patch": {"type": "string", "minLength": 1, "description": "The diff, as `git diff` prints it (paths `a/…` and `b/…` relative to the root)."},
-            "dry_run": {"type": "boolean", "description": "Check and show the diff; write nothing. Default false."}
+            "patch": {"type": "string", "minLength": 1, "description": "Paths `a/…`, `b/…` relative to the root."},
+            "dry_run": {"type": "boolean", "description": "Check and show the diff; write nothing."}
         },
         "required": ["patch"],
         "additionalProperties": false
