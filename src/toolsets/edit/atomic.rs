@@ -82,6 +82,8 @@ fn create_temp(dir: &CheckedDir, replacing: bool) -> io::Result<(String, fs::Fil
             use std::os::unix::fs::OpenOptionsExt;
             options.mode(if replacing { 0o600 } else { 0o666 });
         }
+        #[cfg(not(unix))]
+        let _ = replacing;
         match options.open(dir.entry(&name)) {
             Ok(file) => return Ok((name, file)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
