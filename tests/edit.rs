@@ -16,7 +16,6 @@ mod common;
 
 use common::scratch::Scratch;
 
-const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const WAIT: Duration = Duration::from_secs(20);
 
 struct Client {
@@ -36,7 +35,7 @@ impl Client {
     }
 
     fn with_args(roots: &[&Path], args: &[&str]) -> Client {
-        let mut command = Command::new(BIN);
+        let mut command = Command::new(common::minimcp());
         for root in roots {
             command.arg("--root").arg(root);
         }
@@ -245,7 +244,10 @@ fn editing_is_off_unless_the_toolset_is_named_and_says_so_when_on() {
     let instructions = on.init["instructions"].as_str().expect("instructions");
     assert!(instructions.contains("can modify files"), "{instructions}");
 
-    let help = Command::new(BIN).arg("--help").output().expect("help");
+    let help = Command::new(common::minimcp())
+        .arg("--help")
+        .output()
+        .expect("help");
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("MODIFY FILES"), "{help}");
     assert!(help.contains("--max-write-bytes"), "{help}");

@@ -16,7 +16,6 @@ mod common;
 use common::response::{read_response, Response};
 use common::scratch::Scratch;
 
-const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const ACCEPT: &str = "application/json, text/event-stream";
 
 /// A running `minimcp serve --http 127.0.0.1:0`, killed on drop.
@@ -545,14 +544,14 @@ fn a_bearer_token_guards_every_request() {
 
 #[test]
 fn a_non_loopback_address_needs_the_flag_and_a_token() {
-    let refused = Command::new(BIN)
+    let refused = Command::new(common::minimcp())
         .args(["serve", "--http", "0.0.0.0:0"])
         .stderr(Stdio::piped())
         .output()
         .expect("run");
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--allow-remote"));
-    let no_token = Command::new(BIN)
+    let no_token = Command::new(common::minimcp())
         .args(["serve", "--http", "0.0.0.0:0", "--allow-remote"])
         .env_remove("MINIMCP_TOKEN")
         .stderr(Stdio::piped())

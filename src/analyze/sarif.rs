@@ -21,7 +21,7 @@ const SRCROOT: &str = "%SRCROOT%";
 /// The log of `findings`, the files relative to `root`.
 pub(crate) fn log(findings: &[Finding<'_>], root: &Path) -> Value {
     let results: Vec<Value> = findings.iter().map(result).collect();
-    let mut root_uri = uri_path(&root.to_string_lossy());
+    let mut root_uri = root_path(root);
     if !root_uri.ends_with('/') {
         root_uri.push('/');
     }
@@ -119,6 +119,29 @@ fn result(finding: &Finding<'_>) -> Value {
         });
     }
     result
+}
+
+/// The root as the path of a `file:` URI (RFC 8089): `/home/me/p`; on Windows `/C:/Users/me/p`
+/// (the `\\?\` prefix dropped, `\` as `/`, the drive's colon kept) or `//server/share/p`.
+fn root_path(root: &Path) -> String {
+    let text = root.to_string_lossy();
+    if !cfg!(windows) {
+        return uri_path(&text);
+    }
+    let text = text
+        .strip_prefix(r"\\?\")
+        .unwrap_or(&text)
+        .replace('\\', "/");
+    let text = match text.strip_prefix("UNC/") {
+        Some(share) => format!("//{share}"),
+        None => text,
+    };
+    let b = text.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        format!("/{}{}", &text[..2], uri_path(&text[2..]))
+    } else {
+        uri_path(&text)
+    }
 }
 
 /// A path as a URI path: every byte outside the unreserved set and `/` percent-encoded.

@@ -184,7 +184,7 @@ impl Workspace {
         let fallback = match &config.fallback {
             Some(dir) if config.roots.is_empty() => {
                 if is_too_broad(dir) {
-                    log::warn(format_args!("not serving {} implicitly (it is / or the home directory): tools will answer with how to configure a root until the client provides roots", dir.display()));
+                    log::warn(format_args!("not serving {} implicitly (it is /, the home directory or, on Windows, the Windows directory): tools will answer with how to configure a root until the client provides roots", dir.display()));
                     Vec::new()
                 } else {
                     vec![open(dir)?]

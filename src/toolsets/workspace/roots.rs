@@ -29,8 +29,11 @@ pub const DEFAULT_DENY: &[&str] = &[
 /// The home directory: `$HOME`, or on Windows `%USERPROFILE%` when `$HOME` is not set.
 pub(crate) fn home() -> Option<PathBuf> {
     let var = std::env::var_os("HOME");
+    // A `$HOME` of `/home/me` is rooted on the current drive there (MSYS, Wine).
     #[cfg(windows)]
-    let var = var.or_else(|| std::env::var_os("USERPROFILE"));
+    let var = var
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .and_then(|h| std::path::absolute(h).ok());
     var.map(PathBuf::from).filter(|h| h.is_absolute())
 }
 
@@ -59,13 +62,20 @@ pub(crate) fn absolute_text(input: &str) -> Option<String> {
     Flavor::NATIVE.is_absolute(input).then(|| input.to_string())
 }
 
-/// True for `/` (a drive's root on Windows) and the home directory: never served unless
-/// asked for by name.
+/// True for `/` (a drive's root on Windows), the home directory and, on Windows, the
+/// Windows directory and everything in it (`C:\\Windows\\System32` is where a program started
+/// by a service or a desktop shortcut often finds itself): never served unless asked for by
+/// name.
 pub fn is_too_broad(dir: &Path) -> bool {
     let Ok(dir) = dir.canonicalize() else {
         return false;
     };
-    dir.parent().is_none() || home().and_then(|h| h.canonicalize().ok()) == Some(dir)
+    let system = std::env::var_os("SystemRoot")
+        .filter(|_| cfg!(windows))
+        .and_then(|w| Path::new(&w).canonicalize().ok());
+    dir.parent().is_none()
+        || home().and_then(|h| h.canonicalize().ok()) == Some(dir.clone())
+        || system.is_some_and(|w| dir.starts_with(w))
 }
 
 /// The RFC 8089 URI of an absolute path: `file:///home/me/my%20proj/src/main.rs`
