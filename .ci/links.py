@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check the relative links of the project's Markdown documents (issue 21).
 
-Every relative link in README.md, SECURITY.md, benches/README.md, conformance/*.md and the
+Every relative link in README.md, SECURITY.md, benches/README.md, conformance/*.md, docs/*.md and the
 documents they point to under src/ and tests/ must name an existing file, and every `#anchor`
 a heading of its target (GitHub's anchor rules: lowercase, punctuation dropped, spaces to
 hyphens, -1, -2 … for repeats). Links inside code spans and fenced blocks are not links.
@@ -15,7 +15,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = ["README.md", "SECURITY.md", "benches/README.md", "src/README.md",
         "src/toolsets/README.md", "tests/README.md"] + sorted(
-    os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "conformance", "*.md")))
+    os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "conformance", "*.md"))) + sorted(
+    os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))
 
 LINK = re.compile(r"(?<!\!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(([^()\s]+)(?:\s+\"[^\"]*\")?\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")

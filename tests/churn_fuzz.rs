@@ -5,13 +5,14 @@
 //! non-ASCII, leading dashes, rename-like `=>` and braces, names that look like numstat
 //! lines, long names, deep directories), file contents whose lines look like diff headers,
 //! several authors with odd names, author and committer dates inside and outside the
-//! period, adds, edits with known line counts, deletions, renames, binary files, empty
-//! commits and a merge; and the server runs under user git settings that change git's
+//! period, adds, edits with known line counts, deletions, renames (followed: a file's
+//! history goes to its new name), binary files, empty commits and a merge; and the server runs under user git settings that change git's
 //! output (`diff.noprefix`, `diff.mnemonicPrefix`, `diff.interHunkContext`,
 //! `log.showRoot`, `i18n.logOutputEncoding`).
 //!
 //! The oracle is the test's own record of what it committed, never git's output read
-//! again: per file commits, lines added and deleted, authors, first and last change;
+//! again: per file present now (deleted files are left out), under the name it has now,
+//! commits, lines added and deleted, authors, first and last change;
 //! totals; hotspots (one-line Python functions, complexity 1 each); and for `--diff`, the
 //! functions on lines the test changed since a revision. Every line a test writes is
 //! unique, so git's diff can only be the edit the test made.
@@ -236,6 +237,8 @@ struct Touch {
     path: String,
     added: u64,
     deleted: u64,
+    /// A rename: the path the file had before this commit.
+    from: Option<String>,
 }
 
 fn seed() -> (u64, bool) {
@@ -416,7 +419,7 @@ impl Repo {
         std::fs::remove_file(self.dir.join(path)).expect("remove");
     }
 
-    fn add(&mut self, touched: &mut Vec<Touch>) {
+    fn add(&mut self, touched: &mut Vec<Touch>, empty_moved: &mut bool) {
         let kind = match self.rng.below(8) {
             0 => Kind::Binary,
             1..=3 => Kind::Text,
@@ -435,7 +438,8 @@ impl Repo {
             kind
         };
         let path = self.new_path(kind);
-        let count = if self.rng.one_in(10) {
+        let count = if self.rng.one_in(10) && !*empty_moved && kind != Kind::Binary {
+            *empty_moved = true;
             0
         } else {
             1 + self.rng.below(12)
@@ -468,6 +472,7 @@ impl Repo {
             path,
             added,
             deleted: 0,
+            from: None,
         });
     }
 
@@ -521,14 +526,24 @@ impl Repo {
     /// are left alone (the other branch of a merge changes them).
     fn changes(&mut self, avoid: &HashSet<String>) -> Vec<Touch> {
         let mut touched: Vec<Touch> = Vec::new();
+        let mut empty_moved = false;
         for _ in 0..1 + self.rng.below(4) {
             let mut busy: HashSet<String> = avoid.clone();
             busy.extend(touched.iter().map(|t| t.path.clone()));
-            let op = self.rng.below(9);
+            let mut op = self.rng.below(9);
             let Some(path) = (op >= 3).then(|| self.pick_file(&busy)).flatten() else {
-                self.add(&mut touched);
+                self.add(&mut touched, &mut empty_moved);
                 continue;
             };
+            // git pairs a deleted empty file with an added one as a rename (their blobs are
+            // the same): one empty file added, deleted or renamed per commit at most, so
+            // what git finds is what the test did.
+            if op >= 7 && self.files[&path].contents().is_empty() {
+                if empty_moved {
+                    op = 3;
+                }
+                empty_moved = true;
+            }
             match op {
                 3..=6 => {
                     let (added, deleted) = self.edit(&path);
@@ -536,6 +551,7 @@ impl Repo {
                         path,
                         added,
                         deleted,
+                        from: None,
                     });
                 }
                 7 => {
@@ -546,26 +562,23 @@ impl Repo {
                         path,
                         added: 0,
                         deleted: lines_of(&file),
+                        from: None,
                     });
                 }
                 _ => {
-                    // A rename: --no-renames makes it a deletion and an addition.
+                    // A rename, content unchanged: git finds it (-M) and counts no lines;
+                    // the file's history goes with it.
                     let file = self.files.remove(&path).expect("file");
                     self.remove(&path);
                     let to = self.new_path(file.kind);
-                    let n = lines_of(&file);
                     self.log.push(format!("rename {path:?} -> {to:?}"));
                     self.files.insert(to.clone(), file);
                     self.write(&to);
                     touched.push(Touch {
-                        path,
-                        added: 0,
-                        deleted: n,
-                    });
-                    touched.push(Touch {
                         path: to,
-                        added: n,
+                        added: 0,
                         deleted: 0,
+                        from: Some(path),
                     });
                 }
             }
@@ -627,6 +640,10 @@ impl Repo {
             self.commits_in_period += 1;
             self.authors_in_period.insert(name.to_string());
             for t in touched {
+                // A rename carries the file's history (in the period) to its new name.
+                if let Some(old) = t.from.as_ref().and_then(|from| self.churn.remove(from)) {
+                    self.churn.insert(t.path.clone(), old);
+                }
                 let e = self
                     .churn
                     .entry(t.path.clone())
@@ -697,7 +714,12 @@ impl Repo {
         self.commit(&side_touched, None);
         let side_files = std::mem::replace(&mut self.files, base);
         git(&self.dir, &["checkout", "-q", "main"], &[]);
-        let avoid: HashSet<String> = side_touched.iter().map(|t| t.path.clone()).collect();
+        // Both names of a file the side branch renamed are its own.
+        let avoid: HashSet<String> = side_touched
+            .iter()
+            .flat_map(|t| [Some(t.path.clone()), t.from.clone()])
+            .flatten()
+            .collect();
         let main_touched = self.changes(&avoid);
         let id = self.commit(&main_touched, None);
         self.snapshots.push((id, self.files.clone()));
@@ -807,7 +829,13 @@ fn check_churn(repo: &Repo, config: &[(&str, &str)]) -> Result<(), String> {
         );
         seen.insert(name, got);
     }
-    for (path, e) in &repo.churn {
+    // Files deleted since are left out; renamed ones are under their name now.
+    let present: Vec<(&String, &Expected)> = repo
+        .churn
+        .iter()
+        .filter(|(path, _)| repo.files.contains_key(*path))
+        .collect();
+    for (path, e) in present.iter().copied() {
         let want = (
             Some(e.commits),
             Some(e.additions),
@@ -835,7 +863,7 @@ fn check_churn(repo: &Repo, config: &[(&str, &str)]) -> Result<(), String> {
     let want = (
         Some(repo.commits_in_period as u64),
         Some(repo.authors_in_period.len() as u64),
-        Some(repo.churn.len() as u64),
+        Some(present.len() as u64),
     );
     if totals != want {
         problems.push(format!(

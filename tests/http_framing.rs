@@ -861,7 +861,7 @@ struct Stats {
     executed: usize,
     /// Follow-ups answered, and follow-ups the reference reads that the server did not
     /// run: refused for something other than framing (a damaged method gets 405, a damaged
-    /// Accept 406, a duplicate Origin 400), or framing stricter than the reference's.
+    /// Accept 406, a duplicate Origin 403), or framing stricter than the reference's.
     followups_answered: usize,
     not_run: usize,
 }

@@ -23,6 +23,14 @@ use common::scratch::Scratch;
 const ACCEPT: &str = "application/json, text/event-stream";
 const MODERN: &str = "2026-07-28";
 
+/// A fresh directory for sockets, mode 0755 whatever the umask: a group-writable one would
+/// be refused (see `a_directory_another_user_can_change_is_refused`).
+fn socket_dir(label: &str) -> Scratch {
+    let scratch = Scratch::new(label);
+    fs::set_permissions(&scratch, fs::Permissions::from_mode(0o755)).expect("chmod");
+    scratch
+}
+
 /// A running `minimcp serve --profile conformance --http unix:PATH`, killed on drop.
 struct Server {
     child: Child,
@@ -38,7 +46,18 @@ impl Server {
 
     /// Starts the server; `Err((exit status, stderr))` when it exits instead of listening.
     fn try_start(path: &Path, extra: &[&str]) -> Result<Server, (Option<i32>, String)> {
+        Self::try_start_in(Path::new("."), path, extra)
+    }
+
+    /// [`Server::try_start`] in the working directory `cwd` (a relative `path` is relative
+    /// to it).
+    fn try_start_in(
+        cwd: &Path,
+        path: &Path,
+        extra: &[&str],
+    ) -> Result<Server, (Option<i32>, String)> {
         let mut child = Command::new(common::minimcp())
+            .current_dir(cwd)
             .args(["serve", "--profile", "conformance", "--http"])
             .arg(format!("unix:{}", path.display()))
             .args(extra)
@@ -73,7 +92,7 @@ impl Server {
         });
         Ok(Server {
             child,
-            path: path.to_path_buf(),
+            path: cwd.join(path),
             stderr: rx,
         })
     }
@@ -159,7 +178,7 @@ impl Drop for Server {
 
 #[test]
 fn both_eras_over_a_unix_socket_with_mode_0600() {
-    let scratch = Scratch::new("eras");
+    let scratch = socket_dir("eras");
     let path = scratch.join("m.sock");
     let server = Server::start(&path, &["--access-log"]);
 
@@ -238,7 +257,7 @@ fn both_eras_over_a_unix_socket_with_mode_0600() {
 
 #[test]
 fn on_a_socket_any_host_is_served_but_a_token_and_origin_still_count() {
-    let scratch = Scratch::new("access");
+    let scratch = socket_dir("access");
     let open = Server::start(&scratch.join("open.sock"), &[]);
     // No loopback Host rule: the socket file has no address to rebind.
     for host in ["Host: example.com", "Host: 10.0.0.1:80"] {
@@ -276,7 +295,7 @@ fn on_a_socket_any_host_is_served_but_a_token_and_origin_still_count() {
 
 #[test]
 fn a_stale_socket_is_replaced_and_a_live_one_refused() {
-    let scratch = Scratch::new("stale");
+    let scratch = socket_dir("stale");
     let path = scratch.join("s.sock");
 
     // A socket file nobody listens on any more (its server was killed).
@@ -316,7 +335,7 @@ fn a_stale_socket_is_replaced_and_a_live_one_refused() {
 
 #[test]
 fn anything_but_a_socket_at_the_path_is_refused_and_left_alone() {
-    let scratch = Scratch::new("occupied");
+    let scratch = socket_dir("occupied");
     let file = scratch.join("file.sock");
     fs::write(&file, "precious").expect("file");
     let dir = scratch.join("dir.sock");
@@ -357,7 +376,7 @@ fn anything_but_a_socket_at_the_path_is_refused_and_left_alone() {
 
 #[test]
 fn allow_remote_is_refused_with_a_unix_socket() {
-    let scratch = Scratch::new("remote");
+    let scratch = socket_dir("remote");
     let path = scratch.join("r.sock");
     let (code, stderr) = Server::try_start(&path, &["--allow-remote"])
         .err()
@@ -365,4 +384,152 @@ fn allow_remote_is_refused_with_a_unix_socket() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("--allow-remote does not apply"), "{stderr}");
     assert!(fs::symlink_metadata(&path).is_err(), "nothing was created");
+}
+
+/// Whether this process may give files away (root): another user is simulated by a uid
+/// nobody has.
+fn can_chown(scratch: &Path) -> bool {
+    let probe = scratch.join("probe");
+    fs::create_dir(&probe).expect("probe");
+    let can = std::os::unix::fs::chown(&probe, Some(OTHER_UID), None).is_ok();
+    fs::remove_dir(&probe).expect("probe removed");
+    if !can {
+        eprintln!("skipped: directories and links of another user (this test is not root)");
+    }
+    can
+}
+
+const OTHER_UID: u32 = 4242;
+
+/// Starts a server at `path` expecting a refusal that names `dir` and says `why`; nothing
+/// may be left at `path`.
+fn refused_for(path: &Path, dir: &Path, why: &str) {
+    let (code, stderr) = Server::try_start(path, &[])
+        .err()
+        .unwrap_or_else(|| panic!("{} must not be served", path.display()));
+    assert_eq!(code, Some(2), "{stderr}");
+    let named = format!("{} can be changed by another user", dir.display());
+    assert!(
+        stderr.contains(&named) && stderr.contains(why),
+        "{}: wanted {named:?} and {why:?}:\n{stderr}",
+        path.display()
+    );
+    assert!(fs::symlink_metadata(path).is_err(), "nothing at the path");
+}
+
+/// A 0600 socket is only as safe as the directories on the way to it: another user who can
+/// change one of them (or a symbolic link followed) could unlink the socket, bind their own
+/// and take the next request. Such a path is refused, naming the directory and why; one
+/// with the sticky bit (like /tmp) is fine, as is anything this user or root owns.
+#[test]
+fn a_directory_another_user_can_change_is_refused() {
+    let scratch = socket_dir("dirs");
+    let dir = |name: &str, mode: u32| {
+        let dir = scratch.join(name);
+        fs::create_dir(&dir).expect("mkdir");
+        fs::set_permissions(&dir, fs::Permissions::from_mode(mode)).expect("chmod");
+        dir
+    };
+    let open = dir("open", 0o777);
+    refused_for(
+        &open.join("m.sock"),
+        &open,
+        "writable by others without the sticky bit: mode 777",
+    );
+    let group = dir("group", 0o775);
+    refused_for(
+        &group.join("m.sock"),
+        &group,
+        "writable by its group without the sticky bit: mode 775",
+    );
+    // Whoever can rename a directory higher up can swap the whole tree below it.
+    let inner = open.join("inner");
+    fs::create_dir(&inner).expect("mkdir");
+    fs::set_permissions(&inner, fs::Permissions::from_mode(0o700)).expect("chmod");
+    refused_for(&inner.join("m.sock"), &open, "mode 777");
+    // A link of this user's own, but to such a directory: what it leads to counts.
+    let to_open = scratch.join("to-open");
+    std::os::unix::fs::symlink(&open, &to_open).expect("symlink");
+    refused_for(&to_open.join("m.sock"), &open, "mode 777");
+    let relative = scratch.join("to-inner");
+    std::os::unix::fs::symlink("open/./inner/..", &relative).expect("symlink");
+    refused_for(&relative.join("m.sock"), &open, "mode 777");
+
+    // The sticky bit: only a file's owner may remove or rename it there.
+    let sticky = dir("sticky", 0o1777);
+    let server = Server::start(&sticky.join("m.sock"), &[]);
+    assert_eq!(server.echo("in a sticky directory", &[]).status, 200);
+    drop(server);
+
+    if !can_chown(&scratch) {
+        return;
+    }
+    let theirs = dir("theirs", 0o755);
+    std::os::unix::fs::chown(&theirs, Some(OTHER_UID), None).expect("chown");
+    refused_for(&theirs.join("m.sock"), &theirs, "owned by uid 4242");
+    // Sticky, but its owner may remove anything in it.
+    let their_sticky = dir("their-sticky", 0o1777);
+    std::os::unix::fs::chown(&their_sticky, Some(OTHER_UID), None).expect("chown");
+    refused_for(
+        &their_sticky.join("m.sock"),
+        &their_sticky,
+        "owned by uid 4242",
+    );
+    // A link another user owns, to a safe directory: they may point it elsewhere.
+    let safe = dir("safe", 0o755);
+    let their_link = sticky.join("their-link");
+    std::os::unix::fs::symlink(&safe, &their_link).expect("symlink");
+    std::os::unix::fs::lchown(&their_link, Some(OTHER_UID), None).expect("lchown");
+    refused_for(
+        &their_link.join("m.sock"),
+        &their_link,
+        "a symbolic link owned by uid 4242",
+    );
+    let server = Server::start(&safe.join("m.sock"), &[]);
+    assert_eq!(server.echo("in a safe directory", &[]).status, 200);
+}
+
+/// A socket path must fit a socket address (107 bytes on Linux) as the absolute path a
+/// client is given: a relative `m.sock` in a deep working directory is refused, not served
+/// where no client given its absolute path can connect. A short relative one is served,
+/// and the listening line names it absolutely.
+#[test]
+fn a_path_longer_than_a_socket_address_is_refused_even_when_given_relative() {
+    let scratch = socket_dir("long");
+    let mut deep = scratch.to_path_buf();
+    while deep.as_os_str().len() + "/m.sock".len() < 145 {
+        deep.push("d1234567");
+    }
+    fs::create_dir_all(&deep).expect("deep dirs");
+    let absolute = deep.join("m.sock");
+    assert!(absolute.as_os_str().len() >= 145);
+    let (code, stderr) = Server::try_start_in(&deep, Path::new("m.sock"), &[])
+        .err()
+        .expect("must not start");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("unix:m.sock does not fit a Unix socket address")
+            && stderr.contains(&format!("{} is ", absolute.display())),
+        "{stderr}"
+    );
+    assert!(fs::symlink_metadata(&absolute).is_err(), "nothing created");
+    let (code, stderr) = Server::try_start(&absolute, &[])
+        .err()
+        .expect("must not start");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("does not fit a Unix socket address"),
+        "{stderr}"
+    );
+
+    let server = Server::try_start_in(&scratch, Path::new("rel.sock"), &[]).expect("starts");
+    let said = server.stderr_until("listening", Duration::from_secs(5));
+    assert!(
+        said.contains(&format!(
+            "listening on unix:{}",
+            scratch.join("rel.sock").display()
+        )),
+        "{said}"
+    );
+    assert_eq!(server.echo("relative", &[]).status, 200);
 }

@@ -10,7 +10,9 @@ use std::path::Path;
 use minimcp::toolsets::analysis::batch::Function;
 use serde_json::{json, Value};
 
-use super::{shown, Metric};
+use super::config::Limits;
+use super::metric::Metric;
+use super::shown;
 
 /// What the `format` field of a baseline file says.
 const FORMAT: &str = "minimcp-analyze-baseline/1";
@@ -19,6 +21,10 @@ const FORMAT: &str = "minimcp-analyze-baseline/1";
 pub(crate) struct Baseline {
     /// (file, function, occurrence) → (cyclomatic, cognitive).
     known: HashMap<(String, String, usize), (u32, u32)>,
+    /// The limits it was written with.
+    pub(crate) limits: Limits,
+    /// Functions it holds.
+    pub(crate) len: usize,
 }
 
 impl Baseline {
@@ -56,7 +62,20 @@ impl Baseline {
                 (clamp(cyclomatic), clamp(cognitive)),
             );
         }
-        Ok(Baseline { known })
+        let limit = |key: &str| {
+            value["thresholds"][key]
+                .as_u64()
+                .map(|v| v.clamp(1, u64::from(u32::MAX)) as u32)
+        };
+        let limits = Limits {
+            cyclomatic: limit("max_cyclomatic"),
+            cognitive: limit("max_cognitive"),
+        };
+        Ok(Baseline {
+            len: known.len(),
+            known,
+            limits,
+        })
     }
 
     /// The baseline's value of `metric` for `function`, if it holds the function.
@@ -79,8 +98,8 @@ impl Baseline {
     pub(crate) fn write<'a>(
         path: &Path,
         over: impl Iterator<Item = (&'a Function, &'a usize)>,
-        (max_cyclomatic, max_cognitive): (u32, u32),
-    ) -> Result<(), String> {
+        limits: Limits,
+    ) -> Result<usize, String> {
         let mut lines: Vec<String> = over
             .map(|(f, &occurrence)| {
                 json!({
@@ -91,12 +110,13 @@ impl Baseline {
             })
             .collect();
         lines.sort();
-        let head = json!({"max_cyclomatic": max_cyclomatic, "max_cognitive": max_cognitive});
+        let head = json!({"max_cyclomatic": limits.cyclomatic, "max_cognitive": limits.cognitive});
         let text = format!(
             "{{\"format\": \"{FORMAT}\",\n\"thresholds\": {head},\n\"functions\": [\n{}\n]}}\n",
             lines.join(",\n")
         );
         std::fs::write(path, text)
-            .map_err(|e| format!("cannot write the baseline {}: {e}", shown(path)))
+            .map_err(|e| format!("cannot write the baseline {}: {e}", shown(path)))?;
+        Ok(lines.len())
     }
 }

@@ -1,7 +1,6 @@
 //! `minimcp churn`: the `analyze_code_churn` tool run in-process on the working directory
 //! with no result budget, its whole report on stdout.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use minimcp::{Limits, Version};
@@ -28,11 +27,7 @@ pub(crate) fn churn(args: &Churn) -> ExitCode {
     let Some(server) = crate::serve::build(&options) else {
         return ExitCode::from(2);
     };
-    let format = args.format.unwrap_or(if std::io::stdout().is_terminal() {
-        Format::Markdown
-    } else {
-        Format::Json
-    });
+    let format = args.format.unwrap_or(Format::Markdown);
     let mut params = json!({
         "format": match format {
             Format::Markdown => "markdown",
@@ -47,7 +42,7 @@ pub(crate) fn churn(args: &Churn) -> ExitCode {
     if let Some(days) = args.days {
         params["period_days"] = json!(days);
     }
-    let live = std::io::stderr().is_terminal();
+    let live = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let call = json!({"name": "analyze_code_churn", "arguments": params});
     let answer = match exchange(&server, "tools/call", call, Version::LATEST_HANDSHAKE, live) {
         Ok(answer) => answer,

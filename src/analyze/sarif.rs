@@ -1,15 +1,22 @@
 //! The SARIF 2.1.0 log of `minimcp analyze --format sarif`, in the shape GitHub code
 //! scanning accepts (https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning):
-//! rules with help text, results with regions relative to `%SRCROOT%`, and
-//! `partialFingerprints` made of what names a function (its file, name, which one of
-//! that name, and the rule), never its lines, so an alert stays the same alert when code
-//! above it moves.
+//! rules with help text, results with regions relative to `%SRCROOT%` (the directory the
+//! command ran in, deliberately left without an absolute `uri`: a log names no path of the
+//! machine that made it), and `partialFingerprints` made of what names a function (its
+//! file, name, which one of that name, and the rule), never its lines, so an alert stays
+//! the same alert when code above it moves.
+//!
+//! Only limits someone set produce results: a function that fails one is an `error`; one
+//! over a limit that the baseline holds, or that an exemption in its source allows, is a
+//! `note` with a `suppressions` entry (`external` for the baseline, `inSource` with the
+//! comment as its justification). Nothing else is reported.
 
-use std::path::Path;
+use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
-use super::{Compared, Finding, Metric};
+use super::gate::{Compared, Finding, Metric, State};
+use super::Run;
 
 /// The key of our fingerprint in `partialFingerprints`; the version changes if its
 /// recipe does.
@@ -18,25 +25,49 @@ const FINGERPRINT: &str = "minimcpFunction/v1";
 /// The base every artifact URI is relative to.
 const SRCROOT: &str = "%SRCROOT%";
 
-/// The log of `findings`, the files relative to `root`.
-pub(crate) fn log(findings: &[Finding<'_>], root: &Path) -> Value {
-    let results: Vec<Value> = findings.iter().map(result).collect();
-    let mut root_uri = root_path(root);
-    if !root_uri.ends_with('/') {
-        root_uri.push('/');
+/// The fingerprint of a finding: a SHA-256 of the file, the function's name, which one of
+/// that name it is, and the rule.
+pub(crate) fn fingerprint(f: &Finding<'_>) -> String {
+    minimcp::sha256_hex(
+        format!(
+            "{}\0{}\0{}\0{}",
+            f.function.file,
+            f.function.name,
+            f.occurrence,
+            rule_id(f.metric)
+        )
+        .as_bytes(),
+    )
+}
+
+/// Writes the log of `run`.
+pub(crate) fn write(run: &Run<'_>, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &log(run)).map_err(super::io_error)?;
+    out.write_all(b"\n")
+}
+
+/// The log of `run`.
+pub(crate) fn log(run: &Run<'_>) -> Value {
+    let results: Vec<Value> = run.findings.iter().map(result).collect();
+    let mut driver = json!({
+        "name": "minimcp",
+        "version": env!("CARGO_PKG_VERSION"),
+        "semanticVersion": env!("CARGO_PKG_VERSION"),
+        "rules": [rule(Metric::Cyclomatic), rule(Metric::Cognitive)],
+    });
+    // The project's own home, once Cargo.toml names one; no guess in the meantime.
+    let home = option_env!("CARGO_PKG_HOMEPAGE")
+        .filter(|h| !h.is_empty())
+        .or(option_env!("CARGO_PKG_REPOSITORY").filter(|r| !r.is_empty()));
+    if let Some(home) = home {
+        driver["informationUri"] = json!(home);
     }
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {
-                "name": "minimcp",
-                "version": env!("CARGO_PKG_VERSION"),
-                "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://github.com/modelcontextprotocol",
-                "rules": [rule(Metric::Cyclomatic), rule(Metric::Cognitive)],
-            }},
-            "originalUriBaseIds": {SRCROOT: {"uri": format!("file://{root_uri}")}},
+            "tool": {"driver": driver},
+            "originalUriBaseIds": {SRCROOT: {"description": {"text": "The directory `minimcp analyze` ran in (the repository's root in CI)."}}},
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
@@ -69,7 +100,7 @@ fn rule(metric: Metric) -> Value {
         "fullDescription": {"text": full},
         "help": {"text": help, "markdown": format!("{help}\n\nSee [{uri}]({uri}).")},
         "helpUri": uri,
-        "defaultConfiguration": {"level": "warning"},
+        "defaultConfiguration": {"level": "error"},
         "properties": {"tags": ["maintainability", "complexity"]},
     })
 }
@@ -84,22 +115,19 @@ fn capitalized(word: &str) -> String {
 
 fn result(finding: &Finding<'_>) -> Value {
     let f = finding.function;
-    let id = rule_id(finding.metric);
-    let level = match (finding.fails, finding.compared) {
-        (true, _) => "error",
-        (false, Some(Compared::Unchanged)) => "note",
-        (false, _) => "warning",
+    let level = match finding.state {
+        State::Fails => "error",
+        State::Held | State::Exempted(_) => "note",
     };
-    let fingerprint = minimcp::sha256_hex(
-        format!("{}\0{}\0{}\0{id}", f.file, f.name, finding.occurrence).as_bytes(),
-    );
     let mut result = json!({
-        "ruleId": id,
+        "ruleId": rule_id(finding.metric),
         "ruleIndex": match finding.metric { Metric::Cyclomatic => 0, Metric::Cognitive => 1 },
         "level": level,
         "message": {"text": format!(
-            "{} complexity of `{}` is {} (limit {})",
-            capitalized(finding.metric.as_str()), f.name, finding.value, finding.threshold
+            "{} complexity of `{}` is {}{} (limit {})",
+            capitalized(finding.metric.as_str()), f.name,
+            finding.old.filter(|&o| o != finding.value).map(|o| format!("{o} → ")).unwrap_or_default(),
+            finding.value, finding.limit
         )},
         "locations": [{
             "physicalLocation": {
@@ -108,9 +136,19 @@ fn result(finding: &Finding<'_>) -> Value {
             },
             "logicalLocations": [{"name": f.name, "kind": "function"}],
         }],
-        "partialFingerprints": {FINGERPRINT: fingerprint},
-        "properties": {"value": finding.value, "threshold": finding.threshold},
+        "partialFingerprints": {FINGERPRINT: fingerprint(finding)},
+        "properties": {"value": finding.value, "threshold": finding.limit},
     });
+    match &finding.state {
+        State::Held => {
+            result["suppressions"] =
+                json!([{"kind": "external", "justification": "held by the baseline"}])
+        }
+        State::Exempted(text) => {
+            result["suppressions"] = json!([{"kind": "inSource", "justification": text}])
+        }
+        State::Fails => {}
+    }
     if let Some(compared) = finding.compared {
         result["baselineState"] = json!(match compared {
             Compared::New => "new",
@@ -121,31 +159,8 @@ fn result(finding: &Finding<'_>) -> Value {
     result
 }
 
-/// The root as the path of a `file:` URI (RFC 8089): `/home/me/p`; on Windows `/C:/Users/me/p`
-/// (the `\\?\` prefix dropped, `\` as `/`, the drive's colon kept) or `//server/share/p`.
-fn root_path(root: &Path) -> String {
-    let text = root.to_string_lossy();
-    if !cfg!(windows) {
-        return uri_path(&text);
-    }
-    let text = text
-        .strip_prefix(r"\\?\")
-        .unwrap_or(&text)
-        .replace('\\', "/");
-    let text = match text.strip_prefix("UNC/") {
-        Some(share) => format!("//{share}"),
-        None => text,
-    };
-    let b = text.as_bytes();
-    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
-        format!("/{}{}", &text[..2], uri_path(&text[2..]))
-    } else {
-        uri_path(&text)
-    }
-}
-
 /// A path as a URI path: every byte outside the unreserved set and `/` percent-encoded.
-fn uri_path(path: &str) -> String {
+pub(crate) fn uri_path(path: &str) -> String {
     let mut out = String::new();
     for &b in path.as_bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {

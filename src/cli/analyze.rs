@@ -1,17 +1,23 @@
 //! The command lines of `analyze` and `churn`: reports for CI and people, outside any MCP
-//! session (paths are relative to the working directory, which is the root).
+//! session (paths are relative to the working directory, and may name any place: the
+//! command line is the person's own, not a model's).
 
 use std::path::PathBuf;
 
 use super::values::number;
 
-/// How `analyze` and `churn` write their report on stdout.
+/// How `analyze` and `churn` write their report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Format {
+    /// `analyze`'s default: a few lines for a person or a CI log.
+    Summary,
     Markdown,
     Json,
     Sarif,
     Csv,
+    /// GitLab Code Quality (Code Climate issues).
+    GitLab,
+    Checkstyle,
 }
 
 /// `minimcp analyze [PATH...]`.
@@ -20,8 +26,12 @@ pub(crate) struct Analyze {
     /// Files and directories under the working directory; empty: all of it.
     pub(crate) paths: Vec<String>,
     pub(crate) exclude: Vec<String>,
-    /// `None`: markdown at a terminal, JSON otherwise.
+    /// `None`: the summary.
     pub(crate) format: Option<Format>,
+    /// `--report FORMAT=FILE` (repeatable): reports written to files besides stdout's.
+    pub(crate) reports: Vec<(Format, PathBuf)>,
+    /// `--config FILE`: instead of the repository's `.minimcp.toml`.
+    pub(crate) config: Option<PathBuf>,
     pub(crate) max_cyclomatic: Option<u32>,
     pub(crate) max_cognitive: Option<u32>,
     pub(crate) baseline: Option<PathBuf>,
@@ -35,6 +45,7 @@ pub(crate) struct Analyze {
 pub(crate) struct Churn {
     pub(crate) paths: Vec<String>,
     pub(crate) exclude: Vec<String>,
+    /// `None`: markdown.
     pub(crate) format: Option<Format>,
     /// `--days N` (`--since N`): the period, in days back from now.
     pub(crate) days: Option<u64>,
@@ -47,6 +58,8 @@ pub(crate) fn analyze(args: &[String]) -> Result<Analyze, String> {
         match flag {
             "--exclude" => out.exclude.push(value()?),
             "--format" => out.format = Some(format(&value()?, true)?),
+            "--report" => out.reports.push(report(&value()?)?),
+            "--config" => out.config = Some(PathBuf::from(value()?)),
             "--max-cyclomatic" => out.max_cyclomatic = Some(threshold(&value()?, flag)?),
             "--max-cognitive" => out.max_cognitive = Some(threshold(&value()?, flag)?),
             "--baseline" => out.baseline = Some(PathBuf::from(value()?)),
@@ -56,6 +69,9 @@ pub(crate) fn analyze(args: &[String]) -> Result<Analyze, String> {
         }
         Ok(true)
     })?;
+    if out.write_baseline.is_some() && (out.format.is_some() || !out.reports.is_empty()) {
+        return Err("--write-baseline records the present and prints one line: run the report (--format, --report) separately".into());
+    }
     Ok(out)
 }
 
@@ -107,17 +123,37 @@ fn each_flag(
     Ok(())
 }
 
-fn format(name: &str, sarif: bool) -> Result<Format, String> {
-    match name {
-        "markdown" => Ok(Format::Markdown),
-        "json" => Ok(Format::Json),
-        "csv" => Ok(Format::Csv),
-        "sarif" if sarif => Ok(Format::Sarif),
-        other if sarif => Err(format!(
-            "unknown format {other:?}; use markdown, json, sarif or csv"
-        )),
-        other => Err(format!(
-            "unknown format {other:?}; use markdown, json or csv"
+/// The formats each command writes.
+const ANALYZE_FORMATS: &str = "summary, markdown, json, sarif, csv, gitlab or checkstyle";
+const CHURN_FORMATS: &str = "markdown, json or csv";
+
+fn format(name: &str, analyze: bool) -> Result<Format, String> {
+    let format = match name {
+        "markdown" => Format::Markdown,
+        "json" => Format::Json,
+        "csv" => Format::Csv,
+        "summary" if analyze => Format::Summary,
+        "sarif" if analyze => Format::Sarif,
+        "gitlab" if analyze => Format::GitLab,
+        "checkstyle" if analyze => Format::Checkstyle,
+        other => {
+            let known = if analyze {
+                ANALYZE_FORMATS
+            } else {
+                CHURN_FORMATS
+            };
+            return Err(format!("unknown format {other:?}; use {known}"));
+        }
+    };
+    Ok(format)
+}
+
+/// `FORMAT=FILE` of `--report`.
+fn report(value: &str) -> Result<(Format, PathBuf), String> {
+    match value.split_once('=') {
+        Some((name, file)) if !file.is_empty() => Ok((format(name, true)?, PathBuf::from(file))),
+        _ => Err(format!(
+            "--report wants FORMAT=FILE (sarif=complexity.sarif), not {value:?}"
         )),
     }
 }
@@ -147,7 +183,7 @@ mod tests {
     #[test]
     fn analyze_reads_paths_and_flags() {
         let a = analyze(&words(
-            "src --exclude=tests --format sarif --max-cyclomatic 12 --max-cognitive=20 lib --baseline b.json --write-baseline c.json --diff HEAD~1",
+            "src --exclude=tests --format sarif --max-cyclomatic 12 --max-cognitive=20 lib --baseline b.json --diff HEAD~1",
         ))
         .expect("valid");
         assert_eq!(a.paths, ["src", "lib"]);
@@ -155,7 +191,7 @@ mod tests {
         assert_eq!(a.format, Some(Format::Sarif));
         assert_eq!((a.max_cyclomatic, a.max_cognitive), (Some(12), Some(20)));
         assert_eq!(a.baseline, Some(PathBuf::from("b.json")));
-        assert_eq!(a.write_baseline, Some(PathBuf::from("c.json")));
+        assert_eq!(a.write_baseline, None);
         assert_eq!(a.diff.as_deref(), Some("HEAD~1"));
     }
 
@@ -163,6 +199,9 @@ mod tests {
     fn mistakes_are_named() {
         for (line, message) in [
             ("--format xml", "unknown format"),
+            ("--report sarif", "FORMAT=FILE"),
+            ("--report xml=a", "unknown format"),
+            ("--write-baseline b --format json", "separately"),
             ("--max-cyclomatic 0", "at least 1"),
             ("--max-cognitive", "needs a value"),
             ("--diff=--output=x", "git revision"),
@@ -175,6 +214,18 @@ mod tests {
         assert!(churn(&words("--format sarif"))
             .expect_err("no sarif for churn")
             .contains("markdown, json or csv"));
+        let a = analyze(&words(
+            "--report sarif=a.sarif --report=gitlab=b.json --config c.toml",
+        ))
+        .expect("valid");
+        assert_eq!(
+            a.reports,
+            [
+                (Format::Sarif, PathBuf::from("a.sarif")),
+                (Format::GitLab, PathBuf::from("b.json"))
+            ]
+        );
+        assert_eq!(a.config, Some(PathBuf::from("c.toml")));
         assert!(churn(&words("--max-cyclomatic 3")).is_err());
     }
 

@@ -23,6 +23,7 @@ pub(super) const HTTP_FLAGS: &[&str] = &[
     "--token-file",
     "--allow-origin",
     "--http-timeout",
+    "--http-head-timeout",
     "--max-connections",
     "--max-sessions",
     "--session-idle",
@@ -46,25 +47,32 @@ USAGE:
                                               one call, print the result (see --json)
     minimcp analyze [PATH...] [ANALYZE OPTIONS]
                                               measure every function under PATH (default
-                                              .) and report; for CI (see below)
+                                              .; any path) and gate on limits; for CI
     minimcp churn [PATH...] [--days N] [--format markdown|json|csv] [--exclude GLOB]
-                                              git change history of PATH, whole
+                                              git change history of PATH, whole (renames
+                                              followed, deleted files left out)
     minimcp --help | --version
 
     call: a TOOL name calls tools/call with JSON as its arguments (default {});
           a METHOD (it contains '/', e.g. tools/list, resources/read) is sent with JSON
           as its params. Exit status 0 on success, 1 on an error or an isError result.
 
-ANALYZE OPTIONS (paths are relative to the working directory, the report's root):
-    --format F                markdown, json, sarif (SARIF 2.1.0, for code scanning) or
-                              csv (default: markdown at a terminal, json otherwise).
-    --max-cyclomatic N        Exit status 1 when a function's cyclomatic complexity is
-    --max-cognitive N         above N (or cognitive complexity above N).
-    --baseline FILE           Fail only for functions new or worse than in FILE; with it
-                              both limits apply (defaults 10 and 15).
+ANALYZE OPTIONS (paths are relative to the working directory; see docs/analysis-in-ci.md):
+    --max-cyclomatic N        A function whose cyclomatic complexity is above N fails
+    --max-cognitive N         (or cognitive complexity above N). They win over the
+                              repository's .minimcp.toml ([analyze] max-cyclomatic,
+                              max-cognitive, exclude, [[analyze.override]] paths). With
+                              no limit from either (or a baseline), nothing fails.
+    --config FILE             Read FILE instead of the repository's .minimcp.toml.
+    --baseline FILE           Fail only for functions new or worse than in FILE.
     --write-baseline FILE     Record the functions above the limits in FILE; exits 0.
     --diff REV                Only functions whose lines differ from git revision REV.
     --exclude GLOB            Leave out matching files or directories (repeatable).
+    --format F                summary (default), markdown, json, sarif (GitHub code
+                              scanning), gitlab (Code Quality), checkstyle, csv.
+    --report F=FILE           Also write format F to FILE (repeatable).
+    In the source, `minimcp: allow cyclomatic=25 -- REASON` (or `# noqa: complexipy`,
+    `#lizard forgives`) before or inside a function exempts it; stale ones are listed.
     Exit status: 0 passed, 1 a function failed a limit, 2 a usage or setup error.
     A progress line (files done / total) goes to stderr when it is a terminal.
 
@@ -121,7 +129,11 @@ OPTIONS:
                               only this user can connect, so no token is needed (one
                               given is still required) and any Host is accepted. A
                               stale socket at PATH (its server killed) is replaced; a
-                              live one, or any other file, is refused.
+                              live one, or any other file, is refused, and so is a
+                              PATH in a directory another user can change (every
+                              directory on the way must be yours or root's, and not
+                              group- or other-writable unless sticky, like /tmp) or
+                              too long for a socket address as an absolute path.
     --http-path PATH          The MCP endpoint (default /mcp). GET /healthz answers ok.
     --allow-remote            Allow a non-loopback --http address; needs a bearer token
                               from --token-file or the MINIMCP_TOKEN variable. Not
@@ -131,7 +143,11 @@ OPTIONS:
     --allow-origin ORIGIN     Accept this Origin besides loopback ones (repeatable).
     --http-timeout SECS       A request must arrive whole within SECS; idle keep-alive
                               connections close after it (default 30).
-    --max-connections N       Open HTTP connections at once (default 64); more get 503.
+    --http-head-timeout SECS  A new connection's first request head must arrive within
+                              SECS (default 10).
+    --max-connections N       Open HTTP connections at once (default 64). When all are
+                              open, a new one replaces the one that waited longest for
+                              a request; when all are being served, it gets 503.
     --max-sessions N          HTTP sessions at once (default 256); more get 503.
     --session-idle SECS       End an HTTP session unused this long (default 1800).
     --access-log              One line per HTTP request on stderr at any --log-level

@@ -432,6 +432,7 @@ fn http_option(
         "--token-file" => http.token_file = Some(PathBuf::from(value(flag)?)),
         "--allow-origin" => http.config.allowed_origins.push(value(flag)?),
         "--http-timeout" => http.config.read_timeout = seconds(&value(flag)?, flag)?,
+        "--http-head-timeout" => http.config.head_timeout = seconds(&value(flag)?, flag)?,
         "--max-connections" => http.config.max_connections = number(&value(flag)?, flag, 1)?,
         "--max-sessions" => http.config.max_sessions = number(&value(flag)?, flag, 1)?,
         "--session-idle" => http.config.session_idle = seconds(&value(flag)?, flag)?,

@@ -41,7 +41,9 @@ pub struct HttpConfig {
     pub listen: Listen,
     /// The MCP endpoint (`--http-path`, default `/mcp`).
     pub path: String,
-    /// Open connections at once; one more is answered 503 and closed.
+    /// Open connections at once. When every place is taken, a new connection takes the
+    /// place of the one that has waited longest for a request with nothing in flight
+    /// (which is closed); when every connection is being served, it is answered 503.
     pub max_connections: usize,
     /// Legacy-era sessions at once; one more `initialize` is answered 503.
     pub max_sessions: usize,
@@ -50,6 +52,9 @@ pub struct HttpConfig {
     /// A request must arrive whole within this time, and an idle keep-alive connection is
     /// closed after it (slow and half-open clients never hold a thread for longer).
     pub read_timeout: Duration,
+    /// A new connection's first request head must arrive within this time (and within
+    /// `read_timeout`): a peer that connects and says nothing, or dribbles, is let go soon.
+    pub head_timeout: Duration,
     /// Bytes of request line plus headers; more is answered 431.
     pub max_head_bytes: usize,
     /// Header lines per request; more is answered 431.
@@ -79,6 +84,7 @@ impl HttpConfig {
             max_sessions: 256,
             session_idle: Duration::from_secs(30 * 60),
             read_timeout: Duration::from_secs(30),
+            head_timeout: Duration::from_secs(10),
             max_head_bytes: 16 * 1024,
             max_headers: 64,
             allow_remote: false,

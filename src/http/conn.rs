@@ -17,7 +17,8 @@ use super::link::Link;
 use super::parse::{Bounds, Request};
 use super::reply::{Inbound, Kind, Reply, CLIENT_LEFT};
 use super::route::{self, ParamHeaders, Refusal};
-use super::socket::{Listener, Stream};
+use super::slots::{Slot, Slots};
+use super::socket::Listener;
 use super::wire::{self, refuse, ReadError};
 use crate::jsonrpc::code as rpc;
 use crate::log;
@@ -34,7 +35,8 @@ pub(crate) struct Shared {
     pub(crate) max_body_bytes: usize,
     pub(crate) inbound: Sender<Inbound>,
     pub(crate) next_origin: AtomicU64,
-    pub(crate) open: AtomicUsize,
+    /// The places for open connections, and who gives one up when they are all taken.
+    pub(crate) slots: Slots,
     /// The TCP address listened on, or for a Unix socket `super::UNIX_LOCAL` (which
     /// explains what that means for `check_access`).
     pub(crate) local: SocketAddr,
@@ -51,9 +53,12 @@ struct Pool {
     threads: AtomicUsize,
 }
 
-/// Serves connections until the listener fails, at most `max_connections` open at once;
-/// past that, a connection is answered 503 and closed at once (the client may retry; nobody
-/// waits in a queue of unknown length). The calling thread becomes the first I/O thread.
+/// Serves connections until the listener fails, at most `max_connections` open at once.
+/// Past that, a new connection takes the place of the one that waited longest for a
+/// request with nothing in flight, which is closed (see `slots`); when every connection is
+/// being served, the newcomer is answered 503 and closed at once (the client may retry;
+/// nobody waits in a queue of unknown length). The calling thread becomes the first I/O
+/// thread.
 ///
 /// Every idle I/O thread waits in `accept` itself and serves what it accepts: a connection
 /// wakes one thread, not an acceptor and then a worker (a thread hop costs about as much
@@ -72,35 +77,28 @@ pub(crate) fn accept(listener: Listener, shared: Arc<Shared>) {
 
 /// One I/O thread: accept a connection, serve it, repeat.
 fn work(pool: &Arc<Pool>, shared: &Arc<Shared>) {
+    let config = &shared.config;
     loop {
         pool.accepting.fetch_add(1, Ordering::AcqRel);
         let accepted = pool.listener.accept();
         let others = pool.accepting.fetch_sub(1, Ordering::AcqRel) - 1;
-        let Ok(mut stream) = accepted else {
+        let Ok(stream) = accepted else {
             continue;
         };
-        if shared.open.fetch_add(1, Ordering::AcqRel) >= shared.config.max_connections {
-            shared.open.fetch_sub(1, Ordering::AcqRel);
-            log::warn(format_args!(
-                "refused a connection: {} open",
-                shared.config.max_connections
-            ));
-            let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
-            let _ = refuse(
-                &mut stream,
-                503,
-                rpc::INTERNAL_ERROR,
-                "too many connections; retry shortly",
-                None,
-                true,
-            );
+        // Reads wake at least this often to check their deadlines. (A refusal's few bytes
+        // go into an empty socket buffer: its write never waits.)
+        let _ = stream.set_read_timeout(Some(config.head_timeout.min(config.read_timeout)));
+        let _ = stream.set_write_timeout(Some(config.read_timeout));
+        let link = Arc::new(Link::new(stream, 2 * shared.max_body_bytes));
+        let Some(slot) = shared.slots.admit(&link) else {
+            let why = "too many connections; retry shortly";
+            let _ = refuse(&mut link.own(), 503, rpc::INTERNAL_ERROR, why, None, true);
             continue;
-        }
+        };
         if others == 0 {
             spawn(pool, shared);
         }
-        serve_connection(stream, shared);
-        shared.open.fetch_sub(1, Ordering::AcqRel);
+        serve_connection(&link, slot, shared);
     }
 }
 
@@ -123,12 +121,10 @@ fn spawn(pool: &Arc<Pool>, shared: &Arc<Shared>) {
     }
 }
 
-/// Serves requests on one connection until it closes, times out, or misbehaves.
-fn serve_connection(stream: Stream, shared: &Shared) {
+/// Serves requests on one connection until it closes, times out, misbehaves, or is closed
+/// to make room for another while it waits (`slot`).
+fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
     let config = &shared.config;
-    let _ = stream.set_read_timeout(Some(config.read_timeout));
-    let _ = stream.set_write_timeout(Some(config.read_timeout));
-    let link = Arc::new(Link::new(stream, 2 * shared.max_body_bytes));
     let mut reader = wire::Reader::new(Bounds {
         max_head_bytes: config.max_head_bytes,
         max_headers: config.max_headers,
@@ -137,9 +133,17 @@ fn serve_connection(stream: Stream, shared: &Shared) {
     // The request last handed to the dispatch thread, and whether it asked to close.
     let mut handed: Option<Origin> = None;
     let mut closing = false;
+    // A new connection's first head must come soon; later ones within `read_timeout`.
+    let mut head_by = Some(Instant::now() + config.head_timeout);
     loop {
-        let deadline = Instant::now() + config.read_timeout;
-        let request = match reader.read(&mut link.own(), deadline) {
+        let waiting = Instant::now();
+        let deadline = waiting + config.read_timeout;
+        slot.wait();
+        let read = reader.read(&mut link.own(), head_by.unwrap_or(deadline), deadline);
+        if !slot.served() {
+            return; // closed to make room: nothing can be answered, nothing is logged
+        }
+        let request = match read {
             Ok(request) => request,
             // Waiting for a long answer or an event stream: the client has nothing to say.
             Err(ReadError::Idle) if link.is_busy() => continue,
@@ -152,19 +156,21 @@ fn serve_connection(stream: Stream, shared: &Shared) {
                     let _ = shared.inbound.send(Inbound {
                         origin,
                         kind: Kind::Gone,
-                        reply: Reply::none(&link),
+                        reply: Reply::none(link),
                     });
                 }
                 return;
             }
             Err(ReadError::TimedOut) => {
                 let why = "request not received in time";
-                return refuse_unread(&link, config, 408, why, config.read_timeout);
+                return refuse_unread(link, config, 408, why, waiting.elapsed());
             }
             Err(ReadError::Bad(status, why)) => {
-                return refuse_unread(&link, config, status, why, Duration::ZERO)
+                return refuse_unread(link, config, status, why, Duration::ZERO)
             }
         };
+        head_by = None;
+        slot.next_request();
         if closing {
             continue; // after `Connection: close`, nothing more is served
         }
@@ -175,7 +181,7 @@ fn serve_connection(stream: Stream, shared: &Shared) {
         let started = Instant::now();
         let mut method = String::new();
         // A failed write means the client left: CLIENT_LEFT in the log, connection closed.
-        match exchange(&link, shared, &request, &mut method, started) {
+        match exchange(link, shared, &request, &mut method, started) {
             Ok(Answer::Handed(origin)) => handed = Some(origin),
             Ok(Answer::Written(status)) => {
                 access::write(config, Some(&request), &method, status, started.elapsed());

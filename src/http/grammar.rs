@@ -381,8 +381,9 @@ impl Framing {
             }
             6 if is("origin") => {
                 self.origins += 1;
+                // Not a list (RFC 6454 §7.3): two are an invalid Origin, 403 in MCP.
                 if self.origins > 1 {
-                    return Err((400, "more than one Origin header"));
+                    return Err((403, "more than one Origin header"));
                 }
             }
             6 if is("expect") => {

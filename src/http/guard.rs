@@ -54,12 +54,13 @@ pub(crate) fn check_access(
     }
     if let Some(origin) = request.header("origin") {
         // RFC 6454 §6.2: `scheme "://" host [ ":" port ]`, or `null` (an opaque origin,
-        // never this machine's).
+        // never this machine's). Anything else is an invalid Origin, which the MCP
+        // transport (2025-11-25) answers 403 like a foreign one.
         if origin == "null" {
             return Some((403, "Origin not allowed"));
         }
         let Some((scheme, host)) = split_origin(origin) else {
-            return Some((400, "malformed Origin header"));
+            return Some((403, "malformed Origin header"));
         };
         let allowed = config.allowed_origins.iter().any(|o| o == origin)
             || (matches!(scheme, "http" | "https") && is_loopback_host(host));
@@ -182,7 +183,7 @@ mod tests {
     }
 
     #[test]
-    fn origin_is_a_serialized_origin_and_null_is_foreign() {
+    fn origin_is_a_serialized_origin_and_anything_else_is_forbidden() {
         let with = |origin: &str| access(&[("Host", "localhost"), ("Origin", origin)], None, false);
         for ok in [
             "http://localhost",
@@ -201,6 +202,8 @@ mod tests {
             assert_eq!(with(foreign), Some(403), "{foreign}");
         }
         for malformed in [
+            "*",
+            "",
             "http://localhost:1@evil.example",
             "http://user@localhost",
             "http://localhost/",
@@ -213,7 +216,7 @@ mod tests {
             "http://",
             "http://local host",
         ] {
-            assert_eq!(with(malformed), Some(400), "{malformed}");
+            assert_eq!(with(malformed), Some(403), "{malformed}");
         }
     }
 

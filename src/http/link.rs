@@ -110,6 +110,12 @@ impl Link {
         state.broken || state.client_left
     }
 
+    /// Shuts the connection both ways at once (it was closed to make room for another):
+    /// the I/O thread's `read` ends, and nothing more is written.
+    pub(crate) fn cut(&self) {
+        let _ = self.stream.shutdown(Shutdown::Both);
+    }
+
     /// True while an answer is being written.
     pub(crate) fn is_busy(&self) -> bool {
         self.lock().busy()

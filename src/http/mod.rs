@@ -35,6 +35,7 @@ mod parse;
 mod reply;
 mod route;
 mod sessions;
+mod slots;
 mod socket;
 #[cfg(unix)]
 mod unix;
@@ -42,7 +43,7 @@ mod wire;
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread;
@@ -69,6 +70,24 @@ pub enum HttpError {
     /// The Unix socket's path exists and is not a socket (`.1` says what it is).
     #[error("{path} exists and is {what}: remove it or choose another path", path = .0.display(), what = .1)]
     Occupied(PathBuf, &'static str),
+    /// A directory on the way to the Unix socket's path (`.0`) can be changed by another
+    /// user (`.1` says how), who could replace the socket with their own.
+    #[error("{dir} can be changed by another user ({why}): they could replace the socket with their own and receive your clients' requests; use a directory that only you or root can change, such as $XDG_RUNTIME_DIR, or make this one so (chmod go-w, or chmod +t)", dir = .0.display(), why = .1)]
+    UnsafeDirectory(PathBuf, String),
+    /// The Unix socket's path does not fit a socket address.
+    #[error("unix:{} does not fit a Unix socket address, which holds {max} bytes here: {what} {} is {len} bytes; choose a shorter path", given.display(), measured.display())]
+    PathTooLong {
+        /// The path as given.
+        given: PathBuf,
+        /// Which path was measured: the absolute one, or the temporary one.
+        what: &'static str,
+        /// The path measured.
+        measured: PathBuf,
+        /// Its length in bytes.
+        len: usize,
+        /// The most a socket address holds, without the NUL.
+        max: usize,
+    },
     /// `unix:` on a system without Unix-domain sockets.
     #[error("--http unix:{} needs Unix-domain sockets, which this system lacks", .0.display())]
     UnixUnsupported(PathBuf),
@@ -108,9 +127,11 @@ pub fn serve(server: &Server, config: HttpConfig) -> Result<(), HttpError> {
         #[cfg(unix)]
         Listen::Unix(path) => {
             let (listener, placed) = unix::bind(&path)?;
+            // The absolute path: the one to give clients, whatever the working directory.
+            let absolute = std::path::absolute(&path).unwrap_or(path);
             log::notice(format_args!(
                 "listening on unix:{} (http://localhost{})",
-                path.display(),
+                absolute.display(),
                 config.path
             ));
             let served = run(server, config, socket::Listener::Unix(listener), UNIX_LOCAL);
@@ -132,12 +153,13 @@ fn run(
 ) -> Result<(), HttpError> {
     let (tx, rx) = mpsc::channel();
     let listen = config.listen.clone();
+    let slots = slots::Slots::new(config.max_connections);
     let shared = Arc::new(conn::Shared {
         config,
         max_body_bytes: server.limits.max_message_bytes,
         inbound: tx,
         next_origin: AtomicU64::new(1),
-        open: AtomicUsize::new(0),
+        slots,
         local,
         param_headers: route::param_headers(server),
     });

@@ -140,6 +140,11 @@ impl Parser {
         }
     }
 
+    /// True while the head of the request being read is not complete.
+    pub(crate) fn in_head(&self) -> bool {
+        matches!(self.state, State::Head { .. })
+    }
+
     /// Why a request the client stopped sending in the middle is refused.
     pub(crate) fn truncated(&self) -> &'static str {
         match self.state {

@@ -44,10 +44,11 @@ impl Reader {
     }
 
     /// Reads one request (framed by [`Parser`]). `deadline` bounds the whole request (slow
-    /// clients time out).
+    /// clients time out), and `head_by` its head.
     pub(crate) fn read(
         &mut self,
         stream: &mut (impl Read + Write),
+        head_by: Instant,
         deadline: Instant,
     ) -> Result<Request, ReadError> {
         loop {
@@ -62,7 +63,11 @@ impl Reader {
                     .map_err(|_| ReadError::Io)?,
                 Step::More => {
                     let first = self.buf.is_empty();
-                    match self.fill(stream, deadline) {
+                    let by = match self.parser.in_head() {
+                        true => head_by.min(deadline),
+                        false => deadline,
+                    };
+                    match self.fill(stream, by) {
                         Ok(0) if first => return Err(ReadError::Closed),
                         Ok(0) => return Err(ReadError::Bad(400, self.parser.truncated())),
                         Ok(_) => {}

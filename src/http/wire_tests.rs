@@ -14,10 +14,8 @@ const BOUNDS: Bounds = Bounds {
 };
 
 fn read(bytes: &[u8]) -> Result<Request, ReadError> {
-    Reader::new(BOUNDS).read(
-        &mut Cursor::new(bytes.to_vec()),
-        Instant::now() + Duration::from_secs(5),
-    )
+    let deadline = Instant::now() + Duration::from_secs(5);
+    Reader::new(BOUNDS).read(&mut Cursor::new(bytes.to_vec()), deadline, deadline)
 }
 
 /// The status `bytes` are refused with; panics when they are read as a request.
@@ -45,7 +43,7 @@ fn read_all(bytes: &[u8]) -> (Vec<Vec<u8>>, u16) {
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut bodies = Vec::new();
     loop {
-        match reader.read(&mut input, deadline) {
+        match reader.read(&mut input, deadline, deadline) {
             Ok(request) => bodies.push(request.body),
             Err(ReadError::Bad(status, _)) => return (bodies, status),
             Err(ReadError::Closed) => return (bodies, 0),
@@ -62,17 +60,17 @@ fn reads_two_pipelined_requests() {
             .to_vec(),
     );
     let deadline = Instant::now() + Duration::from_secs(5);
-    let first = reader.read(&mut input, deadline).expect("first");
+    let first = reader.read(&mut input, deadline, deadline).expect("first");
     assert_eq!(
         (first.method.as_str(), first.path.as_str()),
         ("POST", "/mcp")
     );
     assert_eq!(first.body, b"{}");
     assert_eq!(first.header("HOST"), Some("a"));
-    let second = reader.read(&mut input, deadline).expect("second");
+    let second = reader.read(&mut input, deadline, deadline).expect("second");
     assert_eq!(second.method, "GET");
     assert!(matches!(
-        reader.read(&mut input, deadline),
+        reader.read(&mut input, deadline, deadline),
         Err(ReadError::Closed)
     ));
 }
@@ -389,7 +387,8 @@ fn host_is_one_rfc_3986_host_and_port() {
     assert_eq!(status(&post("Host: a\r\n", "")), 400, "two, even equal");
     assert_eq!(
         status(&post("Origin: http://a\r\norigin: http://a\r\n", "")),
-        400
+        403,
+        "two Origins are an invalid one"
     );
     assert_eq!(
         status(&post(
@@ -501,7 +500,7 @@ fn read_trickled(bytes: &[u8], step: usize) -> (Vec<Vec<u8>>, u16, Vec<u8>) {
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut bodies = Vec::new();
     loop {
-        match reader.read(&mut input, deadline) {
+        match reader.read(&mut input, deadline, deadline) {
             Ok(request) => bodies.push(request.body),
             Err(ReadError::Bad(status, _)) => return (bodies, status, input.written),
             Err(ReadError::Closed) => return (bodies, 0, input.written),

@@ -1,24 +1,29 @@
-//! The analysis for a command line (`minimcp analyze`, run in CI): the same sandbox, walk,
+//! The analysis for a command line (`minimcp analyze`, run in CI): the same walk,
 //! `.gitignore` and deny rules, `exclude` globs and metrics as `analyze_complexity`, but
 //! without a session or a result budget, every function at once, the files counted first
-//! so a progress line can show files done against the total; and the lines a git diff
-//! touched, for reporting only the functions a change touched.
+//! so a progress line can show files done against the total; any path the person names,
+//! inside the working directory or not (see `named`); the exemption comments of each
+//! function (see `exempt`); and (in `diff`) the lines a git diff touched, for reporting only
+//! the functions a change touched.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::git;
+pub use super::diff::{changed_lines, functions_at};
+use super::exempt::{self, Exemption};
 use super::lang::Lang;
 use super::limits::{DEFAULT_TOP_FILES, MAX_ANALYZE_FILE_BYTES};
 use super::measure::{self, Measured};
+use super::named::{self, Group};
 use super::report::{self, FileReport};
+pub use super::scope::Globs;
 use super::scope::Scope;
 use crate::toolsets::workspace::walk::{walk, Bounds, Entry, Flow, Kind, Summary, Visitor};
 use crate::toolsets::workspace::{Config, Workspace};
-use crate::{Arguments, HandlerError};
+use crate::Arguments;
 
 /// How long one command-line analysis may walk: a CI run is bounded by its own timeout,
 /// and a report cut short would pass a gate it should fail.
@@ -27,12 +32,13 @@ const WALK_TIME: Duration = Duration::from_secs(24 * 3600);
 /// What to analyze.
 #[derive(Debug, Clone, Default)]
 pub struct Request {
-    /// The directory paths are relative to, and that reports name files from.
+    /// The working directory: paths are relative to it, and reports name files from it.
     pub root: PathBuf,
-    /// Files and directories under `root` (relative to it, or absolute inside it); empty
-    /// means `root` itself.
+    /// Files and directories, relative to `root` or absolute, inside it or anywhere else;
+    /// empty means `root` itself.
     pub paths: Vec<String>,
-    /// Globs to leave out, as the tools' `exclude` argument takes them.
+    /// Globs to leave out, as the tools' `exclude` argument takes them (a glob with `/`
+    /// matches the path below the root it is read from).
     pub exclude: Vec<String>,
     /// The deny list (`.gitignore` syntax); `None`: the workspace toolset's defaults.
     pub deny: Option<Vec<String>>,
@@ -41,8 +47,11 @@ pub struct Request {
 /// One measured function.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Function {
-    /// The file, relative to the request's root, with `/` separators.
+    /// The file as reports name it: relative to the request's root with `/` separators,
+    /// or, outside it, as the person spelled the path that holds it.
     pub file: String,
+    /// The file's absolute path (not resolved through symbolic links).
+    pub path: PathBuf,
     /// The function's name as the tools report it.
     pub name: String,
     /// The first and last line (1-based) of the function, head to end of body.
@@ -53,6 +62,8 @@ pub struct Function {
     pub cyclomatic: u32,
     /// SonarSource's cognitive complexity.
     pub cognitive: u32,
+    /// The exemption comments that belong to it.
+    pub exemptions: Vec<Exemption>,
     /// Every metric, for [`Function::row`].
     measured: Measured,
     lang: Lang,
@@ -106,6 +117,8 @@ pub struct Report {
     pub files: usize,
     /// Every function, file by file in walk order, in source order within a file.
     pub functions: Vec<Function>,
+    /// Exemption comments that belong to no function: the file and the comment.
+    pub stray_exemptions: Vec<(String, Exemption)>,
     /// Files, functions, languages and median/p90/max of each metric, as the tool's
     /// `summary`.
     pub summary: Value,
@@ -115,18 +128,31 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
+/// A source file to measure: its group, its path in the group's root, and its real path.
+struct Found {
+    group: usize,
+    target: usize,
+    rel: String,
+    real: PathBuf,
+}
+
 /// Collects the source files the walk meets.
 struct Files<'a> {
     scope: &'a Scope,
+    group: usize,
     target: usize,
-    found: Vec<(usize, String, PathBuf)>,
+    found: Vec<Found>,
 }
 
 impl Files<'_> {
     fn add(&mut self, rel: &str, real: &Path) {
         if Lang::of_path(rel).is_some() && !self.scope.excluded(rel) {
-            self.found
-                .push((self.target, rel.to_string(), real.to_path_buf()));
+            self.found.push(Found {
+                group: self.group,
+                target: self.target,
+                rel: rel.to_string(),
+                real: real.to_path_buf(),
+            });
         }
     }
 }
@@ -144,65 +170,83 @@ impl Visitor for Files<'_> {
     }
 }
 
-fn message(error: HandlerError) -> String {
-    error.to_string()
+/// One group's workspace and scope.
+struct Opened {
+    group: Group,
+    scope: Scope,
+}
+
+/// Opens the workspace and scope of each group of `request`'s paths.
+fn open(request: &Request) -> Result<Vec<Opened>, String> {
+    let mut out = Vec::new();
+    for group in named::groups(&request.root, &request.paths)? {
+        let ws = Workspace::configure(&Config {
+            roots: vec![group.root.clone()],
+            deny: request.deny.clone(),
+            ..Config::default()
+        })?;
+        let mut args = Map::new();
+        if !group.paths.is_empty() {
+            args.insert("paths".into(), json!(group.paths));
+        }
+        args.insert("exclude".into(), json!(request.exclude));
+        let scope = Scope::from_args(&ws, &Arguments(args)).map_err(|e| e.to_string())?;
+        out.push(Opened { group, scope });
+    }
+    Ok(out)
 }
 
 /// Measures every function `request` covers; `progress` is told (files done, files in
-/// all) after each file. The error says what to change (a path outside the root, a bad
+/// all) after each file. The error says what to change (a path that does not exist, a bad
 /// glob).
 pub fn analyze(
     request: &Request,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Report, String> {
-    let ws = Workspace::configure(&Config {
-        roots: vec![request.root.clone()],
-        deny: request.deny.clone(),
-        ..Config::default()
-    })?;
-    let mut args = Map::new();
-    if !request.paths.is_empty() {
-        args.insert("paths".into(), json!(request.paths));
-    }
-    args.insert("exclude".into(), json!(request.exclude));
-    let scope = Scope::from_args(&ws, &Arguments(args)).map_err(message)?;
-    let bounds = Bounds {
-        max_time: WALK_TIME,
-        max_entries: usize::MAX,
-        ..ws.bounds
-    };
-    let mut files = Files {
-        scope: &scope,
-        target: 0,
-        found: Vec::new(),
-    };
+    let opened = open(request)?;
     let mut summary = Summary::default();
     let mut unsupported = Vec::new();
-    for (index, target) in scope.targets.iter().enumerate() {
-        files.target = index;
-        let rel = target.rel.as_str();
-        if target.meta.is_dir() {
-            summary.absorb(walk(&target.sandbox, target, &bounds, &mut files));
-        } else if Lang::of_path(rel).is_none() {
-            unsupported.push(rel.to_string());
-        } else {
-            files.add(rel, &target.real);
+    let mut found = Vec::new();
+    let mut bounds = None;
+    for (group, o) in opened.iter().enumerate() {
+        let mut files = Files {
+            scope: &o.scope,
+            group,
+            target: 0,
+            found: Vec::new(),
+        };
+        for (index, target) in o.scope.targets.iter().enumerate() {
+            let walk_bounds = Bounds {
+                max_time: WALK_TIME,
+                max_entries: usize::MAX,
+                ..Bounds::default()
+            };
+            files.target = index;
+            let rel = target.rel.as_str();
+            if target.meta.is_dir() {
+                summary.absorb(walk(&target.sandbox, target, &walk_bounds, &mut files));
+            } else if Lang::of_path(rel).is_none() {
+                unsupported.push(o.group.show(rel));
+            } else {
+                files.add(rel, &target.real);
+            }
+            bounds = Some(walk_bounds);
         }
+        found.extend(files.found);
     }
+    // A file named twice (or through two spellings) is measured once.
     let mut seen = HashSet::new();
-    let found: Vec<_> = files
-        .found
-        .into_iter()
-        .filter(|(_, rel, _)| seen.insert(rel.clone()))
-        .collect();
+    found.retain(|f| seen.insert(f.real.clone()));
     let (mut measured, mut skipped, mut not_text) = (Vec::new(), 0, 0);
-    for (done, (target, rel, real)) in found.iter().enumerate() {
+    let (mut exemptions, mut paths) = (Vec::new(), Vec::new());
+    for (done, f) in found.iter().enumerate() {
         progress(done, found.len());
-        let Some(lang) = Lang::of_path(rel) else {
+        let Some(lang) = Lang::of_path(&f.rel) else {
             continue;
         };
-        let sandbox = &scope.targets[*target].sandbox;
-        let Some(bytes) = sandbox.read_entry(real, MAX_ANALYZE_FILE_BYTES) else {
+        let o = &opened[f.group];
+        let sandbox = &o.scope.targets[f.target].sandbox;
+        let Some(bytes) = sandbox.read_entry(&f.real, MAX_ANALYZE_FILE_BYTES) else {
             skipped += 1;
             continue;
         };
@@ -210,14 +254,27 @@ pub fn analyze(
             not_text += 1;
             continue;
         };
+        let functions = measure::file(&text, lang);
+        let marks = if exempt::may_hold(&text) {
+            let spans: Vec<(u32, u32)> = functions
+                .iter()
+                .map(|m| (m.start_line, m.end_line))
+                .collect();
+            exempt::find(&text, lang, &spans)
+        } else {
+            Vec::new()
+        };
+        exemptions.push(marks);
+        let rel_path: PathBuf = f.rel.split('/').collect();
+        paths.push(o.group.root.join(rel_path));
         measured.push(FileReport {
-            path: rel.clone(),
+            path: o.group.show(&f.rel),
             lang,
-            functions: measure::file(&text, lang),
+            functions,
         });
     }
     progress(found.len(), found.len());
-    let mut notes = summary.notes(&bounds);
+    let mut notes = bounds.map_or_else(Vec::new, |b| summary.notes(&b));
     if !unsupported.is_empty() {
         notes.push(format!(
             "Not a Rust, Python, JavaScript, TypeScript or Go file (by its extension), so not measured: {}.",
@@ -237,25 +294,34 @@ pub fn analyze(
         report::ranking(&measured, DEFAULT_TOP_FILES),
     );
     let files = measured.len();
-    let functions = measured
-        .into_iter()
-        .flat_map(|f| {
-            let (path, lang) = (f.path, f.lang);
-            f.functions.into_iter().map(move |m| Function {
-                file: path.clone(),
-                name: m.name.clone(),
-                start_line: m.start_line,
-                end_line: m.end_line,
-                cyclomatic: m.cyclomatic,
-                cognitive: m.cognitive,
-                measured: m,
-                lang,
-            })
-        })
-        .collect();
+    let mut functions = Vec::new();
+    let mut stray_exemptions = Vec::new();
+    for ((file, path), marks) in measured.into_iter().zip(paths).zip(exemptions) {
+        let first = functions.len();
+        let (name, lang) = (file.path, file.lang);
+        functions.extend(file.functions.into_iter().map(|m| Function {
+            file: name.clone(),
+            path: path.clone(),
+            name: m.name.clone(),
+            start_line: m.start_line,
+            end_line: m.end_line,
+            cyclomatic: m.cyclomatic,
+            cognitive: m.cognitive,
+            exemptions: Vec::new(),
+            measured: m,
+            lang,
+        }));
+        for (exemption, owner) in marks {
+            match owner {
+                Some(i) => functions[first + i].exemptions.push(exemption),
+                None => stray_exemptions.push((name.clone(), exemption)),
+            }
+        }
+    }
     Ok(Report {
         files,
         functions,
+        stray_exemptions,
         summary,
         top_files,
         notes,
@@ -360,124 +426,16 @@ impl serde_json::ser::Formatter for Pretty {
     }
 }
 
-/// The markdown report `analyze_complexity` gives: the summary, the ranking and the
-/// `violations` (rows of `file`, `function`, `line`, `metric`, `value`, `threshold`).
-pub fn markdown(report: &Report, violations: &[Value]) -> String {
-    report::markdown(
-        &report.summary,
-        &report.top_files,
-        violations,
-        violations.len(),
-    )
+/// The summary table and the file ranking of `report`, in markdown (the report of
+/// `analyze_complexity`'s markdown without its violations).
+pub fn overview_markdown(report: &Report) -> String {
+    report::overview(&report.summary, &report.top_files)
 }
 
-/// The lines of each file under `root` that differ from git revision `rev` (added or
-/// changed lines of the working tree, and the line after each pure deletion), from
-/// `git diff --unified=0 REV`; files keyed by their path relative to `root`.
-pub fn changed_lines(root: &Path, rev: &str) -> Result<BTreeMap<String, Vec<(u32, u32)>>, String> {
-    if rev.is_empty() || rev.starts_with('-') || rev.contains(['\0', '\n']) {
-        return Err(format!(
-            "--diff wants a git revision such as origin/main or HEAD~3, not {rev:?}"
-        ));
-    }
-    let diff = git::diff_zero_context(root, rev).map_err(|e| match e {
-        git::GitError::Failed(message) => message,
-        other => other.to_string(),
-    })?;
-    Ok(parse_diff(&diff))
-}
-
-/// The new-side line ranges of a `--unified=0` diff, by file (`+++ b/PATH`).
-fn parse_diff(diff: &str) -> BTreeMap<String, Vec<(u32, u32)>> {
-    let mut out: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
-    let mut file: Option<String> = None;
-    // Lines of the current hunk's body still to come, old side and new side: a line there
-    // is the file's text whatever it looks like (an added line `++ x` prints as `+++ x`,
-    // which once was taken for the next file's header and dropped the file's later hunks).
-    let mut left = (0u32, 0u32);
-    for line in diff.lines() {
-        if left != (0, 0) {
-            match line.as_bytes().first() {
-                Some(b'-') => left.0 = left.0.saturating_sub(1),
-                Some(b'+') => left.1 = left.1.saturating_sub(1),
-                // `\ No newline at end of file` belongs to the line before it.
-                Some(b'\\') => {}
-                _ => left = (left.0.saturating_sub(1), left.1.saturating_sub(1)),
-            }
-            continue;
-        }
-        if let Some(path) = line.strip_prefix("+++ ") {
-            // A name with a space ends with a tab (for patch(1)); one git quotes is in quotes.
-            let path = path.strip_suffix('\t').unwrap_or(path);
-            file = unquote(path).strip_prefix("b/").map(str::to_string);
-        } else if let Some(hunk) = line.strip_prefix("@@ ") {
-            // `@@ -a[,b] +c[,d] @@`: d new lines from c; d = 0 is a deletion after line c.
-            let side = |sign: char| hunk.split(' ').find_map(|w| w.strip_prefix(sign)).map(span);
-            let Some((start, count)) = side('+') else {
-                continue;
-            };
-            left = (side('-').map_or(0, |old| old.1), count);
-            let Some(file) = &file else {
-                continue;
-            };
-            // Saturating: the numbers come from git's output, which is not ours to trust.
-            let range = if count == 0 {
-                (start.max(1), start.max(1))
-            } else {
-                (start, start.saturating_add(count - 1))
-            };
-            out.entry(file.clone()).or_default().push(range);
-        }
-    }
-    out
-}
-
-/// `start[,count]` of a hunk header's side (a count left out is 1).
-fn span(side: &str) -> (u32, u32) {
-    match side.split_once(',') {
-        Some((s, c)) => (s.parse().unwrap_or(0), c.parse().unwrap_or(1)),
-        None => (side.parse().unwrap_or(0), 1),
-    }
-}
-
-/// A path as git prints it in a diff header: as is, or, when it holds a byte git quotes
-/// (a non-ASCII byte under the default `core.quotePath`, a quote, a backslash, a control
-/// character), in double quotes with C escapes and octal bytes.
-fn unquote(path: &str) -> String {
-    let Some(inner) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else {
-        return path.to_string();
-    };
-    let mut bytes = Vec::with_capacity(inner.len());
-    let mut rest = inner.as_bytes();
-    while let Some((&b, tail)) = rest.split_first() {
-        rest = tail;
-        if b != b'\\' {
-            bytes.push(b);
-            continue;
-        }
-        let Some((&e, tail)) = rest.split_first() else {
-            bytes.push(b'\\');
-            break;
-        };
-        rest = tail;
-        let octal = |c: u8| (b'0'..=b'7').contains(&c);
-        bytes.push(match e {
-            b'a' => 7,
-            b'b' => 8,
-            b't' => b'\t',
-            b'n' => b'\n',
-            b'v' => 11,
-            b'f' => 12,
-            b'r' => b'\r',
-            b'0'..=b'3' if rest.len() >= 2 && octal(rest[0]) && octal(rest[1]) => {
-                let value = (e - b'0') * 64 + (rest[0] - b'0') * 8 + (rest[1] - b'0');
-                rest = &rest[2..];
-                value
-            }
-            other => other,
-        });
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
+/// `text` as a markdown code span that stays inside one table cell (`|`, backticks, line
+/// breaks and control characters handled: file and function names are the repository's).
+pub fn code_cell(text: &str) -> String {
+    report::code_cell(text)
 }
 
 #[cfg(test)]
@@ -490,7 +448,9 @@ mod tests {
         use super::super::halstead::Halstead;
         let function = |file: &str, name: &str, lang, halstead| Function {
             file: file.into(),
+            path: PathBuf::from(file),
             name: name.into(),
+            exemptions: Vec::new(),
             start_line: 7,
             end_line: 1234567,
             cyclomatic: 0,
@@ -553,51 +513,5 @@ mod tests {
             String::from_utf8(got).unwrap(),
             serde_json::to_string_pretty(&deep).unwrap()
         );
-    }
-
-    #[test]
-    fn quoted_paths_are_decoded_as_git_quotes_them() {
-        assert_eq!(unquote("b/plain.rs"), "b/plain.rs");
-        assert_eq!(unquote(r#""b/\303\244 \"q\"\\.rs""#), "b/ä \"q\"\\.rs");
-        assert_eq!(unquote(r#""b/tab\there""#), "b/tab\there");
-        let diff = "+++ \"b/\\303\\274.py\"\n@@ -1 +1 @@\n";
-        assert_eq!(parse_diff(diff)["ü.py"], [(1, 1)]);
-        let diff =
-            "+++ b/a b.py\t\n@@ -1 +1 @@\n-x\n+y\n+++ \"b/\\303\\274 \\\"q\\\".py\"\t\n@@ -2 +2 @@\n";
-        let lines = parse_diff(diff);
-        assert_eq!(lines["a b.py"], [(1, 1)]);
-        assert_eq!(lines["ü \"q\".py"], [(2, 2)]);
-    }
-
-    #[test]
-    fn hostile_hunk_headers_neither_panic_nor_wrap() {
-        let diff = "+++ b/x\n@@ -1 +4294967295,2 @@\n@@ -1 +1,0 @@\n@@ +\n@@ -1 +-5,x @@\n+++ \"\\\n@@ -1 +1 @@\n";
-        let lines = parse_diff(diff);
-        assert_eq!(lines["x"][0], (u32::MAX, u32::MAX));
-        // Every prefix of a diff (cut anywhere, as a capped read could) parses too.
-        let whole = "+++ \"b/\\303\\244.rs\"\n@@ -3,2 +3,4 @@ fn a()\n";
-        for end in 0..=whole.len() {
-            if whole.is_char_boundary(end) {
-                let _ = parse_diff(&whole[..end]);
-            }
-        }
-    }
-
-    /// Inside a hunk a line is text: an added `++ b/x` (printed `+++ b/x`) or a deleted
-    /// `-- a/x` does not start another file, and `\ No newline` is not counted.
-    #[test]
-    fn hunk_bodies_that_look_like_headers_are_text() {
-        let diff = "--- a/m.py\n+++ b/m.py\n@@ -0,0 +1,2 @@\n+++ b/other.py\n+++ x\n@@ -2 +3,0 @@\n--- a/y\n\\ No newline at end of file\n@@ -5,0 +6 @@\n+@@ -1 +1 @@\n";
-        let lines = parse_diff(diff);
-        assert_eq!(lines["m.py"], [(1, 2), (3, 3), (6, 6)]);
-        assert_eq!(lines.len(), 1, "{lines:?}");
-    }
-
-    #[test]
-    fn a_diff_gives_the_new_side_of_each_hunk() {
-        let diff = "diff --git a/x.rs b/x.rs\n--- a/x.rs\n+++ b/x.rs\n@@ -3 +3 @@ fn a()\n-x\n+y\n@@ -10,2 +10,0 @@\n-a\n-b\n@@ -20,0 +19,3 @@\n+1\n+2\n+3\n--- a/gone.rs\n+++ /dev/null\n@@ -1,4 +0,0 @@\n";
-        let lines = parse_diff(diff);
-        assert_eq!(lines["x.rs"], [(3, 3), (10, 10), (19, 21)]);
-        assert_eq!(lines.len(), 1, "a deleted file has no new lines");
     }
 }

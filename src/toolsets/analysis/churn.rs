@@ -2,6 +2,9 @@
 //! first and last change over the last `period_days`, from `git log --numstat`; hotspots
 //! rank files by churn × complexity.
 //!
+//! Renames are followed (a file's history counts under the name it has now) and files
+//! deleted since are left out, with a note that counts them.
+//!
 //! Definitions: a file's churn is its lines added plus lines deleted in the period; its
 //! complexity is the sum of the cyclomatic complexity of its functions now; its hotspot
 //! score is churn × complexity. Binary files (numstat `-`) count commits, not lines.
@@ -138,6 +141,21 @@ fn churn(
         .iter()
         .filter(|(path, _)| !scope.excluded(&format!("{prefix}{path}")) && !at.denied(path))
         .collect();
+    // Files deleted since are left out (renamed ones carry their history to the name they
+    // have now, see `git::parse`): a ranking of what is there to work on.
+    let before = rows.len();
+    rows.retain(|(path, _)| at.exists(path));
+    if rows.len() < before {
+        notes.push(format!(
+            "{} changed in the period and deleted since {} left out.",
+            plural(before - rows.len(), ("file", "files")),
+            if before - rows.len() == 1 {
+                "is"
+            } else {
+                "are"
+            }
+        ));
+    }
     rows.sort_by(|a, b| {
         (b.1.commits, b.1.additions + b.1.deletions)
             .cmp(&(a.1.commits, a.1.additions + a.1.deletions))
@@ -330,6 +348,12 @@ struct GitScope {
 }
 
 impl GitScope {
+    /// True when `path` (relative to `cwd`, as git names it) is in the working tree now.
+    fn exists(&self, path: &str) -> bool {
+        let full: PathBuf = path.split('/').filter(|c| !c.is_empty()).collect();
+        self.cwd.join(full).symlink_metadata().is_ok()
+    }
+
     /// True when the deny list hides `path` (relative to `cwd`, as git names it).
     fn denied(&self, path: &str) -> bool {
         let Some(local) = &self.local else {

@@ -11,7 +11,7 @@
 //! killed when it comes. Helper threads only read the child's output (I/O); parsing
 //! happens on the handler's thread.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::{self, Read};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -118,7 +118,8 @@ pub(crate) fn log_numstat(
             // NUL-terminated entries: paths as they are, never C-quoted (see `parse`).
             "-z",
             "--numstat",
-            "--no-renames",
+            // Renames followed (see `parse`), whatever diff.renames says.
+            "-M",
             "--no-color",
             "--relative",
             "--format=%x1e%H%x1f%at%x1f%aN",
@@ -171,23 +172,47 @@ pub(crate) struct Churn {
     pub(crate) authors: usize,
 }
 
-/// Parses `git log -z --numstat --format=%x1e%H%x1f%at%x1f%aN` output. Every header and
-/// every numstat entry ends with a NUL, so nothing inside them splits them: a path comes as
-/// is (without `-z` git C-quotes one holding a quote, a backslash or a control character,
-/// `core.quotePath` or not, and the name matched no file), and an author's name may hold
-/// the separators (`%x1e`, `%x1f`) or a tab. What follows the last NUL is a read cut at the
-/// output cap, left out.
+/// Parses `git log -z --numstat -M --format=%x1e%H%x1f%at%x1f%aN` output. Every header
+/// and every numstat entry ends with a NUL, so nothing inside them splits them: a path comes
+/// as is (without `-z` git C-quotes one holding a quote, a backslash or a control
+/// character, `core.quotePath` or not, and the name matched no file), and an author's name
+/// may hold the separators (`%x1e`, `%x1f`) or a tab. What follows the last NUL is a read
+/// cut at the output cap, left out.
+///
+/// Renames are followed: a rename's entry is `ADDED\tDELETED\t` with an empty path, then
+/// the old and the new path, each NUL-terminated. git prints the newest commit first, so
+/// once a commit renames `old` to `new`, the older commits' changes to `old` are counted
+/// for the name `new` has now (renames chain). The alias takes effect after the renaming
+/// commit's own entries: a file created at `old` in that same commit keeps its own history.
 pub(crate) fn parse(output: &str) -> Churn {
     let mut churn = Churn::default();
     let mut commits = HashSet::new();
     let mut authors = HashSet::new();
     let mut pieces: Vec<&str> = output.split('\0').collect();
     pieces.pop();
+    let mut pieces = pieces.into_iter();
     let mut commit: Option<(i64, &str)> = None;
-    for piece in pieces {
+    // Older name → the name it has now.
+    let mut renamed: HashMap<String, String> = HashMap::new();
+    let mut pending: Vec<(String, String)> = Vec::new();
+    let now = |renamed: &HashMap<String, String>, path: &str| -> String {
+        let mut name = path;
+        // Bounded: a chain longer than the aliases known would be a cycle.
+        for _ in 0..=renamed.len() {
+            match renamed.get(name) {
+                Some(next) if next != name => name = next,
+                _ => break,
+            }
+        }
+        name.to_string()
+    };
+    while let Some(piece) = pieces.next() {
         // git puts a line break between a header and its first numstat entry.
         let piece = piece.strip_prefix('\n').unwrap_or(piece);
         if let Some(header) = piece.strip_prefix('\u{1e}') {
+            for (old, new) in pending.drain(..) {
+                renamed.insert(old, new);
+            }
             let mut fields = header.splitn(3, '\u{1f}');
             commit = match (fields.next(), fields.next(), fields.next()) {
                 (Some(hash), Some(time), Some(author)) => {
@@ -207,14 +232,22 @@ pub(crate) fn parse(output: &str) -> Churn {
         else {
             continue;
         };
-        let entry = churn
-            .files
-            .entry(path.to_string())
-            .or_insert_with(|| FileChurn {
-                first: time,
-                last: time,
-                ..FileChurn::default()
-            });
+        let path = if path.is_empty() {
+            // A rename: the old path, then the new one.
+            let (Some(old), Some(new)) = (pieces.next(), pieces.next()) else {
+                break;
+            };
+            let current = now(&renamed, new);
+            pending.push((old.to_string(), current.clone()));
+            current
+        } else {
+            now(&renamed, path)
+        };
+        let entry = churn.files.entry(path).or_insert_with(|| FileChurn {
+            first: time,
+            last: time,
+            ..FileChurn::default()
+        });
         entry.commits += 1;
         entry.additions += added.parse::<u64>().unwrap_or(0);
         entry.deletions += deleted.parse::<u64>().unwrap_or(0);
@@ -265,6 +298,18 @@ pub(crate) fn diff_zero_context(dir: &Path, rev: &str) -> Result<String, GitErro
         return Err(GitError::Failed(format!("git diff {rev}: {first}")));
     }
     Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// The bytes of `path` (relative to `dir`) as it was at revision `rev`, from `git cat-file
+/// blob REV:./PATH`; `None` when it did not exist there (or is larger than the output cap).
+/// `rev` is checked by the caller as for [`diff_zero_context`].
+pub(crate) fn show(dir: &Path, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+    let mut command = git(dir);
+    command
+        .args(["cat-file", "blob"])
+        .arg(format!("{rev}:./{path}"));
+    let (out, _, status) = run(command, MAX_GIT_OUTPUT_BYTES, &mut || false)?;
+    Ok((status.success() && out.len() <= MAX_GIT_OUTPUT_BYTES).then_some(out))
 }
 
 /// Runs `command`: its stdout (up to `cap` + 1 bytes), stderr (up to 64 KiB) and status.
@@ -387,10 +432,25 @@ mod tests {
         );
     }
 
+    /// Newest first: `c.rs` was `b.rs`, which was `a.rs`; a new `a.rs` made in the commit
+    /// that renamed the old one away keeps its own history.
+    #[test]
+    fn renames_carry_history_to_the_current_name() {
+        let out = "\u{1e}c3\u{1f}300\u{1f}Ann\0\n0\t0\t\0b.rs\0c.rs\0\u{1e}c2\u{1f}200\u{1f}Bob\0\n1\t0\t\0a.rs\0b.rs\0\n4\t0\ta.rs\0\u{1e}c1\u{1f}100\u{1f}Ann\0\n9\t0\ta.rs\0-\t-\t\0x.bin\0y.bin\0";
+        let churn = parse(out);
+        let c = &churn.files["c.rs"];
+        assert_eq!((c.commits, c.additions, c.first, c.last), (3, 10, 100, 300));
+        assert_eq!(c.authors.len(), 2);
+        let a = &churn.files["a.rs"];
+        assert_eq!((a.commits, a.additions), (1, 4));
+        assert_eq!(churn.files["y.bin"].commits, 1);
+        assert_eq!(churn.files.len(), 3, "{:?}", churn.files.keys());
+    }
+
     #[test]
     #[cfg(unix)]
-    fn a_cancellation_kills_the_child_within_100_ms() {
-        let Ok(mut child) = Command::new("sleep").arg("5").spawn() else {
+    fn a_cancellation_kills_the_child_instead_of_waiting_for_it() {
+        let Ok(mut child) = Command::new("sleep").arg("120").spawn() else {
             eprintln!("skipped: no sleep command");
             return;
         };
@@ -403,8 +463,9 @@ mod tests {
         let waited = wait(&mut child, start + GIT_TIMEOUT, &mut cancelled);
         let elapsed = start.elapsed();
         assert!(matches!(waited, Err(GitError::Cancelled)), "{waited:?}");
-        // Three polls 5 ms apart; generous for a loaded machine, far below sleep's 5 s.
-        assert!(elapsed < Duration::from_millis(100), "{elapsed:?}");
+        // Three polls 5 ms apart take milliseconds; the bound only has to tell "killed" from
+        // "waited for sleep's 120 s", so a loaded machine cannot make it fail.
+        assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
         // Killed and reaped.
         assert!(child.try_wait().is_ok_and(|s| s.is_some()));
     }

@@ -14,13 +14,16 @@ mod halstead;
 mod lang;
 mod lexer;
 mod measure;
+mod named;
 
 pub mod batch;
+pub mod exempt;
 pub mod limits;
 
 mod cache;
 mod churn;
 mod complexity;
+mod diff;
 mod git;
 mod report;
 mod rows;

@@ -285,7 +285,6 @@ pub(crate) fn sarif(violations: &[Violation<'_>]) -> Value {
             "tool": {"driver": {
                 "name": "minimcp analyze_complexity",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://modelcontextprotocol.io",
                 "rules": [
                     rule("cyclomatic-complexity", "Cyclomatic complexity"),
                     rule("cognitive-complexity", "Cognitive complexity"),
@@ -304,6 +303,33 @@ pub(crate) fn markdown(
     total_violations: usize,
 ) -> String {
     let mut out = String::from("# Complexity report\n\n");
+    out.push_str(&overview(summary, ranking));
+    out.push_str(&format!("\n## Violations ({total_violations})\n\n"));
+    if violations.is_empty() {
+        out.push_str("None.\n");
+    } else {
+        out.push_str(
+            "| file | line | function | metric | value | threshold |\n|---|---|---|---|---|---|\n",
+        );
+        for v in violations {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                code_cell(v["file"].as_str().unwrap_or("")),
+                v["line"],
+                code_cell(v["function"].as_str().unwrap_or("")),
+                v["metric"].as_str().unwrap_or(""),
+                v["value"],
+                v["threshold"]
+            ));
+        }
+    }
+    out
+}
+
+/// The summary table (files, functions, median/p90/max of each metric) and the file
+/// ranking, in markdown.
+pub(crate) fn overview(summary: &Value, ranking: &[Value]) -> String {
+    let mut out = String::new();
     let count = |key: &str| summary[key].as_u64().unwrap_or(0) as usize;
     out.push_str(&format!(
         "{}, {}.\n\n| metric | median | p90 | max |\n|---|---|---|---|\n",
@@ -335,25 +361,6 @@ pub(crate) fn markdown(
                 r["avg_cognitive"],
                 r["halstead_effort"],
                 r["total_score"]
-            ));
-        }
-    }
-    out.push_str(&format!("\n## Violations ({total_violations})\n\n"));
-    if violations.is_empty() {
-        out.push_str("None.\n");
-    } else {
-        out.push_str(
-            "| file | line | function | metric | value | threshold |\n|---|---|---|---|---|---|\n",
-        );
-        for v in violations {
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
-                code_cell(v["file"].as_str().unwrap_or("")),
-                v["line"],
-                code_cell(v["function"].as_str().unwrap_or("")),
-                v["metric"].as_str().unwrap_or(""),
-                v["value"],
-                v["threshold"]
             ));
         }
     }

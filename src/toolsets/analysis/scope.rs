@@ -22,8 +22,43 @@ pub(crate) struct Scope {
     pub(crate) targets: Vec<Resolved>,
     /// The exclude patterns as given (for the cache key).
     pub(crate) patterns: Vec<String>,
+    globs: Globs,
+}
+
+/// Globs as `exclude` takes them: one without `/` matches the name of any component of a
+/// path, one with `/` the whole path.
+#[derive(Debug, Clone, Default)]
+pub struct Globs {
     by_name: Vec<Glob>,
     by_path: Vec<Glob>,
+}
+
+impl Globs {
+    /// Compiles `patterns`; the error names the pattern and what is wrong with it.
+    pub fn new(patterns: &[String]) -> Result<Globs, String> {
+        let mut globs = Globs::default();
+        for pattern in patterns {
+            let trimmed = pattern.trim_end_matches('/');
+            let glob =
+                Glob::new(trimmed, Dialect::Search).map_err(|e| format!("{pattern:?}: {e}"))?;
+            if trimmed.contains('/') {
+                globs.by_path.push(glob);
+            } else {
+                globs.by_name.push(glob);
+            }
+        }
+        Ok(globs)
+    }
+
+    /// True when one of the globs matches `rel` (a relative path with `/` separators).
+    pub fn matches(&self, rel: &str) -> bool {
+        self.by_path.iter().any(|g| g.matches(rel))
+            || (!self.by_name.is_empty()
+                && rel
+                    .split('/')
+                    .filter(|c| !c.is_empty())
+                    .any(|c| self.by_name.iter().any(|g| g.matches(c))))
+    }
 }
 
 /// The schema of `paths`, shared by both tools.
@@ -99,22 +134,12 @@ impl Scope {
             }
         }
         let patterns = strings(args, "exclude", MAX_EXCLUDES)?.unwrap_or_default();
-        let (mut by_name, mut by_path) = (Vec::new(), Vec::new());
-        for pattern in &patterns {
-            let trimmed = pattern.trim_end_matches('/');
-            let glob = Glob::new(trimmed, Dialect::Search)
-                .map_err(|e| HandlerError::Invalid(format!("`exclude` {pattern:?}: {e}")))?;
-            if trimmed.contains('/') {
-                by_path.push(glob);
-            } else {
-                by_name.push(glob);
-            }
-        }
+        let globs =
+            Globs::new(&patterns).map_err(|e| HandlerError::Invalid(format!("`exclude` {e}")))?;
         Ok(Scope {
             targets,
             patterns,
-            by_name,
-            by_path,
+            globs,
         })
     }
 
@@ -139,12 +164,7 @@ impl Scope {
 
     /// True when the path `rel` (as results show it) is excluded.
     pub(crate) fn excluded(&self, rel: &str) -> bool {
-        self.by_path.iter().any(|g| g.matches(rel))
-            || (!self.by_name.is_empty()
-                && rel
-                    .split('/')
-                    .filter(|c| !c.is_empty())
-                    .any(|c| self.by_name.iter().any(|g| g.matches(c))))
+        self.globs.matches(rel)
     }
 
     /// How the result names what was analyzed: the one path, or the paths joined.
