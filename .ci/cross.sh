@@ -109,7 +109,7 @@ step "cross: static x86_64 Linux: every integration test that spawns the binary"
 t=$(date +%s)
 "$x86" --version
 run_tests "$scratch/static.log" env MINIMCP_TEST_BIN="$x86" MINIMCP_TEST_TARGET=x86_64-unknown-linux-gnu \
-  cargo test --locked --test '*'
+  cargo test --locked --no-fail-fast --test '*'
 echo "static x86_64: $(counts "$scratch/static.log")"
 took "static x86_64 tests" "$t"
 
@@ -118,9 +118,8 @@ t=$(date +%s)
 printf '#!/bin/sh\nexec qemu-aarch64-static %q "$@"\n' "$arm" >"$scratch/arm-minimcp"
 chmod +x "$scratch/arm-minimcp"
 "$scratch/arm-minimcp" --version
-# Not here: a test that reads the server's peak memory from /proc (qemu's own there).
 run_tests "$scratch/arm.log" env MINIMCP_TEST_BIN="$scratch/arm-minimcp" MINIMCP_TEST_TARGET=aarch64-unknown-linux-gnu \
-  cargo test --locked --test process --test adversarial --test workspace --test edit --test platform
+  cargo test --locked --no-fail-fast --test process --test adversarial --test workspace --test edit --test platform
 echo "aarch64 under qemu: $(counts "$scratch/arm.log")"
 took "aarch64 tests" "$t"
 
@@ -177,7 +176,7 @@ skip=(
 skip_args=()
 for name in "${skip[@]}"; do skip_args+=(--skip "$name"); done
 run_tests "$scratch/wine.log" env MINIMCP_TEST_BIN="$scratch/wine-minimcp" MINIMCP_TEST_TARGET=x86_64-win7-windows-gnu \
-  cargo test --locked --test platform --test process --test adversarial --test workspace --test edit \
+  cargo test --locked --no-fail-fast --test platform --test process --test adversarial --test workspace --test edit \
   --test http --test profiles --test analyze_cli -- "${skip_args[@]}"
 echo "Windows integration tests under Wine: $(counts "$scratch/wine.log"), ${#skip[@]} not runnable there (named in .ci/cross.sh)"
 took "Windows integration tests" "$t"

@@ -48,6 +48,8 @@ mod lines;
 mod matcher;
 mod mime;
 mod names;
+mod nfd;
+mod nfd_table;
 pub(crate) mod output;
 pub(crate) mod paging;
 mod path;

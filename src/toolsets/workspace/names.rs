@@ -12,9 +12,12 @@
 //! - RFC 8089 `file:` URIs ([`uri_to_path`], [`path_to_uri`]), with Appendix E's Windows
 //!   forms (`file:///C:/…`, `file:///c%3A/…` as VS Code sends it, `file:C:/…`, `C|`, and
 //!   `file://server/share/…` for UNC);
-//! - the case folding names are compared with where the file system ignores case ([`fold`]).
+//! - the folding names are compared with where the file system ignores case and Unicode
+//!   normalization ([`fold`]).
 
 use std::borrow::Cow;
+
+use super::nfd::nfd;
 
 /// A family of systems, by how it spells paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -242,13 +245,17 @@ impl Absolute {
     }
 }
 
-/// `name` as a case-insensitive volume compares it (Unicode lowercase), borrowed when it
-/// has no upper-case letter.
+/// `name` as a case- and normalization-insensitive volume compares it: lower-cased, in
+/// Unicode's decomposed form (NFD: `É` and `E` + U+0301 fold alike). Borrowed when ASCII
+/// without an upper-case letter.
 pub(crate) fn fold(name: &str) -> Cow<'_, str> {
-    if name.is_ascii() && !name.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Borrowed(name)
+    if !name.is_ascii() {
+        return Cow::Owned(nfd(&name.to_lowercase()).into_owned());
+    }
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(name.to_ascii_lowercase())
     } else {
-        Cow::Owned(name.to_lowercase())
+        Cow::Borrowed(name)
     }
 }
 

@@ -2,6 +2,7 @@
 //! (Appendix E), written out here rather than derived from the code under test.
 
 use super::*;
+use crate::toolsets::workspace::nfd::nfd;
 
 #[test]
 fn windows_refuses_devices_streams_trailing_dots_and_short_names() {
@@ -284,6 +285,9 @@ fn uris_are_made_from_paths_and_read_back() {
 fn folding_lowercases_and_borrows_when_it_can() {
     assert!(matches!(fold(".env"), Cow::Borrowed(".env")));
     assert_eq!(fold(".ENV"), ".env");
-    assert_eq!(fold("ÉTÉ.PEM"), "été.pem");
+    assert_eq!(fold("ÉTÉ.PEM"), nfd("été.pem"));
     assert_eq!(fold("Straße"), "straße");
+    // One name however it was typed: precomposed (NFC) or decomposed (NFD, as HFS+ stores).
+    assert_eq!(fold("Café.env"), fold("Cafe\u{301}.ENV"));
+    assert_eq!(fold("ÉTÉ"), "e\u{301}te\u{301}");
 }
