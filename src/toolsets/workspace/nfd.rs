@@ -59,7 +59,7 @@ fn decompose(c: char, out: &mut Vec<char>) {
             V_BASE + (s % N_COUNT) / T_COUNT,
             T_BASE + s % T_COUNT,
         ];
-        let last = if s % T_COUNT == 0 { 2 } else { 3 };
+        let last = if s.is_multiple_of(T_COUNT) { 2 } else { 3 };
         out.extend(jamo[..last].iter().filter_map(|&j| char::from_u32(j)));
         return;
     }

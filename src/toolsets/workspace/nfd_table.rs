@@ -2,7 +2,8 @@
 //! Each character with a canonical decomposition, fully decomposed (Hangul syllables
 //! excepted: nfd.rs computes them), and the ranges of non-zero canonical combining classes.
 
-/// The Unicode version of these tables.
+/// The Unicode version of these tables (the tests compare Python's with it).
+#[cfg(test)]
 pub(super) const UNICODE_VERSION: &str = "14.0.0";
 
 /// Characters and their full canonical decomposition, by character.
