@@ -139,6 +139,7 @@ fn add_profile(builder: minimcp::Builder, options: &Options) -> Option<minimcp::
                     None
                 },
                 deny: Some(options.deny.clone()),
+                deny_write: Some(options.deny_write.clone()),
                 walk_time: options.walk_time,
                 walk_entries: options.walk_entries,
                 analysis_time: options.analysis_time,

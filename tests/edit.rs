@@ -509,6 +509,167 @@ fn writes_never_leave_the_roots_nor_touch_denied_or_git_files() {
 // ---- edit_file ----------------------------------------------------------------------------
 
 #[test]
+fn a_home_directory_root_keeps_login_files_and_ssh_keys_from_the_model() {
+    let home = Scratch::new("home");
+    home.file(".ssh/authorized_keys", "ssh-ed25519 AAAA mine\n")
+        .file(".bashrc", "alias ll='ls -l'\n")
+        .file(".profile", "PATH=$HOME/bin:$PATH\n")
+        .file(".config/fish/config.fish", "set -x EDITOR vi\n")
+        .file("project/.zshrc", "# a dotfiles repository's copy\n")
+        .file("notes.txt", "mine\n")
+        .dir(".config/autostart");
+    std::os::unix::fs::symlink(".bashrc", home.path().join("rc-link")).expect("ln");
+    let before = |rel: &str| home.read(rel);
+    let kept: Vec<(&str, String)> = [
+        ".ssh/authorized_keys",
+        ".bashrc",
+        ".profile",
+        ".config/fish/config.fish",
+        "project/.zshrc",
+    ]
+    .into_iter()
+    .map(|rel| (rel, before(rel)))
+    .collect();
+    let mut c = Client::start(&[home.path()]);
+    let mut refusals = Vec::new();
+    for path in [
+        ".ssh/authorized_keys",
+        ".ssh/authorized_keys2",
+        ".ssh/config",
+        ".SSH/authorized_keys",
+        ".bashrc",
+        ".BashRC",
+        ".bash_profile",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        "project/.zshrc",
+        ".config/fish/config.fish",
+        ".config/fish/conf.d/evil.fish",
+        ".config/autostart/evil.desktop",
+        ".config/systemd/user/evil.service",
+        ".pam_environment",
+        ".xsession",
+        "rc-link",
+    ] {
+        // The model read what exists, so only the write deny list stands in the way.
+        if home.path().join(path).is_file() {
+            c.sha(path);
+        }
+        refusals.push((
+            path,
+            c.refused("write_file", json!({"path": path, "content": "pwned\n"})),
+        ));
+    }
+    c.sha(".bashrc");
+    refusals.push((
+        ".bashrc (edit)",
+        c.refused(
+            "edit_file",
+            json!({"path": ".bashrc", "edits": [{"old_text": "ll", "new_text": "pwned"}]}),
+        ),
+    ));
+    refusals.push((
+        "onto .profile",
+        c.refused(
+            "move_file",
+            json!({"source": "notes.txt", "destination": ".profile", "overwrite": true}),
+        ),
+    ));
+    refusals.push((
+        ".bashrc away",
+        c.refused(
+            "move_file",
+            json!({"source": ".bashrc", "destination": "bashrc.txt"}),
+        ),
+    ));
+    refusals.push((
+        ".ssh away",
+        c.refused("move_file", json!({"source": ".ssh", "destination": "ssh"})),
+    ));
+    refusals.push((
+        "mkdir .config/systemd",
+        c.refused("create_directory", json!({"path": ".config/systemd/user"})),
+    ));
+    // A tree built under an innocent name cannot be moved to where its files would count,
+    // and the user's `.config` cannot be moved away with what it holds.
+    c.ok("create_directory", json!({"path": "cfg/autostart"}));
+    c.ok(
+        "write_file",
+        json!({"path": "cfg/autostart/evil.desktop", "content": "[Desktop Entry]\n"}),
+    );
+    refusals.push((
+        ".config away",
+        c.refused(
+            "move_file",
+            json!({"source": ".config", "destination": "config-old"}),
+        ),
+    ));
+    c.ok("create_directory", json!({"path": "dot"}));
+    refusals.push((
+        "cfg to dot/.config",
+        c.refused(
+            "move_file",
+            json!({"source": "cfg", "destination": "dot/.config"}),
+        ),
+    ));
+    c.ok(
+        "move_file",
+        json!({"source": "cfg", "destination": "dot/cfg"}),
+    );
+    for (what, err) in &refusals {
+        assert!(
+            err.contains("write deny list") && err.contains("--deny-write"),
+            "{what}: {err}"
+        );
+    }
+    for (rel, content) in &kept {
+        assert_eq!(&home.read(rel), content, "{rel} changed");
+    }
+    for absent in [
+        ".ssh/authorized_keys2",
+        ".bash_profile",
+        ".config/fish/conf.d",
+        ".config/systemd",
+        "bashrc.txt",
+        "ssh",
+        "dot/.config",
+        "config-old",
+    ] {
+        assert!(!home.path().join(absent).exists(), "{absent} was made");
+    }
+    // Reading them is not writing them; ordinary files are written as ever.
+    c.sha(".ssh/authorized_keys");
+    c.ok(
+        "write_file",
+        json!({"path": "bashrc-notes.md", "content": "ok\n"}),
+    );
+    assert_no_temp_files(home.path());
+    drop(c);
+
+    // The person starting the server decides: `none` clears the list, patterns add to it.
+    let mut c = Client::with_args(
+        &[home.path()],
+        &[
+            "--toolsets",
+            "workspace,edit",
+            "--deny-write",
+            "none",
+            "--deny-write",
+            "*.LOCK",
+        ],
+    );
+    c.sha(".bashrc");
+    c.ok(
+        "write_file",
+        json!({"path": ".bashrc", "content": "alias l=ls\n"}),
+    );
+    assert_eq!(home.read(".bashrc"), "alias l=ls\n");
+    let err = c.refused("write_file", json!({"path": "Cargo.lock", "content": "x"}));
+    assert!(err.contains("write deny list"), "{err}");
+}
+
+#[test]
 fn edit_file_replaces_exactly_once_all_or_nothing_with_a_diff() {
     let tree = Scratch::new("edit");
     let original = "fn main() {\n    let x  = 1;\n    println!(\"{x}\");\n}\n// x = 1\n// x = 1\n";

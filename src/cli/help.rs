@@ -86,6 +86,14 @@ OPTIONS:
                               syntax); repeatable. Defaults: .env .env.* *.env *.pem *.key
                               *.p12 *.pfx id_rsa* id_dsa* id_ecdsa* id_ed25519*.
                               `--deny none` clears the list (later --deny add again).
+    --deny-write GLOB         With editing on, never create, change or move matching
+                              files (they can still be read); repeatable, case
+                              ignored. Defaults: what grants access or runs code at
+                              the next login: .ssh/ authorized_keys .profile .bashrc
+                              .bash_profile .zshrc .zprofile .config/fish/ and other
+                              shell start-up files, X session and autostart files,
+                              .config/systemd/, .pam_environment, .rhosts, .forward,
+                              .gnupg/ (see the README). `--deny-write none` clears.
     --walk-timeout SECS       How long one search, listing or resource walk may take
                               before it answers with a partial result that says so
                               (default 15).

@@ -25,7 +25,7 @@ use help::HTTP_FLAGS;
 pub(crate) use help::{help, missing_feature};
 use values::{
     deny, expand_home, limit_flag, log_level, number, protocol, seconds, toolsets, Value,
-    DEFAULT_DENY,
+    DEFAULT_DENY, DEFAULT_DENY_WRITE,
 };
 #[cfg(feature = "http")]
 use values::{header_name, http_addr, http_path};
@@ -74,6 +74,9 @@ pub(crate) struct Options {
     pub(crate) roots: Vec<PathBuf>,
     /// The deny list: the defaults, plus `--deny` patterns, cleared by `--deny none`.
     pub(crate) deny: Vec<String>,
+    /// The write deny list: the defaults, plus `--deny-write` patterns, cleared by
+    /// `--deny-write none`.
+    pub(crate) deny_write: Vec<String>,
     /// `--walk-timeout`, `--walk-max-entries`, `--analysis-timeout`: the bounds of one walk
     /// (`None`: the toolsets' defaults).
     pub(crate) walk_time: Option<Duration>,
@@ -221,6 +224,7 @@ impl Line {
             options: Options {
                 roots: Vec::new(),
                 deny: DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
+                deny_write: DEFAULT_DENY_WRITE.iter().map(|p| p.to_string()).collect(),
                 walk_time: None,
                 walk_entries: None,
                 analysis_time: None,
@@ -268,7 +272,8 @@ impl Line {
         let options = &mut self.options;
         match flag {
             "--root" => options.roots.push(expand_home(&value(flag)?)),
-            "--deny" => deny(&mut options.deny, &value(flag)?)?,
+            "--deny" => deny(&mut options.deny, flag, &value(flag)?)?,
+            "--deny-write" => deny(&mut options.deny_write, flag, &value(flag)?)?,
             "--walk-timeout" => options.walk_time = Some(seconds(&value(flag)?, flag)?),
             "--walk-max-entries" => options.walk_entries = Some(number(&value(flag)?, flag, 1)?),
             "--analysis-timeout" => options.analysis_time = Some(seconds(&value(flag)?, flag)?),

@@ -47,7 +47,7 @@ pub(crate) const TOOLSETS: &[Toolset] = &[
     #[cfg(feature = "edit")]
     Toolset {
         name: "edit",
-        summary: "MODIFIES FILES (write, edit, move); off unless named",
+        summary: "MODIFIES FILES (write, edit, patch, move); off unless named",
         add: minimcp::toolsets::edit::add,
         opt_in: true,
     },

@@ -131,6 +131,27 @@ fn the_deny_list_has_defaults_that_none_clears() {
 
 #[test]
 #[cfg(feature = "workspace")]
+fn the_write_deny_list_has_defaults_that_none_clears() {
+    let Ok(Command::Serve(o)) = parse_str("--deny-write *.lock") else {
+        panic!("expected serve");
+    };
+    assert!(o.deny_write.contains(&".ssh/".to_string()));
+    assert!(o.deny_write.contains(&".bashrc".to_string()));
+    assert_eq!(o.deny_write.last().map(String::as_str), Some("*.lock"));
+    assert_eq!(
+        o.deny.len(),
+        DEFAULT_DENY.len(),
+        "the read deny list is apart"
+    );
+    let Ok(Command::Serve(none)) = parse_str("--deny-write none --deny-write x") else {
+        panic!("expected serve");
+    };
+    assert_eq!(none.deny_write, ["x"]);
+    assert!(parse_str("--deny-write").is_err());
+}
+
+#[test]
+#[cfg(feature = "workspace")]
 fn call_takes_a_target_and_optional_json() {
     let Ok(Command::Call {
         target,

@@ -10,7 +10,7 @@ use std::time::Duration;
 use minimcp::http::Listen;
 use minimcp::log::Level;
 #[cfg(feature = "workspace")]
-pub(super) use minimcp::toolsets::workspace::{expand_home, DEFAULT_DENY};
+pub(super) use minimcp::toolsets::workspace::{expand_home, DEFAULT_DENY, DEFAULT_DENY_WRITE};
 use minimcp::{Limits, Version};
 
 use super::help::{missing_feature, OPTIONAL_TOOLSETS};
@@ -18,6 +18,9 @@ use super::help::{missing_feature, OPTIONAL_TOOLSETS};
 /// Without the workspace toolset there is no deny list to start from.
 #[cfg(not(feature = "workspace"))]
 pub(super) const DEFAULT_DENY: &[&str] = &[];
+/// Nor a write deny list.
+#[cfg(not(feature = "workspace"))]
+pub(super) const DEFAULT_DENY_WRITE: &[&str] = &[];
 
 /// `~` and `~/…` with `$HOME` put in, as the workspace toolset's `expand_home` does (for
 /// `--http unix:~/…` in a build without that toolset).
@@ -54,11 +57,12 @@ pub(super) fn limit_flag(
     Ok(true)
 }
 
-/// `--deny PATTERN`: `none` clears the list (defaults included), later patterns add again.
-pub(super) fn deny(list: &mut Vec<String>, pattern: &str) -> Result<(), String> {
+/// `--deny PATTERN`, `--deny-write PATTERN`: `none` clears the list (defaults included),
+/// later patterns add again.
+pub(super) fn deny(list: &mut Vec<String>, flag: &str, pattern: &str) -> Result<(), String> {
     match pattern {
         "none" => list.clear(),
-        "" => return Err("--deny needs a pattern such as '*.pem', or none".into()),
+        "" => return Err(format!("{flag} needs a pattern such as '*.pem', or none")),
         pattern => list.push(pattern.to_string()),
     }
     Ok(())

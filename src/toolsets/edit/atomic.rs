@@ -8,16 +8,21 @@
 //! 2. they are written and `fsync`ed, and the file gets the original's owner and permission
 //!    bits, but never its setuid, setgid or sticky bits (the kernel drops those when anyone
 //!    but root writes a file; text a model wrote must not run with another user's rights); a
-//!    new file gets the process's default, `0666` less the umask;
-//! 3. it is renamed over the target (atomic on POSIX file systems), and the directory is
-//!    `fsync`ed so the rename itself survives a power loss.
+//!    new file gets the process's default, `0666` less the umask; then the temporary file is
+//!    locked (`lock.rs`), so the file is locked by its writer from the instant it appears;
+//! 3. it is renamed over the target (atomic on POSIX file systems), or, for a new file,
+//!    hard-linked to the target's name, which fails if that name exists (two writers creating
+//!    one file cannot both win); the caller then `fsync`s the directory so the new name
+//!    survives a power loss.
 //!
-//! Every step names files through the checked directory handle (see
-//! `workspace::target::CheckedDir`). A temporary file left by a killed write is removed at the
-//! next start ([`sweep`]), when the process that made it is gone.
+//! Steps 1 and 2 ([`Prepared::new`]) come before the caller locks and checks the target, so
+//! the time between its last check and step 3 is not spent writing. Every step names files
+//! through the checked directory handle (see `workspace::target::CheckedDir`). A temporary
+//! file left by a killed write is removed at the next start ([`sweep`]), when the process
+//! that made it is gone.
 
 use std::collections::hash_map::RandomState;
-use std::fs::{self, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Write};
 use std::path::Path;
@@ -43,35 +48,114 @@ pub(crate) fn temp_name() -> String {
     )
 }
 
-/// Replaces (or creates) `name` in `dir` with `data`, atomically. `original` is the
-/// replaced file's metadata (`None` for a new file): its owner and permission bits carry over.
-pub(crate) fn replace(
-    dir: &CheckedDir,
-    name: &str,
-    data: &[u8],
-    original: Option<&fs::Metadata>,
-) -> io::Result<()> {
-    let (temp, mut file) = create_temp(dir, original.is_some())?;
-    let written = (|| {
-        file.write_all(data)?;
-        file.flush()?;
+/// New content written to a temporary file beside its target, `fsync`ed and locked: ready to
+/// be put in place. Dropped before it is, its temporary file is removed; dropped after, its
+/// lock is let go.
+pub(crate) struct Prepared<'d> {
+    dir: &'d CheckedDir,
+    temp: String,
+    file: File,
+    /// Permission bits asked for instead of the replaced file's (Unix).
+    mode: Option<u32>,
+    /// True once the temporary name is gone (renamed over the target, or unlinked).
+    placed: bool,
+}
+
+impl<'d> Prepared<'d> {
+    /// Writes `data` to a new temporary file in `dir`. `original` is the metadata of the file
+    /// it will replace (`None` for a new file): its owner and permission bits carry over,
+    /// unless `mode` gives the permission bits (Unix; their lowest nine only).
+    pub(crate) fn new(
+        dir: &'d CheckedDir,
+        data: &[u8],
+        original: Option<&fs::Metadata>,
+        mode: Option<u32>,
+    ) -> io::Result<Prepared<'d>> {
+        let (temp, file) = create_temp(dir, original.is_some() || mode.is_some())?;
+        let mut prepared = Prepared {
+            dir,
+            temp,
+            file,
+            mode: mode.map(|m| m & 0o777),
+            placed: false,
+        };
+        prepared.file.write_all(data)?;
+        prepared.file.flush()?;
         if let Some(original) = original {
-            keep_owner_and_mode(&file, original)?;
+            keep_owner_and_mode(&prepared.file, original)?;
         }
-        file.sync_all()?;
-        drop(file);
-        fs::rename(dir.entry(&temp), dir.entry(name))
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(dir.entry(&temp));
-        return Err(e);
+        if let Some(mode) = prepared.mode {
+            set_mode(&prepared.file, mode)?;
+        }
+        prepared.file.sync_all()?;
+        // Nobody else can have this new file open yet: the lock is had at once.
+        prepared.file.try_lock().map_err(io::Error::from)?;
+        Ok(prepared)
     }
-    dir.sync()
+
+    /// Gives the new file `original`'s owner and permission bits (or the ones asked for), when
+    /// they differ from what it was given (the file it replaces was changed meanwhile).
+    pub(crate) fn keep(&self, original: &fs::Metadata) -> io::Result<()> {
+        match self.file.metadata() {
+            Ok(ours) if same_owner_and_mode(&ours, original, self.mode) => Ok(()),
+            _ => {
+                keep_owner_and_mode(&self.file, original)?;
+                match self.mode {
+                    Some(mode) => set_mode(&self.file, mode),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+
+    /// The new file's metadata.
+    pub(crate) fn meta(&self) -> io::Result<fs::Metadata> {
+        self.file.metadata()
+    }
+
+    /// Renames the new file over `name`.
+    pub(crate) fn replace(&mut self, name: &str) -> io::Result<()> {
+        fs::rename(self.dir.entry(&self.temp), self.dir.entry(name))?;
+        self.placed = true;
+        Ok(())
+    }
+
+    /// Puts the new file in place as `name`, which must not exist: `AlreadyExists` when it
+    /// does, and nothing is replaced.
+    pub(crate) fn create(&mut self, name: &str) -> io::Result<()> {
+        let (temp, target) = (self.dir.entry(&self.temp), self.dir.entry(name));
+        match fs::hard_link(&temp, &target) {
+            Ok(()) => {
+                self.placed = fs::remove_file(&temp).is_ok();
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+            // No hard links on this file system: claim the name with an empty file (locked,
+            // like every file a writer puts in place), then rename over the claim. Killed in
+            // between, the new file is there but empty.
+            Err(_) => {
+                let claim = OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&target)?;
+                let _ = claim.try_lock();
+                self.replace(name)
+            }
+        }
+    }
+}
+
+impl Drop for Prepared<'_> {
+    fn drop(&mut self) {
+        if !self.placed {
+            let _ = fs::remove_file(self.dir.entry(&self.temp));
+        }
+    }
 }
 
 /// Creates a new temporary file in `dir` (readable by the owner only while it is written
 /// when it replaces a file, whose own bits it then gets).
-fn create_temp(dir: &CheckedDir, replacing: bool) -> io::Result<(String, fs::File)> {
+fn create_temp(dir: &CheckedDir, replacing: bool) -> io::Result<(String, File)> {
     let mut last = io::Error::from(io::ErrorKind::AlreadyExists);
     for _ in 0..8 {
         let name = temp_name();
@@ -98,7 +182,7 @@ fn create_temp(dir: &CheckedDir, replacing: bool) -> io::Result<(String, fs::Fil
 /// (not root, and the file is someone else's) refuses the write instead of silently taking
 /// the file over.
 #[cfg(unix)]
-fn keep_owner_and_mode(file: &fs::File, original: &fs::Metadata) -> io::Result<()> {
+fn keep_owner_and_mode(file: &File, original: &fs::Metadata) -> io::Result<()> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let ours = file.metadata()?;
     if (ours.uid(), ours.gid()) != (original.uid(), original.gid()) {
@@ -119,7 +203,33 @@ fn keep_owner_and_mode(file: &fs::File, original: &fs::Metadata) -> io::Result<(
 }
 
 #[cfg(not(unix))]
-fn keep_owner_and_mode(_file: &fs::File, _original: &fs::Metadata) -> io::Result<()> {
+fn keep_owner_and_mode(_file: &File, _original: &fs::Metadata) -> io::Result<()> {
+    Ok(())
+}
+
+/// True when `ours` has `original`'s owner and group, and its permission bits (setuid,
+/// setgid and sticky aside) or else the ones asked for.
+#[cfg(unix)]
+fn same_owner_and_mode(ours: &fs::Metadata, original: &fs::Metadata, mode: Option<u32>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let bits = mode.unwrap_or(original.mode() & 0o777);
+    (ours.uid(), ours.gid(), ours.mode() & 0o777) == (original.uid(), original.gid(), bits)
+}
+
+#[cfg(not(unix))]
+fn same_owner_and_mode(_ours: &fs::Metadata, _original: &fs::Metadata, _mode: Option<u32>) -> bool {
+    true
+}
+
+/// Sets a file's permission bits (nothing outside Unix).
+#[cfg(unix)]
+fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &File, _mode: u32) -> io::Result<()> {
     Ok(())
 }
 

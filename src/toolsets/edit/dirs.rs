@@ -1,7 +1,8 @@
 //! `create_directory`'s work: making a directory and its missing parents inside a root.
 //! Each existing component is checked as reads check it (links must stay inside, `.git`
-//! and the deny list are refused); each missing one is made with `mkdir` through its
-//! checked parent's handle, so a parent swapped for a link meanwhile cannot redirect it.
+//! and the deny list are refused); a missing one on the write deny list is not made; each
+//! other missing one is made with `mkdir` through its checked parent's handle, so a parent
+//! swapped for a link meanwhile cannot redirect it.
 
 use std::fs;
 use std::io;
@@ -33,6 +34,9 @@ pub(crate) fn make_dirs(sandbox: &Sandbox, local: &RelPath) -> Result<Vec<RelPat
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if sandbox.is_denied(&asked, true) {
                     return Err(PathError::Denied(shown));
+                }
+                if sandbox.is_write_denied(&asked, true) {
+                    return Err(PathError::WriteDenied(shown));
                 }
                 let parent = sandbox.open_dir(&real, &shown)?;
                 match fs::create_dir(parent.entry(name)) {

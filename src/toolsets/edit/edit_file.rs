@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::commit::write_target;
 use super::diff::unified;
 use super::guard::{self, Need};
 use super::matching::{apply, Edit};
@@ -63,7 +64,7 @@ pub(crate) fn edit_file(
     let expected = expected(args)?;
     let session = ctx.session_id();
     let (sandbox, local) = editor.ws.locate(args.str("path")?)?;
-    let target = sandbox.write_target(&local)?;
+    let target = write_target(&sandbox, &local)?;
     if target.existing.is_none() {
         return Err(HandlerError::NotFound(format!(
             "{}; edit_file changes existing files (write_file creates one)",
@@ -97,7 +98,13 @@ pub(crate) fn edit_file(
     let changed = applied.text != text;
     let diff = unified(&shown, &text, &applied.text, CONTEXT_LINES);
     let sha256 = if changed && !dry_run {
-        commit(editor, session, &target, applied.text.as_bytes())?
+        commit(
+            editor,
+            session,
+            &target,
+            Some(text.as_bytes()),
+            applied.text.as_bytes(),
+        )?
     } else {
         editor.ws.served.record(session, &target.path(), &now);
         if changed {

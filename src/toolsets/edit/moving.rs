@@ -8,14 +8,18 @@
 
 use std::fs;
 use std::io;
+use std::time::Instant;
 
 use serde_json::json;
 
+use super::commit::{refusal, verify};
 use super::guard::{self, Need};
+use super::lock::{self, Held, LOCK_WAIT};
+use super::moved_tree;
 use super::write::expected;
 use super::Editor;
 use crate::toolsets::workspace::sandbox::PathError;
-use crate::toolsets::workspace::target::links;
+use crate::toolsets::workspace::target::{links, CheckedDir, Target};
 use crate::{Arguments, Context, HandlerError, ToolOutput};
 
 pub(crate) fn move_file(
@@ -53,8 +57,22 @@ pub(crate) fn move_file(
             source.rel, destination.rel
         )));
     }
-    let replaced = match &destination.existing {
-        None => false,
+    if is_dir {
+        let real = |t: &Target| {
+            t.sandbox
+                .relative(&t.path())
+                .ok_or(PathError::NotUtf8(t.rel.clone()))
+        };
+        moved_tree::check(
+            &source.sandbox,
+            &source.path(),
+            (&real(&source)?, &real(&destination)?),
+            &source.rel,
+            &editor.ws.bounds,
+        )?;
+    }
+    let replacing = match &destination.existing {
+        None => None,
         Some(_) if !overwrite => {
             return Err(HandlerError::Invalid(format!(
                 "`{}` already exists; nothing was moved. Pass overwrite: true to replace it (read it first), or choose another destination.",
@@ -68,9 +86,9 @@ pub(crate) fn move_file(
                     destination.rel, source.rel
                 )));
             }
-            let (_, now) = guard::current(&destination, editor.ws.max_write_bytes)?;
+            let (bytes, now) = guard::current(&destination, editor.ws.max_write_bytes)?;
             guard::check(&editor.ws, session, &destination, Some(&now), expected, Need::Whole)?;
-            true
+            Some(bytes)
         }
     };
     let from_dir = source.sandbox.open_dir(&source.dir, &source.rel)?;
@@ -87,6 +105,13 @@ pub(crate) fn move_file(
             source.rel, destination.rel
         ))
     };
+    // Held until the move is done: no other minimcp replaces either file meanwhile.
+    let _locks = lock_both(
+        editor,
+        (&source, &from_dir, source_meta.is_file()),
+        (&destination, &to_dir, replacing.as_deref()),
+    )?;
+    let replaced = replacing.is_some();
     if replaced {
         fs::rename(&from, &to).map_err(failed)?;
     } else if is_dir {
@@ -126,4 +151,43 @@ pub(crate) fn move_file(
         json!({"source": source.rel.to_string(), "destination": destination.rel.to_string(), "replaced": replaced}),
         text,
     ))
+}
+
+/// Locks the source (when it is a regular file: directories are not locked) and the
+/// destination being replaced (checked to hold `base`, the bytes the session saw), in the
+/// order of their paths, as every writer does.
+fn lock_both(
+    editor: &Editor,
+    (source, from_dir, source_is_file): (&Target, &CheckedDir, bool),
+    (destination, to_dir, base): (&Target, &CheckedDir, Option<&[u8]>),
+) -> Result<Vec<Held>, HandlerError> {
+    let until = Instant::now() + LOCK_WAIT;
+    let lock_source = || {
+        lock::lock(from_dir, &source.name, until).map_err(|e| {
+            let moved = HandlerError::Invalid(format!(
+                "`{}` was moved, removed or replaced by something else than a file meanwhile; nothing was moved",
+                source.rel
+            ));
+            match e {
+                lock::LockError::Gone | lock::LockError::NotAFile => moved,
+                other => refusal(source, &[], other),
+            }
+        })
+    };
+    let lock_destination = |base| verify(editor, destination, to_dir, base, until).map(|(h, _)| h);
+    let mut held = Vec::new();
+    match (source_is_file, base) {
+        (false, None) => {}
+        (true, None) => held.push(lock_source()?),
+        (false, Some(base)) => held.push(lock_destination(base)?),
+        (true, Some(base)) if source.path() < destination.path() => {
+            held.push(lock_source()?);
+            held.push(lock_destination(base)?);
+        }
+        (true, Some(base)) => {
+            held.push(lock_destination(base)?);
+            held.push(lock_source()?);
+        }
+    }
+    Ok(held)
 }

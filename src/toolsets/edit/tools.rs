@@ -1,4 +1,4 @@
-//! The four tools' definitions: names and arguments close to the reference filesystem
+//! The edit tools' definitions: names and arguments close to the reference filesystem
 //! server's (so prompts carry over), snake_case like minimcp's other tools, with its
 //! camelCase `oldText`/`newText`/`dryRun` accepted as aliases.
 
@@ -6,15 +6,16 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::{edit_file, moving, write, Editor};
+use super::{edit_file, moving, patch, write, Editor};
 use crate::toolsets::workspace::limits::MAX_PATH_BYTES;
-use crate::{Arguments, Context, HandlerError, Tool, ToolOutput};
+use crate::{Arguments, Content, Context, HandlerError, Tool, ToolOutput};
 
 /// A handler of the toolset.
 type Handler = fn(&Editor, &Arguments, &mut Context<'_>) -> Result<ToolOutput, HandlerError>;
 
 /// Wraps `handler` so the workspace's roots are brought up to date first, and any root
-/// not swept of leftovers yet is.
+/// not swept of leftovers yet is; an interrupted patch found in a root is told in the first
+/// answer that succeeds.
 fn with_editor(
     editor: &Rc<Editor>,
     handler: Handler,
@@ -23,7 +24,18 @@ fn with_editor(
     move |args: &Arguments, ctx: &mut Context<'_>| {
         editor.ws.enter(ctx)?;
         editor.sweep_roots();
-        handler(&editor, args, ctx)
+        let mut output = handler(&editor, args, ctx)?;
+        if let Some(note) = editor.take_interrupted() {
+            // In the text and the structured result both: some clients show only one.
+            if let Some(serde_json::Value::Object(fields)) = &mut output.structured {
+                fields.insert(
+                    "interrupted_patch".into(),
+                    serde_json::Value::String(note.clone()),
+                );
+            }
+            output.content.insert(0, Content::text(note));
+        }
+        Ok(output)
     }
 }
 
@@ -114,6 +126,15 @@ pub(crate) fn tools(editor: &Rc<Editor>) -> Vec<Tool> {
             },
             "required": ["path", "dry_run", "changed", "diff", "sha256", "matches"]
         }))
+        .annotations(json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false})),
+        Tool::new(
+            "apply_patch",
+            format!("{MODIFIES} {}", patch::DESCRIPTION),
+            patch::input_schema(),
+            with_editor(editor, patch::apply_patch),
+        )
+        .title("Apply a patch")
+        .output_schema(patch::output_schema())
         .annotations(json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false})),
         Tool::new(
             "create_directory",

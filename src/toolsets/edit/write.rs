@@ -3,38 +3,30 @@
 
 use serde_json::{json, Value};
 
-use super::atomic::{self, mode_of};
+use super::commit::{commit_all, write_target, Change};
 use super::guard::{self, Need};
 use super::{base64, dirs, Editor};
 use crate::toolsets::workspace::target::Target;
 use crate::{sha256_hex, Arguments, Context, HandlerError, ToolOutput};
 
-/// Writes `data` to `target` atomically and remembers that `session` knows it; the new hash.
+/// Writes `data` to `target` atomically, as one step against other writers: only while the
+/// file still holds `base`, the bytes the change was computed from (`None`: while there is
+/// no file). Remembers that `session` knows the result; the new hash.
 pub(crate) fn commit(
     editor: &Editor,
     session: Option<u64>,
     target: &Target,
+    base: Option<&[u8]>,
     data: &[u8],
 ) -> Result<String, HandlerError> {
-    let mode = target.existing.as_ref().and_then(mode_of);
-    // Renaming over a file needs only the directory's permission: a file its owner made
-    // read-only would be replaced all the same, so that mark is honoured here.
-    if mode.is_some_and(|m| m & 0o222 == 0) {
-        return Err(HandlerError::Invalid(format!(
-            "`{}` is read-only (no write permission), so it is not replaced; make it writable first if it should change",
-            target.rel
-        )));
-    }
-    let dir = target.sandbox.open_dir(&target.dir, &target.rel)?;
-    atomic::replace(&dir, &target.name, data, target.existing.as_ref()).map_err(|e| {
-        HandlerError::Invalid(format!(
-            "`{}` could not be written ({e}); it was left as it was",
-            target.rel
-        ))
-    })?;
-    let hash = sha256_hex(data);
-    editor.ws.served.record(session, &target.path(), &hash);
-    Ok(hash)
+    let change = Change {
+        target,
+        base,
+        data: Some(data),
+        mode: None,
+    };
+    let hashes = commit_all(editor, session, &[change])?;
+    Ok(hashes.into_iter().flatten().next().unwrap_or_default())
 }
 
 /// The optional `expected_sha256` argument.
@@ -76,7 +68,7 @@ pub(crate) fn write_file(
     let expected = expected(args)?;
     let session = ctx.session_id();
     let (sandbox, local) = editor.ws.locate(args.str("path")?)?;
-    let target = sandbox.write_target(&local)?;
+    let target = write_target(&sandbox, &local)?;
     let now = match target.existing {
         Some(_) => Some(guard::current(&target, max)?),
         None => None,
@@ -93,7 +85,8 @@ pub(crate) fn write_file(
     let new_hash = sha256_hex(&data);
     let changed = now.as_ref().is_none_or(|(_, hash)| *hash != new_hash);
     if changed {
-        commit(editor, session, &target, &data)?;
+        let base = now.as_ref().map(|(bytes, _)| bytes.as_slice());
+        commit(editor, session, &target, base, &data)?;
     } else {
         editor.ws.served.record(session, &target.path(), &new_hash);
     }

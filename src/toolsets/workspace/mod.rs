@@ -82,7 +82,7 @@ use gitignore::Rules;
 use sandbox::{PathError, RelPath, Resolved, Sandbox};
 use walk::Bounds;
 
-pub use roots::{expand_home, is_too_broad, DEFAULT_DENY};
+pub use roots::{expand_home, is_too_broad, DEFAULT_DENY, DEFAULT_DENY_WRITE};
 
 /// Guidance for the model, suitable for [`Builder::add_instructions`].
 pub const INSTRUCTIONS: &str = "This server is a read-only view of the workspace: one or more root directories. Paths are relative to the root (`.`), or absolute paths inside a root; with several roots, relative paths start with the root's name (list_directory of `.` shows them). Start with list_directory or search_files to find files, search_text to find where something is used, and read_file to read files by line range (or their last lines with `tail`). Large results come in pages: pass `next_offset` back as `offset`. Files excluded by .gitignore are not listed or searched, but can be read by path; secrets on the server's deny list (.env files, private keys) are hidden and refused everywhere. Resources are file:// URIs of the files' absolute paths.";
@@ -100,6 +100,10 @@ pub struct Config {
     /// Deny-list patterns (`.gitignore` syntax) for files hidden and refused everywhere;
     /// `None` means [`DEFAULT_DENY`].
     pub deny: Option<Vec<String>>,
+    /// Patterns (`.gitignore` syntax, matched without regard to case) for files the edit
+    /// toolset never creates, changes or moves, though they may be read (`--deny-write`);
+    /// `None` means [`DEFAULT_DENY_WRITE`].
+    pub deny_write: Option<Vec<String>>,
     /// How long one walk of the workspace tools (search, listing, resources) may take
     /// before it stops with a partial result (`--walk-timeout`); `None`:
     /// [`limits::MAX_WALK_TIME`].
@@ -144,6 +148,8 @@ pub(crate) struct Workspace {
     /// fallback is current).
     client: RefCell<Option<Vec<Value>>>,
     deny: Rc<Rules>,
+    /// The write deny list, its patterns lowercased (matched against lowercased paths).
+    deny_write: Rc<Rules>,
     pub(crate) bounds: Bounds,
     /// How long an analysis walk may take (the analysis toolset reads it).
     #[cfg_attr(
@@ -177,7 +183,14 @@ impl Workspace {
             None => DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
         };
         let deny = Rc::new(Rules::parse_folded(&patterns.join("\n")));
-        let open = |dir: &Path| Sandbox::new(dir).map(|s| s.with_deny(Rc::clone(&deny)));
+        let write_patterns: Vec<String> = match &config.deny_write {
+            Some(patterns) => patterns.clone(),
+            None => DEFAULT_DENY_WRITE.iter().map(|p| p.to_string()).collect(),
+        };
+        let deny_write = Rc::new(Rules::parse_folded(&write_patterns.join("\n")));
+        let open = |dir: &Path| {
+            Sandbox::new(dir).map(|s| s.with_deny(Rc::clone(&deny), Rc::clone(&deny_write)))
+        };
         let fixed = config
             .roots
             .iter()
@@ -206,6 +219,7 @@ impl Workspace {
             fallback,
             client: RefCell::new(None),
             deny,
+            deny_write,
             bounds: Bounds {
                 max_time: config.walk_time.unwrap_or(limits::MAX_WALK_TIME),
                 max_entries: config.walk_entries.unwrap_or(limits::MAX_WALK_ENTRIES),
@@ -283,7 +297,9 @@ impl Workspace {
             let uri = root.get("uri").and_then(Value::as_str).unwrap_or("");
             match roots::uri_path(uri) {
                 Some(Ok(path)) => match Sandbox::new(Path::new(&path)) {
-                    Ok(sandbox) => opened.push(sandbox.with_deny(Rc::clone(&self.deny))),
+                    Ok(sandbox) => opened.push(
+                        sandbox.with_deny(Rc::clone(&self.deny), Rc::clone(&self.deny_write)),
+                    ),
                     Err(e) => log::warn(format_args!("skipping the client's root {uri}: {e}")),
                 },
                 _ => log::warn(format_args!(

@@ -152,6 +152,12 @@ pub(crate) enum PathError {
     Io(RelPath, io::ErrorKind),
     /// A file the deny list (`--deny`) hides and refuses.
     Denied(RelPath),
+    /// A file the write deny list (`--deny-write`) keeps from the edit tools.
+    #[cfg_attr(
+        not(feature = "edit"),
+        allow(dead_code, reason = "only the edit toolset writes")
+    )]
+    WriteDenied(RelPath),
     /// An absolute path inside none of the roots (the client's own spelling).
     Outside(String),
     /// A relative path found in several roots: the candidates, as root-prefixed paths.
@@ -212,9 +218,10 @@ impl fmt::Display for PathError {
             PathError::NotUtf8(p) => write!(f, "`{p}` leads to a name that is not valid UTF-8"),
             PathError::Io(p, kind) => write!(f, "`{p}` cannot be read: {kind}"),
             PathError::Denied(p) => write!(f, "`{p}` is hidden by the server's deny list (secrets such as .env files and private keys); it is never read"),
+            PathError::WriteDenied(p) => write!(f, "`{p}` is on the server's write deny list (files that grant access or run code at the next login: .ssh/, shell start-up files and the like); it can be read, but the edit tools never create, change or move it. Nothing was written. Only the person running the server can change that list (--deny-write)"),
             PathError::Outside(p) => write!(f, "`{p}` is outside the workspace roots and is refused: {RELATIVE}"),
             PathError::Ambiguous(p, all) => write!(f, "`{p}` exists in several workspace roots; name the one you mean: {}", all.join(", ")),
-            PathError::Reserved(p) => write!(f, "`{p}` has the form of the server's temporary file names (.minimcp-write.*.tmp), which are reserved; choose another name"),
+            PathError::Reserved(p) => write!(f, "`{p}` has the form of the server's temporary file names (.minimcp-write.*.tmp) or patch journals (.minimcp-patch.*.json), which are reserved; choose another name"),
             PathError::TooDeep(p) => write!(f, "`{p}` is more than {MAX_WRITE_DEPTH} directories below its root; the edit tools write only within {MAX_WRITE_DEPTH} levels (as deep as the leftover-file sweep looks). Choose a shallower path"),
             PathError::HardLinked(p) => write!(f, "`{p}` has several hard links; replacing it would leave the other names with the old content, so it is not written. Copy it to a file of its own first if you mean to change only this name"),
             PathError::NoParent(p) => write!(f, "the directory `{p}` does not exist: create that directory first, then write the file in it"),

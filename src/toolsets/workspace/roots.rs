@@ -26,6 +26,55 @@ pub const DEFAULT_DENY: &[&str] = &[
     "id_ed25519*",
 ];
 
+/// The write deny list used unless `--deny-write` says otherwise: files that grant access
+/// or run code when someone next logs in, so that a root that is (or holds) a home
+/// directory never lets a model give itself a way back in. They can still be read. Matched
+/// like `.gitignore` rules, without regard to case (macOS and Windows file systems ignore it).
+pub const DEFAULT_DENY_WRITE: &[&str] = &[
+    // ssh: authorized keys (wherever AuthorizedKeysFile points), its config (a proxy
+    // program), rc.
+    ".ssh/",
+    "authorized_keys",
+    "authorized_keys2",
+    // Login shells and the interactive shells a login starts.
+    ".profile",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".bash_aliases",
+    ".zshenv",
+    ".zprofile",
+    ".zshrc",
+    ".zlogin",
+    ".zlogout",
+    ".cshrc",
+    ".tcshrc",
+    ".login",
+    ".logout",
+    ".kshrc",
+    ".mkshrc",
+    "**/.config/fish/",
+    // Graphical sessions, and what systemd and PAM run or set at login.
+    ".xprofile",
+    ".xinitrc",
+    ".xsession",
+    ".xsessionrc",
+    "**/.config/autostart/",
+    "**/.config/plasma-workspace/",
+    "**/.config/systemd/",
+    "**/.config/environment.d/",
+    ".pam_environment",
+    // Trust between hosts and users, and mail delivery piped to a program.
+    ".rhosts",
+    ".shosts",
+    ".k5login",
+    ".k5users",
+    ".forward",
+    // GnuPG: trusted keys and the agent's programs.
+    ".gnupg/",
+];
+
 /// The home directory: `$HOME`, or on Windows `%USERPROFILE%` when `$HOME` is not set.
 pub(crate) fn home() -> Option<PathBuf> {
     let var = std::env::var_os("HOME");

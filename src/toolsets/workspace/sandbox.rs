@@ -80,6 +80,8 @@ pub(crate) struct Sandbox {
     deny: Rc<Rules>,
     /// True when the root's volume ignores letter case in names (see [`folds_case`]).
     fold: bool,
+    /// Files never written (`--deny-write`): see [`Sandbox::is_write_denied`].
+    deny_write: Rc<Rules>,
 }
 
 impl Sandbox {
@@ -108,12 +110,14 @@ impl Sandbox {
             given: given.into(),
             label: RelPath::root(),
             deny: Rc::new(Rules::default()),
+            deny_write: Rc::new(Rules::default()),
         })
     }
 
-    /// This sandbox with a deny list.
-    pub(crate) fn with_deny(mut self, deny: Rc<Rules>) -> Sandbox {
+    /// This sandbox with a deny list, and a write deny list whose patterns are lowercased.
+    pub(crate) fn with_deny(mut self, deny: Rc<Rules>, deny_write: Rc<Rules>) -> Sandbox {
         self.deny = deny;
+        self.deny_write = deny_write;
         self
     }
 
@@ -153,19 +157,19 @@ impl Sandbox {
 
     /// True when the deny list hides `local` (a root-relative path) or a directory above it.
     pub(crate) fn is_denied(&self, local: &RelPath, is_dir: bool) -> bool {
-        if self.deny.is_empty() {
-            return false;
-        }
-        let mut prefix = RelPath::root();
-        let count = local.components().count();
-        for (i, name) in local.components().enumerate() {
-            prefix = prefix.join(name);
-            let last = i + 1 == count;
-            if self.deny.decide(prefix.as_str(), !last || is_dir) == Some(true) {
-                return true;
-            }
-        }
-        false
+        denies(&self.deny, local.as_str(), is_dir)
+    }
+
+    /// True when the write deny list refuses `local` (a root-relative path) or a directory
+    /// above it to the edit tools. Compared without regard to case or Unicode normalization,
+    /// as the deny list is: on a file system that ignores case (macOS, Windows),
+    /// `.SSH/Authorized_Keys` is `.ssh/authorized_keys`.
+    #[cfg_attr(
+        not(feature = "edit"),
+        allow(dead_code, reason = "only the edit toolset writes")
+    )]
+    pub(crate) fn is_write_denied(&self, local: &RelPath, is_dir: bool) -> bool {
+        denies(&self.deny_write, local.as_str(), is_dir)
     }
 
     /// True when the canonical path `real` is the root or below it, compared by components.
@@ -410,6 +414,23 @@ fn kind_error(meta: &Metadata, shown: &RelPath) -> Option<PathError> {
     } else {
         None
     }
+}
+
+/// True when `rules` refuse `local` (a root-relative path) or a directory above it.
+fn denies(rules: &Rules, local: &str, is_dir: bool) -> bool {
+    if rules.is_empty() || local.is_empty() {
+        return false;
+    }
+    let count = local.split('/').count();
+    let mut end = 0;
+    for (i, name) in local.split('/').enumerate() {
+        end += name.len() + usize::from(i > 0);
+        let last = i + 1 == count;
+        if rules.decide(&local[..end], !last || is_dir) == Some(true) {
+            return true;
+        }
+    }
+    false
 }
 
 fn io_error(shown: &RelPath, e: &io::Error) -> PathError {

@@ -410,7 +410,7 @@ fn the_deny_list_matches_names_directories_and_link_targets() {
     let rules = super::Rules::parse_folded(".env\n.env.*\nsecrets/\n");
     let sandbox = Sandbox::new(&tree.path)
         .expect("root")
-        .with_deny(std::rc::Rc::new(rules));
+        .with_deny(std::rc::Rc::new(rules), std::rc::Rc::default());
     let resolve = |p: &str| sandbox.resolve(&RelPath::parse(p).expect("lexically fine"));
     // Letter case aside: `.ENV` opens `.env` on a case-insensitive volume, and is refused as
     // a name of its own on any other.

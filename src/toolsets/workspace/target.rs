@@ -17,7 +17,8 @@
 //! - Directories, FIFOs, sockets, devices and files with several hard links (replacing one
 //!   name would silently split them) are refused as targets.
 //! - The deny list refuses a target by the name asked for and by the file it leads to, as
-//!   it does for reads; `.git` is refused at every level.
+//!   it does for reads; `.git` is refused at every level. So does the write deny list
+//!   (`--deny-write`: `.ssh/`, shell start-up files, …), compared without regard to case.
 //! - Names of the temporary files writes use are refused as targets (so nothing a client
 //!   writes can be mistaken for a leftover and removed at the next start).
 
@@ -40,6 +41,29 @@ pub(crate) fn is_temp_name(name: &str) -> bool {
     let Some(rest) = name
         .strip_prefix(TEMP_PREFIX)
         .and_then(|r| r.strip_suffix(".tmp"))
+    else {
+        return false;
+    };
+    let Some((pid, random)) = rest.split_once('.') else {
+        return false;
+    };
+    (1..=10).contains(&pid.len())
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && random.len() == 16
+        && random
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The prefix of the journal a multi-file patch keeps while it writes; see [`is_journal_name`].
+pub(crate) const JOURNAL_PREFIX: &str = ".minimcp-patch.";
+
+/// True for the names of `apply_patch`'s journals: `.minimcp-patch.<pid>.<16 hex
+/// digits>.json`. Reserved like the temporary files' names.
+pub(crate) fn is_journal_name(name: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix(JOURNAL_PREFIX)
+        .and_then(|r| r.strip_suffix(".json"))
     else {
         return false;
     };
@@ -113,6 +137,12 @@ impl CheckedDir {
         let _ = &self.handle;
         Ok(())
     }
+
+    /// Opens the entry `name` read-only, without blocking on a FIFO where the platform
+    /// allows (the caller checks what it opened).
+    pub(crate) fn open_entry(&self, name: &str) -> io::Result<File> {
+        open_nonblocking(&self.entry(name))
+    }
 }
 
 impl Sandbox {
@@ -147,7 +177,7 @@ impl Sandbox {
         if name.is_empty() {
             return Err(PathError::IsADirectory(shown));
         }
-        if is_temp_name(name) {
+        if is_temp_name(name) || is_journal_name(name) {
             return Err(PathError::Reserved(shown));
         }
         if local.components().count() > MAX_WRITE_DEPTH {
@@ -155,6 +185,9 @@ impl Sandbox {
         }
         if self.is_denied(local, false) || self.is_denied(local, true) {
             return Err(PathError::Denied(shown));
+        }
+        if self.is_write_denied(local, false) || self.is_write_denied(local, true) {
+            return Err(PathError::WriteDenied(shown));
         }
         let parent_local = RelPath::parse(
             local
@@ -175,6 +208,9 @@ impl Sandbox {
         let real_local = parent.real_rel.join(name);
         if self.is_denied(&real_local, false) || self.is_denied(&real_local, true) {
             return Err(PathError::Denied(shown));
+        }
+        if self.is_write_denied(&real_local, false) || self.is_write_denied(&real_local, true) {
+            return Err(PathError::WriteDenied(shown));
         }
         let existing = match fs::symlink_metadata(parent.real.join(name)) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -221,8 +257,14 @@ impl Sandbox {
             {
                 return Err(PathError::Git);
             }
-            if self.is_denied(&real_local, false) || is_temp_name(&target.name) {
+            if self.is_denied(&real_local, false)
+                || is_temp_name(&target.name)
+                || is_journal_name(&target.name)
+            {
                 return Err(PathError::Denied(shown));
+            }
+            if self.is_write_denied(&real_local, false) {
+                return Err(PathError::WriteDenied(shown));
             }
         }
         if let Some(meta) = &target.existing {
@@ -303,6 +345,54 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_journal_names_of_their_own_form_are_recognised() {
+        assert!(is_journal_name(".minimcp-patch.4242.0123456789abcdef.json"));
+        for name in [
+            ".minimcp-patch.4242.0123456789abcdef",
+            ".minimcp-patch.4242.0123456789abcdeg.json",
+            ".minimcp-patch..0123456789abcdef.json",
+            ".minimcp-write.4242.0123456789abcdef.tmp",
+            "minimcp-patch.4242.0123456789abcdef.json",
+        ] {
+            assert!(!is_journal_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_default_write_deny_list_covers_login_files_at_any_depth_and_in_any_case() {
+        let tree = super::super::testutil::TempTree::new("deny-write");
+        let ws = Workspace::open(&tree.path).expect("workspace");
+        let sandbox = &ws.roots()[0];
+        for (path, denied) in [
+            (".ssh/authorized_keys", true),
+            (".SSH/Authorized_Keys", true),
+            ("home/alice/.ssh/known_hosts", true),
+            ("etc/ssh/authorized_keys", true),
+            (".bashrc", true),
+            (".BASHRC", true),
+            ("dotfiles/.bashrc", true),
+            (".profile", true),
+            (".zshenv", true),
+            (".config/fish/config.fish", true),
+            ("a/.config/fish/functions/f.fish", true),
+            (".config/autostart/x.desktop", true),
+            (".config/systemd/user/x.service", true),
+            (".gnupg/gpg-agent.conf", true),
+            (".bashrc.orig", false),
+            ("bashrc", false),
+            (".config/fishy", false),
+            (".config/git/config", false),
+            ("docs/ssh.md", false),
+            ("src/main.rs", false),
+        ] {
+            let local = RelPath::parse(path).expect("a valid path");
+            assert_eq!(sandbox.is_write_denied(&local, false), denied, "{path}");
+            assert!(!sandbox.is_denied(&local, false), "{path} stays readable");
+        }
+        assert!(sandbox.is_write_denied(&RelPath::parse(".ssh").expect("path"), true));
+    }
 
     #[test]
     fn only_the_writes_own_temporary_names_are_recognised() {
