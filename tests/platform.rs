@@ -452,6 +452,17 @@ fn windows_writes_replace_create_and_move_atomically() {
     assert_eq!(root.read("src/lib.rs"), "pub fn c() {}\n");
     assert_eq!(root.read("docs/guide/en/new.rs"), "// new\n");
     assert!(!root.path().join("src/new.rs").exists());
+    // The read-only attribute is honoured (Windows has no permission bits to look at).
+    root.file("locked.txt", "keep\n");
+    let mut perms = fs::metadata(root.path().join("locked.txt"))
+        .expect("stat")
+        .permissions();
+    perms.set_readonly(true);
+    fs::set_permissions(root.path().join("locked.txt"), perms).expect("read-only");
+    assert_eq!(read(&mut session, "locked.txt")["isError"], json!(null));
+    let locked = session.call("write_file", json!({"path": "locked.txt", "content": "x"}));
+    assert_refused(&locked, "read-only", "locked.txt");
+    assert_eq!(root.read("locked.txt"), "keep\n");
     let leftovers: Vec<String> = fs::read_dir(root.path().join("src"))
         .expect("list")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())

@@ -25,7 +25,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::atomic::{mode_of, Prepared};
+use super::atomic::{read_only, Prepared};
 use super::lock::{self, Held, LockError, LOCK_WAIT};
 use super::Editor;
 use crate::toolsets::workspace::sandbox::{PathError, RelPath, Sandbox};
@@ -303,7 +303,7 @@ fn take_back(dir: &CheckedDir, name: &str, new: Option<&Prepared<'_>>) {
 /// Renaming over a file needs only the directory's permission: a file its owner made
 /// read-only would be replaced all the same, so that mark is honoured here.
 fn refuse_read_only(target: &Target, meta: Option<&fs::Metadata>) -> Result<(), HandlerError> {
-    if meta.and_then(mode_of).is_some_and(|m| m & 0o222 == 0) {
+    if meta.is_some_and(read_only) {
         return Err(HandlerError::Invalid(format!(
             "`{}` is read-only (no write permission), so it is not replaced; make it writable first if it should change",
             target.rel
