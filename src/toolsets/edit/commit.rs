@@ -119,7 +119,7 @@ pub(crate) fn commit_all(
             }
         }
     }
-    publish(changes, &dirs, &mut prepared, &held, &checked_at)?;
+    publish(changes, &dirs, &mut prepared, &mut held, &checked_at)?;
     for (at, (_, dir)) in opened.iter().enumerate() {
         if let Some(i) = dir_of.iter().position(|&d| d == at) {
             dir.sync().map_err(|e| not_synced(changes[i].target, &e))?;
@@ -212,7 +212,7 @@ fn publish(
     changes: &[Change<'_>],
     dirs: &[&CheckedDir],
     prepared: &mut [Option<Prepared<'_>>],
-    held: &[Option<Held>],
+    held: &mut [Option<Held>],
     checked_at: &[Option<Checked>],
 ) -> Result<(), HandlerError> {
     let mut created: Vec<usize> = Vec::new();
@@ -259,11 +259,20 @@ fn publish(
             continue;
         }
         let name = &change.target.name;
-        let result = match prepared[i].as_mut() {
-            Some(new) => new.replace(name),
-            None => fs::remove_file(dirs[i].entry(name)),
-        };
+        let new = &mut prepared[i];
+        let result = lock::replace_locked(
+            || drop(held[i].take()),
+            || match new.as_mut() {
+                Some(new) => new.replace(name),
+                None => fs::remove_file(dirs[i].entry(name)),
+            },
+        );
         if let Err(e) = result {
+            let e = if lock::held_open(&e) {
+                format!("{e}: it is being changed by another writer, which holds it open, and Windows replaces no open file; try again in a moment")
+            } else {
+                e.to_string()
+            };
             return Err(HandlerError::Invalid(match done.as_slice() {
                 [] => format!(
                     "`{}` could not be written ({e}); nothing was written",
