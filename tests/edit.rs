@@ -713,16 +713,31 @@ fn edit_file_replaces_exactly_once_all_or_nothing_with_a_diff() {
     assert!(err.contains("edit 2 of 2"), "{err}");
     assert_eq!(tree.read("main.rs"), original);
 
-    // Whitespace-tolerant only when the exact match fails, and said so.
-    let result = c.call("edit_file", json!({"path": "main.rs", "edits": [{"old_text": "let x = 1;", "new_text": "    let x = 2;"}]}));
+    // Whitespace-tolerant only when the exact match fails, and said so: here the lines came
+    // without their indentation, which new_text gets back.
+    let result = c.call("edit_file", json!({"path": "main.rs", "edits": [{"old_text": "let x  = 1;\nprintln!(\"{x}\");", "new_text": "let x = 2;\nprintln!(\"{x}\");"}]}));
     assert_ne!(result["isError"], true, "{result}");
     let text = result["content"][0]["text"].as_str().expect("text");
-    assert!(text.contains("only with whitespace ignored"), "{text}");
+    assert!(
+        text.contains("only with whitespace ignored: no indentation became 4 spaces"),
+        "{text}"
+    );
+    assert!(
+        text.contains("-    let x  = 1;\n+    let x = 2;\n"),
+        "{text}"
+    );
     assert_eq!(
         result["structuredContent"]["matches"][0]["whitespace_tolerant"],
         true
     );
     assert!(tree.read("main.rs").contains("    let x = 2;\n"));
+    // A changed line whose spaces inside did not match: which spaces are meant is unclear.
+    let err = c.refused("edit_file", json!({"path": "main.rs", "edits": [{"old_text": "let x  =  2;", "new_text": "    let x = 3;"}]}));
+    assert!(
+        err.contains("differs from `old_text` in more than indentation"),
+        "{err}"
+    );
+    assert!(err.contains("```\n    let x = 2;\n```"), "{err}");
 
     // Several edits in one call, each seeing the ones before.
     let done = c.ok(
@@ -739,6 +754,79 @@ fn edit_file_replaces_exactly_once_all_or_nothing_with_a_diff() {
     );
     assert!(err.contains("write_file creates"), "{err}");
     assert_no_temp_files(tree.path());
+}
+
+/// jsonschema's `_utils.py`, where a whitespace-tolerant match once moved a method out of
+/// its class.
+const URIDICT: &str = "class URIDict(MutableMapping):\n    \"\"\"\n    Dictionary which uses normalized URIs as keys.\n    \"\"\"\n\n    def normalize(self, uri):\n        return urlsplit(uri).geturl()\n\n    def __init__(self, *args, **kwargs):\n        self.store = dict()\n        self.store.update(*args, **kwargs)\n\n    def __getitem__(self, uri):\n        return self.store[self.normalize(uri)]\n\n    def __setitem__(self, uri, value):\n        self.store[self.normalize(uri)] = value\n";
+
+#[test]
+fn a_method_sent_without_its_class_indentation_stays_in_the_class() {
+    let tree = Scratch::new("uridict");
+    let mut c = Client::start(&[tree.path()]);
+    let old = "def __getitem__(self, uri):\n    return self.store[self.normalize(uri)]";
+    let new = "def __getitem__(self, uri):\n    return self.store[self.normalize(str(uri))]";
+    let want = URIDICT.replace("self.normalize(uri)]\n", "self.normalize(str(uri))]\n");
+    // As the model wrote it (spaces), and with tabs: the file's four spaces either way.
+    for (old, new) in [
+        (old.to_string(), new.to_string()),
+        (old.replace("    ", "\t"), new.replace("    ", "\t")),
+    ] {
+        tree.file("u.py", URIDICT);
+        let sha = sha256(URIDICT.as_bytes());
+        let result = c.call(
+            "edit_file",
+            json!({"path": "u.py", "edits": [{"old_text": old, "new_text": new}], "expected_sha256": sha}),
+        );
+        assert_ne!(result["isError"], true, "{result}");
+        assert_eq!(tree.read("u.py"), want, "{old:?}");
+        // What the fallback changed is in the diff, not only in the note.
+        let diff = result["structuredContent"]["diff"].as_str().expect("diff");
+        assert!(
+            diff.contains("-        return self.store[self.normalize(uri)]\n+        return self.store[self.normalize(str(uri))]\n"),
+            "{diff}"
+        );
+        let text = result["content"][0]["text"].as_str().expect("text");
+        assert!(
+            text.contains("Note: edit 1: matched lines 13-14 only with whitespace ignored"),
+            "{text}"
+        );
+    }
+    // Indentation that no one change maps onto the file's: refused, with the lines to copy.
+    tree.file("u.py", URIDICT);
+    let sha = sha256(URIDICT.as_bytes());
+    let err = c.refused(
+        "edit_file",
+        json!({"path": "u.py", "edits": [{"old_text": "def __getitem__(self, uri):\n  return self.store[self.normalize(uri)]\n\n    def __setitem__(self, uri, value):", "new_text": "x"}], "expected_sha256": sha}),
+    );
+    assert!(
+        err.contains("does not map onto the file's by one consistent change"),
+        "{err}"
+    );
+    assert!(err.contains("```\n    def __getitem__(self, uri):\n        return self.store[self.normalize(uri)]\n\n    def __setitem__(self, uri, value):\n```"), "{err}");
+    assert_eq!(tree.read("u.py"), URIDICT);
+}
+
+#[test]
+fn an_old_text_matching_everywhere_is_refused_with_its_count_not_the_budget_error() {
+    let tree = Scratch::new("many");
+    tree.file("big.txt", "x\n".repeat(200_000));
+    let mut c = Client::start(&[tree.path()]);
+    let sha = sha256("x\n".repeat(200_000).as_bytes());
+    let err = c.refused(
+        "edit_file",
+        json!({"path": "big.txt", "edits": [{"old_text": "x", "new_text": "y"}], "expected_sha256": sha}),
+    );
+    assert!(
+        err.contains("`old_text` occurs 200000 times, at lines 1, 2, 3, "),
+        "{err}"
+    );
+    assert!(
+        err.contains(", 40, … (200000 in all); it must occur exactly once. Add to `old_text` (and `new_text`) a neighbouring line"),
+        "{err}"
+    );
+    // The server goes on answering.
+    assert_eq!(c.request("ping", json!({}))["result"], json!({}));
 }
 
 #[test]
@@ -886,6 +974,54 @@ fn move_file_renames_refuses_to_overwrite_unless_asked_and_never_crosses_roots()
     );
     assert!(err.contains("does not exist"), "{err}");
     assert_no_temp_files(one.path());
+}
+
+#[test]
+fn a_move_keeps_what_relative_links_mean_and_never_carries_denied_files() {
+    let tree = Scratch::new("carry");
+    tree.file("a/target.txt", "t\n")
+        .file("a/b/x.txt", "x\n")
+        .file("d/s/t.txt", "t\n")
+        .file("d/plain.txt", "p\n")
+        .file("secret/.env", "TOKEN=1\n")
+        .dir("e");
+    std::os::unix::fs::symlink("target.txt", tree.path().join("a/link")).expect("link");
+    std::os::unix::fs::symlink("../a/target.txt", tree.path().join("d/up")).expect("link");
+    std::os::unix::fs::symlink("s/t.txt", tree.path().join("d/within")).expect("link");
+    let mut c = Client::start(&[tree.path()]);
+    // Renamed in its directory, a relative link still leads to the same file.
+    c.ok(
+        "move_file",
+        json!({"source": "a/link", "destination": "a/renamed"}),
+    );
+    assert_eq!(tree.read("a/renamed"), "t\n");
+    // Moved deeper it would lead to a/b/target.txt, which is another file (or none).
+    let err = c.refused(
+        "move_file",
+        json!({"source": "a/renamed", "destination": "a/b/link"}),
+    );
+    assert!(
+        err.contains("is a symbolic link to `target.txt`, which is read from where the link is"),
+        "{err}"
+    );
+    assert!(tree.path().join("a/renamed").exists() && !tree.path().join("a/b/link").exists());
+    // A directory whose link leads out of it, moved to another depth: refused; its link
+    // within it moves along.
+    let err = c.refused("move_file", json!({"source": "d", "destination": "e/d"}));
+    assert!(err.contains("holds the symbolic link `d/up`"), "{err}");
+    fs::remove_file(tree.path().join("d/up")).expect("unlink");
+    c.ok("move_file", json!({"source": "d", "destination": "e/d"}));
+    assert_eq!(tree.read("e/d/within"), "t\n");
+    // A directory holding a file of the deny list stays where it is.
+    let err = c.refused(
+        "move_file",
+        json!({"source": "secret", "destination": "public"}),
+    );
+    assert!(
+        err.contains("holds `secret/.env`, which this server does not touch"),
+        "{err}"
+    );
+    assert!(tree.path().join("secret/.env").exists() && !tree.path().join("public").exists());
 }
 
 #[test]

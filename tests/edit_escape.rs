@@ -798,8 +798,14 @@ fn the_deny_list_refuses_every_write_and_git_internals_are_denied_by_default() {
         "move_file",
         json!({"source": ".git", "destination": "git-moved"}),
     ));
-    // Not tried: moving a directory that holds denied files (`keys/`, a nested repository's
-    // `.git`) relocates them as they are, which the toolset allows, as a file manager would.
+    // A directory holding denied files or a repository's `.git` is not moved either: that
+    // would move them away with it.
+    for dir in ["keys", "config", "certs", "vendor", "vendor/lib"] {
+        attempts.push((
+            "move_file",
+            json!({"source": dir, "destination": "moved-dir"}),
+        ));
+    }
     attempts.push((
         "move_file",
         json!({"source": "a.txt", "destination": ".git", "overwrite": true}),

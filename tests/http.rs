@@ -151,7 +151,7 @@ fn a_legacy_session_from_initialize_to_delete() {
 
 #[test]
 fn idle_sessions_expire_and_their_number_is_bounded() {
-    let server = Server::start(&["--session-idle", "1", "--max-sessions", "1"]);
+    let server = Server::start(&["--session-idle", "2", "--max-sessions", "1"]);
     let id = server.session(json!({}));
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
@@ -160,10 +160,15 @@ fn idle_sessions_expire_and_their_number_is_bounded() {
         503,
         "one session at most"
     );
-    thread::sleep(Duration::from_millis(2500));
+    // Sessions are swept about once a second: poll (with requests that touch no session)
+    // until there is room again, rather than sleep for a time a loaded machine may exceed.
+    let started = Instant::now();
+    while server.post(None, &init, &[]).status == 503 {
+        assert!(started.elapsed() < Duration::from_secs(30), "never expired");
+        thread::sleep(Duration::from_millis(100));
+    }
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
     assert_eq!(server.post(Some(&id), &ping, &[]).status, 404, "expired");
-    assert_eq!(server.post(None, &init, &[]).status, 200, "room again");
 }
 
 #[test]
@@ -559,6 +564,173 @@ fn a_bearer_token_guards_every_request() {
     assert_eq!(server.raw(&right).status, 202);
 }
 
+/// The token file of the tests that need one, in `dir`.
+fn token_file(dir: &Scratch) -> String {
+    let file = dir.join("token");
+    std::fs::write(&file, "s3cret-token\n").expect("write token");
+    file.to_str().expect("utf8").to_string()
+}
+
+/// A request line and fields, then a field announcing a body of 1,000,000 bytes (sized
+/// or chunked), and the first few bytes of that body.
+fn refused_head(line: &str, fields: &str, chunked: bool) -> Vec<u8> {
+    let framing = match chunked {
+        true => "Transfer-Encoding: chunked\r\n\r\nf4240\r\n",
+        false => "Content-Length: 1000000\r\n\r\n",
+    };
+    format!(
+        "{line}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n{fields}{framing}{{\"jsonrpc\""
+    )
+    .into_bytes()
+}
+
+/// A request refused from its head alone (no token, a wrong one, a foreign Host or Origin,
+/// another path or method, the health check) is answered at once, before its body is
+/// read, instead of `100 Continue` if the client waits for that; the connection is closed,
+/// since where the next request would start is unknown. The client here sends a few bytes
+/// of a 1,000,000-byte body and waits: a server reading the body first would answer only
+/// at `--http-timeout` (60 s, past this client's 10 s).
+#[test]
+fn a_request_refused_from_its_head_is_answered_before_its_body_is_read() {
+    let dir = Scratch::new("http-head-refusal");
+    let token = token_file(&dir);
+    let server = Server::start(&["--token-file", &token, "--http-timeout", "60"]);
+    let right = "Authorization: Bearer s3cret-token\r\n";
+    let post = "POST /mcp HTTP/1.1";
+    let cases = [
+        (post, String::new(), false, 401),
+        (post, String::new(), true, 401),
+        (
+            post,
+            "Authorization: Bearer s3cret-tokem\r\n".into(),
+            false,
+            401,
+        ),
+        (post, "Expect: 100-continue\r\n".into(), false, 401),
+        (
+            "POST http://evil.example/mcp HTTP/1.1",
+            right.into(),
+            false,
+            403,
+        ),
+        (
+            post,
+            format!("{right}Origin: http://evil.example\r\n"),
+            true,
+            403,
+        ),
+        ("POST /elsewhere HTTP/1.1", right.into(), false, 404),
+        ("PUT /mcp HTTP/1.1", right.into(), false, 405),
+        ("GET /healthz HTTP/1.1", String::new(), false, 200),
+    ];
+    for (line, fields, chunked, status) in cases {
+        let case = format!("{line} {fields:?} chunked: {chunked}");
+        let mut stream = server.connect();
+        stream
+            .write_all(&refused_head(line, &fields, chunked))
+            .expect("send");
+        let mut reader = BufReader::new(stream);
+        let answer = read_response(&mut reader);
+        assert_eq!(answer.status, status, "{case}: {answer:?}");
+        assert_eq!(answer.header("connection"), Some("close"), "{case}");
+        let mut rest = Vec::new();
+        let read = reader.read_to_end(&mut rest).map(|_| rest.len());
+        assert_eq!(read.ok(), Some(0), "{case}: closed after the answer");
+    }
+    // With the token, the same head is told to go on, and the request is served.
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let bytes = post_bytes(None, note, &[right.trim_end(), "Expect: 100-continue"]);
+    let split = bytes.len() - note.len();
+    let mut stream = server.connect();
+    stream.write_all(&bytes[..split]).expect("head");
+    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("100 Continue");
+    assert_eq!(line, "HTTP/1.1 100 Continue\r\n");
+    reader.read_line(&mut line).expect("its blank line");
+    stream.write_all(&bytes[split..]).expect("body");
+    assert_eq!(read_response(&mut reader).status, 202);
+}
+
+/// A client that writes its whole request before reading (as most synchronous clients do:
+/// Python's `http.client`, urllib3) still gets the answer to a head refused before its
+/// body was read: the server reads and drops what follows the refusal until the client
+/// is done. Closing at once instead makes the client's write fail with a reset (the body
+/// is larger than the sockets buffer), and such a client reports the reset, never the 401.
+#[test]
+fn a_client_writing_its_whole_body_first_still_reads_the_refusal() {
+    let dir = Scratch::new("http-linger");
+    let token = token_file(&dir);
+    let server = Server::start(&["--token-file", &token, "--max-message-bytes", "8000000"]);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 6000000\r\n\r\n"
+    );
+    let request = [head.into_bytes(), vec![b' '; 6_000_000]].concat();
+    for _ in 0..3 {
+        let mut stream = server.connect();
+        stream
+            .write_all(&request)
+            .expect("the server takes the whole body");
+        let answer = read_response(&mut BufReader::new(&mut stream));
+        assert_eq!(answer.status, 401);
+    }
+}
+
+/// Peers without the token, each announcing a body close to `--max-message-bytes` and
+/// sending most of it, make the server hold none of it: its resident memory grows by far
+/// less than their bodies (Linux: `/proc`).
+#[test]
+fn refused_heads_leave_their_bodies_unread_so_memory_stays_flat() {
+    let dir = Scratch::new("http-rss");
+    let token = token_file(&dir);
+    let server = Server::start(&[
+        "--token-file",
+        &token,
+        "--max-message-bytes",
+        "4000000",
+        "--http-timeout",
+        "60",
+    ]);
+    let rss = || {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    let Some(before) = rss() else {
+        eprintln!("no /proc: skipped");
+        return;
+    };
+    const PEERS: usize = 16;
+    const SENT: usize = 3_900_000;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 3999999\r\n\r\n"
+    );
+    let peers: Vec<TcpStream> = (0..PEERS)
+        .map(|_| {
+            let mut stream = server.connect();
+            // The server may close before taking everything: that is the point.
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&vec![b' '; SENT]);
+            stream
+        })
+        .collect();
+    // Every peer was answered (so the server is done with each), and all are still open.
+    for peer in &peers {
+        let answer = read_response(&mut BufReader::new(peer));
+        assert_eq!(answer.status, 401);
+    }
+    let after = rss().expect("still running");
+    let grown = after.saturating_sub(before);
+    let bodies = (PEERS * SENT / 1024) as u64;
+    eprintln!("RSS {before} KiB before, {after} KiB with {PEERS} refused peers ({bodies} KiB of bodies sent)");
+    assert!(
+        grown < bodies / 8,
+        "grew by {grown} KiB for {bodies} KiB of refused bodies"
+    );
+}
+
 #[test]
 fn a_non_loopback_address_needs_the_flag_and_a_token() {
     let refused = Command::new(common::minimcp())
@@ -581,14 +753,23 @@ fn a_non_loopback_address_needs_the_flag_and_a_token() {
 
 #[test]
 fn slow_clients_time_out_without_blocking_anyone() {
-    let server = Server::start(&["--http-timeout", "1"]);
+    let server = Server::start(&["--http-timeout", "5"]);
     let mut slow = server.connect();
     slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: loc")
         .expect("partial head");
-    let started = Instant::now();
-    // Meanwhile another client is served at once.
+    let mut idle = server.connect();
+    // Meanwhile another client is served, before the slow one's time is up (its 408 has
+    // not come yet).
     assert_eq!(server.session(json!({})).len(), 32);
-    assert!(started.elapsed() < Duration::from_millis(900));
+    slow.set_nonblocking(true).expect("nonblocking");
+    let mut buf = [0u8; 1];
+    let pending = slow.read(&mut buf).map_err(|e| e.kind());
+    assert_eq!(
+        pending,
+        Err(std::io::ErrorKind::WouldBlock),
+        "no answer yet"
+    );
+    slow.set_nonblocking(false).expect("blocking");
     let answer = read_response(&mut BufReader::new(&mut slow));
     assert_eq!(answer.status, 408);
     let mut rest = Vec::new();
@@ -598,8 +779,6 @@ fn slow_clients_time_out_without_blocking_anyone() {
         "closed"
     );
     // A half-open idle connection is closed too.
-    let mut idle = server.connect();
-    let mut buf = [0u8; 1];
     assert_eq!(idle.read(&mut buf).ok(), Some(0), "idle keep-alive closed");
 }
 
@@ -632,6 +811,51 @@ fn a_new_connection_must_send_its_first_head_within_the_head_timeout() {
     assert_eq!(read_response(&mut reader).status, 200, "kept alive past it");
 }
 
+/// How many of the server's threads wait in `recv` on a socket (Linux: the system call
+/// each thread is in, from `/proc`), or `None` where that cannot be seen.
+fn threads_reading(server: &Server) -> Option<usize> {
+    let recvfrom = match std::env::consts::ARCH {
+        "x86_64" => "45",
+        "aarch64" => "207",
+        _ => return None,
+    };
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", server.child.id())).ok()?;
+    let mut reading = 0;
+    for task in tasks {
+        let call = std::fs::read_to_string(task.ok()?.path().join("syscall")).ok()?;
+        reading += usize::from(call.split(' ').next() == Some(recvfrom));
+    }
+    Some(reading)
+}
+
+/// Waits (up to 30 s) until `n` of the server's threads wait for a request: a connection
+/// may be closed to make room only from then on, and the one that began waiting first is
+/// closed first. Where threads cannot be seen, waits a second instead.
+fn until_reading(server: &Server, n: usize) {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        match threads_reading(server) {
+            Some(reading) if reading >= n => return,
+            Some(_) => thread::sleep(Duration::from_millis(5)),
+            None => return thread::sleep(Duration::from_secs(1)),
+        }
+    }
+    panic!("{n} threads never waited for a request");
+}
+
+/// The status `bytes` get on a fresh connection once it is not 503 (the server refuses
+/// while every connection is being served; those end soon): polls for up to 30 s.
+fn status_once_not_503(server: &Server, bytes: &[u8]) -> Response {
+    let started = Instant::now();
+    loop {
+        let answer = server.raw(bytes);
+        if answer.status != 503 || started.elapsed() > Duration::from_secs(30) {
+            return answer;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// When every place is taken, a new connection takes the place of the one that waited
 /// longest for a request, which is closed; one being served (an open event stream) is never
 /// closed for it, and only when every connection is being served does a newcomer get 503.
@@ -639,10 +863,13 @@ fn a_new_connection_must_send_its_first_head_within_the_head_timeout() {
 fn a_full_server_closes_the_longest_waiting_connection_and_refuses_only_when_all_are_served() {
     let server = Server::start(&["--max-connections", "2"]);
     let health = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    // Each waits in `read` before the next comes: waiting for a fixed time instead lost
+    // the race on a loaded machine (a thread not yet reading cannot be closed, and one
+    // that starts reading later counts as having waited less).
     let mut older = server.connect();
-    thread::sleep(Duration::from_millis(100));
+    until_reading(&server, 1);
     let mut newer = server.connect();
-    thread::sleep(Duration::from_millis(200));
+    until_reading(&server, 2);
     assert_eq!(
         server.raw(health).status,
         200,
@@ -666,25 +893,33 @@ fn a_full_server_closes_the_longest_waiting_connection_and_refuses_only_when_all
         "the newer one is still open: {still_open:?}"
     );
     drop(newer);
-    thread::sleep(Duration::from_millis(200));
 
-    // Two event streams: both connections are being served, and nobody is closed for a third.
+    // Two event streams: both connections are being served, and nobody is closed for a
+    // third. (A connection whose answer is still going out is being served too: a stream
+    // opened just after a session's `initialize` may be refused until that one ends.)
     let sessions = [server.session(json!({})), server.session(json!({}))];
-    thread::sleep(Duration::from_millis(200)); // their connections closed
-    let streams: Vec<TcpStream> = sessions
+    let streams: Vec<BufReader<TcpStream>> = sessions
         .iter()
         .map(|session| {
-            let mut stream = server.connect();
             let head = format!(
                 "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
             );
-            stream.write_all(head.as_bytes()).expect("send");
-            let mut status = String::new();
-            BufReader::new(&stream)
-                .read_line(&mut status)
-                .expect("status line");
-            assert!(status.starts_with("HTTP/1.1 200"), "{status}");
-            stream
+            let started = Instant::now();
+            loop {
+                let mut stream = server.connect();
+                stream.write_all(head.as_bytes()).expect("send");
+                let mut reader = BufReader::new(stream);
+                let mut status = String::new();
+                reader.read_line(&mut status).expect("status line");
+                if status.starts_with("HTTP/1.1 200") {
+                    break reader;
+                }
+                assert!(
+                    status.starts_with("HTTP/1.1 503") && started.elapsed() < Duration::from_secs(30),
+                    "{status}"
+                );
+                thread::sleep(Duration::from_millis(20));
+            }
         })
         .collect();
     assert_eq!(
@@ -693,8 +928,11 @@ fn a_full_server_closes_the_longest_waiting_connection_and_refuses_only_when_all
         "every connection is being served"
     );
     drop(streams);
-    thread::sleep(Duration::from_millis(200));
-    assert_eq!(server.raw(health).status, 200, "room again once they close");
+    assert_eq!(
+        status_once_not_503(&server, health).status,
+        200,
+        "room again once they close"
+    );
 }
 
 /// Connections that take a place and never send a whole request, and reconnect soon after
@@ -788,7 +1026,13 @@ fn status_of(port: u16, bytes: &[u8]) -> Result<u16, String> {
 
 /// More than twice as many connections as there are places, silent or dribbling a head,
 /// each reconnecting when closed, with and without a token (a place is taken before the
-/// token is seen): a real client's every request is still served, on its first try.
+/// token is seen): a real client's every request is still served, never refused.
+///
+/// A request whose connection is closed before any answer is sent again (at most 5
+/// times), as a client does and as `benches/idle_connections.py` does: a connection is
+/// closed for a newer one only once it has waited longest, yet on a loaded machine the
+/// client's own thread may pause between connecting and sending for as long as the
+/// holders take to reconnect 16 times (1 request in 2,400 was, at a load of 15 on 2 cores).
 #[test]
 fn idle_and_slow_connections_reconnecting_never_starve_a_real_client() {
     let dir = Scratch::new("http-hold");
@@ -804,10 +1048,21 @@ fn idle_and_slow_connections_reconnecting_never_starve_a_real_client() {
         let holders = Holders::start(server.port, 40, slow);
         thread::sleep(Duration::from_millis(300));
         let request = post_bytes(None, note, &["Authorization: Bearer s3cret-token"]);
-        let answers: Vec<_> = (0..20).map(|_| status_of(server.port, &request)).collect();
+        let served = |_| {
+            let mut tries = Vec::new();
+            while tries.len() < 5 && !matches!(tries.last(), Some(Ok(_))) {
+                tries.push(status_of(server.port, &request));
+            }
+            tries
+        };
+        let answers: Vec<_> = (0..20).map(served).collect();
         drop(holders);
         let case = format!("slow: {slow}, token: {with_token}");
-        assert!(answers.iter().all(|a| a == &Ok(202)), "{case}: {answers:?}");
+        let last = |tries: &Vec<_>| tries.last().cloned();
+        assert!(
+            answers.iter().all(|tries| last(tries) == Some(Ok(202))),
+            "{case}: {answers:?}"
+        );
     }
 }
 
@@ -841,21 +1096,21 @@ fn thread_names(server: &Server) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Waits (up to 20 s) until the server has a writer thread.
+/// Waits (up to 60 s) until the server has a writer thread.
 fn writer_starts(server: &Server) -> bool {
     let writing = || thread_names(server).iter().any(|n| n == "minimcp-write");
     let started = Instant::now();
-    while !writing() && started.elapsed() < Duration::from_secs(20) {
+    while !writing() && started.elapsed() < Duration::from_secs(60) {
         thread::sleep(Duration::from_millis(10));
     }
     writing()
 }
 
-/// Waits (up to 10 s) until the server has no writer thread left.
+/// Waits (up to 60 s) until the server has no writer thread left.
 fn writers_finish(server: &Server) -> bool {
     let writing = || thread_names(server).iter().any(|n| n == "minimcp-write");
     let started = Instant::now();
-    while writing() && started.elapsed() < Duration::from_secs(10) {
+    while writing() && started.elapsed() < Duration::from_secs(60) {
         thread::sleep(Duration::from_millis(20));
     }
     !writing()
@@ -912,8 +1167,9 @@ fn a_client_that_reads_slowly_holds_up_nobody_and_still_gets_every_byte() {
     let text: String = (0..6_000_000u32)
         .map(|i| char::from(b'a' + (i % 26) as u8))
         .collect();
+    let request = echo_bytes(1, &text);
     let mut slow = server.connect();
-    slow.write_all(&echo_bytes(1, &text)).expect("send");
+    slow.write_all(&request).expect("send");
     assert!(writer_starts(&server), "no writer thread");
     // The slow client has read nothing yet; everyone else is served meanwhile.
     assert_eq!(server.session(json!({})).len(), 32);
@@ -933,6 +1189,11 @@ fn a_client_that_reads_slowly_holds_up_nobody_and_still_gets_every_byte() {
     assert_eq!(again["result"]["content"][0]["text"], "again");
 }
 
+/// `--http-timeout` bounds both how long a request may take to arrive and how long an
+/// answer may wait for its client to read. The request is built before connecting: built
+/// after, its JSON encoding (0.8 s in a debug build, 3 to 4 s at a load of 12 on 2 cores)
+/// counted against a 3 s timeout, and the server answered 408 before the request was in
+/// (30 runs of 30 at a load of 15). Sending the 6 MB takes about 0.1 s even then.
 #[test]
 fn a_client_that_never_reads_is_disconnected_after_the_timeout() {
     let server = Server::start(&[
@@ -941,11 +1202,12 @@ fn a_client_that_never_reads_is_disconnected_after_the_timeout() {
         "--max-result-bytes",
         "16000000",
         "--http-timeout",
-        "3",
+        "5",
     ]);
     let text = "x".repeat(6_000_000);
+    let request = echo_bytes(1, &text);
     let mut stuck = server.connect();
-    stuck.write_all(&echo_bytes(1, &text)).expect("send");
+    stuck.write_all(&request).expect("send");
     assert!(writer_starts(&server), "no writer thread");
     // It never reads: after the write timeout its writer gives up and closes it.
     assert!(writers_finish(&server), "the writer thread gives up");
@@ -1226,7 +1488,7 @@ fn closing_a_2026_request_stream_cancels_the_request() {
     let listed = modern(&server, 2, "tools/list", json!({}), None);
     assert_eq!(listed.status, 200);
     assert!(
-        started.elapsed() < Duration::from_secs(6),
+        started.elapsed() < Duration::from_secs(9),
         "the abandoned call was cancelled, not run for its 10 s"
     );
 }
@@ -1471,7 +1733,7 @@ fn a_parked_call_whose_client_left_for_good_is_dropped_at_once() {
     let session = session_with(&server, "2025-06-18", json!({"sampling": {}}));
     let (held, _) = sampling_left_unanswered(&server, &session);
     drop(held);
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(30);
     let (mut dropped, mut logged) = (false, false);
     while !(dropped && logged) {
         match seen.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
@@ -1547,14 +1809,15 @@ fn sigterm_ends_the_server_at_once_with_a_stream_open() {
             break exit;
         }
         assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "still running 2 s after SIGTERM"
+            started.elapsed() < Duration::from_secs(10),
+            "still running 10 s after SIGTERM"
         );
         thread::sleep(Duration::from_millis(5));
     };
     let took = started.elapsed();
     assert_eq!(exited.signal(), Some(15), "ended by SIGTERM: {exited:?}");
-    assert!(took < Duration::from_millis(500), "SIGTERM took {took:?}");
+    // Not the stream's end nor `--http-timeout` (30 s): nothing waited.
+    assert!(took < Duration::from_secs(10), "SIGTERM took {took:?}");
     // The open stream ends with the process.
     let mut rest = Vec::new();
     let _ = reader.read_to_end(&mut rest);

@@ -1087,3 +1087,30 @@ fn a_bare_lf_in_the_head_never_runs_the_body_as_a_request() {
     );
     assert_eq!(stats.executed, 0);
 }
+
+/// A request refused from its head (here a foreign `Origin`) is answered before any byte of
+/// its body is read, and its connection ends: the body, whatever it holds, is never read.
+/// So a damaged chunk in it changes nothing (403, where reading the body first answered the
+/// chunk's 400), and a request hidden in it never runs, nor does one after it.
+#[test]
+fn a_head_refused_before_its_body_ends_the_connection_unread() {
+    let server = Server::start();
+    let mut stats = Stats::default();
+    let foreign = head("Origin: http://evil.example\r\n");
+    let damaged = format!("{foreign}Transfer-Encoding: chunked\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n");
+    let hidden = String::from_utf8(sized(2)).expect("utf8");
+    let smuggling = format!("{foreign}Content-Length: {}\r\n\r\n{hidden}", hidden.len());
+    for (name, first) in [("damaged chunk", damaged), ("hidden request", smuggling)] {
+        let bytes = [first.into_bytes(), sized(3)].concat();
+        check(&server, name, &bytes, 3, &mut stats);
+        let out = String::from_utf8_lossy(&server.exchange(&bytes).expect("closed")).into_owned();
+        assert!(out.starts_with("HTTP/1.1 403 "), "{name}: {out}");
+        assert!(out.contains("Connection: close"), "{name}: {out}");
+        assert_eq!(
+            answers(out.as_bytes()).len(),
+            1,
+            "{name}: nothing after the refusal: {out}"
+        );
+    }
+    assert_eq!(stats.executed, 0);
+}

@@ -25,6 +25,12 @@
 //! - `MINIMCP_TOOL_FUZZ_VERBOSE=1`: a few tool-error texts per tool, to see how far the
 //!   generated arguments get.
 //!
+//! A call is also too slow when it takes longer than its input warrants ([`slow_bound`]: 20 s,
+//! plus 20 ms per KiB of arguments). That bound cannot flake: in a debug build on a loaded
+//! 2-core machine the slowest calls take a few seconds, and a walk stops itself at 15 s. A
+//! call taking longer is a loop that grows faster than its input, like a matcher that was
+//! quadratic in its matches; the seeded project has a file of many equal lines for that.
+//!
 //! A failure names the profile, the tool and the exact arguments (as sent), so one case can
 //! also be replayed by hand: `minimcp call TOOL 'ARGS' --root DIR` (after a failure the
 //! seeded project is kept, and its path printed).
@@ -54,6 +60,15 @@ const DEFAULT_CASES: usize = 300;
 const WINDOW: usize = 32;
 /// How long a single answer may take (a walk in a debug build on a loaded machine).
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
+/// A call slower than this, plus [`SLOW_PER_KIB`] per KiB of its arguments, fails the run.
+const SLOW_BASE: Duration = Duration::from_secs(20);
+const SLOW_PER_KIB: Duration = Duration::from_millis(20);
+
+/// How long a call with these arguments may take.
+fn slow_bound(arguments: Option<&str>) -> Duration {
+    SLOW_BASE + SLOW_PER_KIB * (arguments.map_or(0, str::len) / 1024) as u32
+}
+
 /// The server's default longest request line is 1 MiB: stay below it, or the line is
 /// skipped unread and its id never answered.
 const MAX_REQUEST_BYTES: usize = 900 * 1024;
@@ -126,6 +141,12 @@ const CORPUS: &[(&str, &str)] = &[
         r#"{"query":"rust","offset":18446744073709551615}"#,
     ),
     ("scaffold_project", r#"{"offset":18446744073709551615}"#),
+    // A text occurring on each of 60,000 lines once took time in the square of them to be
+    // refused (the slow-call watch catches it).
+    (
+        "edit_file",
+        r#"{"path":"data/repeat.txt","edits":[{"old_text":"x","new_text":"y"}]}"#,
+    ),
     // The fixture added a + b unchecked: an overflow panicked (-32603).
     (
         "transcript_structured",
@@ -216,6 +237,8 @@ fn seed_project() -> PathBuf {
         .map(|i| format!("line {i} {}\n", "x".repeat(i % 300)))
         .collect();
     std::fs::write(dir.join("data/long.txt"), long).expect("write");
+    // Many equal lines: a text occurring in each of them must not cost the square of them.
+    std::fs::write(dir.join("data/repeat.txt"), "x\n".repeat(60_000)).expect("write");
     std::fs::create_dir_all(dir.join("empty")).expect("mkdir");
     if !git_history(&dir) {
         eprintln!("SKIPPED: git is not installed: analyze_code_churn is fuzzed on a directory without history");
@@ -1198,6 +1221,13 @@ impl Session {
             let took = last_answer.elapsed();
             last_answer = Instant::now();
             let sleeps = SLOW.contains(&case.tool.as_str());
+            let bound = slow_bound(case.arguments.as_deref());
+            if !sleeps && took > bound {
+                self.failures.push(format!(
+                    "too slow: {took:.1?}, more than the {bound:.0?} its input warrants, for {}",
+                    case.replay(&self.profile, self.seed)
+                ));
+            }
             if !sleeps && (tally.slowest.len() < 3 || took > tally.slowest[2].0) {
                 tally
                     .slowest

@@ -19,7 +19,7 @@ use super::reply::{Inbound, Kind, Reply, CLIENT_LEFT};
 use super::route::{self, ParamHeaders, Refusal};
 use super::slots::{Slot, Slots};
 use super::socket::Listener;
-use super::wire::{self, refuse, ReadError};
+use super::wire::{self, refuse, Got, ReadError};
 use crate::jsonrpc::code as rpc;
 use crate::log;
 use crate::protocol::Version;
@@ -139,16 +139,33 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
         let waiting = Instant::now();
         let deadline = waiting + config.read_timeout;
         slot.wait();
-        let read = reader.read(&mut link.own(), head_by.unwrap_or(deadline), deadline);
+        let read = read_request(
+            &mut reader,
+            link,
+            shared,
+            head_by.unwrap_or(deadline),
+            deadline,
+        );
         if !slot.served() {
             return; // closed to make room: nothing can be answered, nothing is logged
         }
-        let request = match read {
-            Ok(request) => request,
+        let (request, screened) = match read {
+            Ok(read) => read,
+            Err(Stop::Unread(_, _)) if closing => return, // nothing more is served
+            Err(Stop::Unread(head, early)) => {
+                let started = Instant::now();
+                let answered = answer_early(&mut link.own(), early, true);
+                let status = *answered.as_ref().unwrap_or(&CLIENT_LEFT);
+                access::write(config, Some(&head), "", status, started.elapsed());
+                if answered.is_ok() {
+                    linger(link, &mut slot, config);
+                }
+                return;
+            }
             // Waiting for a long answer or an event stream: the client has nothing to say.
-            Err(ReadError::Idle) if link.is_busy() => continue,
-            Err(ReadError::Idle) => return,
-            Err(ReadError::Closed) | Err(ReadError::Io) => {
+            Err(Stop::Read(ReadError::Idle)) if link.is_busy() => continue,
+            Err(Stop::Read(ReadError::Idle)) => return,
+            Err(Stop::Read(ReadError::Closed | ReadError::Io)) => {
                 link.client_left();
                 if let Some(origin) = handed.filter(|_| link.is_open()) {
                     // The client left before its answer: the dispatch thread closes the
@@ -161,12 +178,13 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
                 }
                 return;
             }
-            Err(ReadError::TimedOut) => {
+            Err(Stop::Read(ReadError::TimedOut)) => {
                 let why = "request not received in time";
                 return refuse_unread(link, config, 408, why, waiting.elapsed());
             }
-            Err(ReadError::Bad(status, why)) => {
-                return refuse_unread(link, config, status, why, Duration::ZERO)
+            Err(Stop::Read(ReadError::Bad(status, why))) => {
+                refuse_unread(link, config, status, why, Duration::ZERO);
+                return linger(link, &mut slot, config);
             }
         };
         head_by = None;
@@ -181,7 +199,7 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
         let started = Instant::now();
         let mut method = String::new();
         // A failed write means the client left: CLIENT_LEFT in the log, connection closed.
-        match exchange(link, shared, &request, &mut method, started) {
+        match exchange(link, shared, (&request, screened), &mut method, started) {
             Ok(Answer::Handed(origin)) => handed = Some(origin),
             Ok(Answer::Written(status)) => {
                 access::write(config, Some(&request), &method, status, started.elapsed());
@@ -198,6 +216,73 @@ fn serve_connection(link: &Arc<Link>, mut slot: Slot<'_>, shared: &Shared) {
             if !link.is_busy() {
                 return;
             }
+        }
+    }
+}
+
+/// Why [`read_request`] has no request.
+enum Stop {
+    Read(ReadError),
+    /// Refused from its head (here without its body), whose body is unread.
+    Unread(Box<Request>, Early),
+}
+
+impl From<ReadError> for Stop {
+    fn from(e: ReadError) -> Self {
+        Stop::Read(e)
+    }
+}
+
+/// Reads the next request, refusing it from its head before any byte of its body is read
+/// when [`screen`] does: a peer without the token, or from a foreign site, cannot make the
+/// server read and buffer a body (up to `--max-message-bytes`) on every connection place.
+/// The request, and whether it passed `screen` (one without a body is screened later).
+fn read_request(
+    reader: &mut wire::Reader,
+    link: &Link,
+    shared: &Shared,
+    head_by: Instant,
+    deadline: Instant,
+) -> Result<(Request, bool), Stop> {
+    let mut screened = false;
+    loop {
+        match reader.next(&mut link.own(), head_by, deadline)? {
+            Got::Whole(request) => return Ok((request, screened)),
+            Got::Head(head) => {
+                if let Err(early) = screen(head, shared) {
+                    return Err(Stop::Unread(Box::new(head.clone()), early));
+                }
+                screened = true;
+            }
+        }
+    }
+}
+
+/// After a refusal that leaves bytes of the request unread: ends the answer (the write
+/// side is shut, so the client sees it end) and reads and drops what the client still
+/// sends, until it closes its side or `--http-head-timeout` passes (`--http-timeout` if
+/// shorter). Closing a socket
+/// while its peer still sends makes the kernel answer with a reset, and a client that
+/// receives the reset before reading its answer loses the answer (why the token was
+/// wrong, why the body is too large). Nothing read is kept, and the connection may be
+/// closed meanwhile to make room for another, as one waiting for a request.
+fn linger(link: &Link, slot: &mut Slot<'_>, config: &HttpConfig) {
+    slot.wait();
+    link.shut_write();
+    let until = Instant::now() + config.head_timeout.min(config.read_timeout);
+    let mut sink = [0u8; 4096];
+    let mut stream = link.own();
+    while Instant::now() < until {
+        match io::Read::read(&mut stream, &mut sink) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return,
         }
     }
 }
@@ -234,35 +319,19 @@ enum Early {
     Refused(Refusal),
 }
 
-/// Answers one request, or hands it to the dispatch thread.
+/// Answers one request (and whether it passed [`screen`] already), or hands it to the
+/// dispatch thread.
 fn exchange(
     link: &Arc<Link>,
     shared: &Shared,
-    request: &Request,
+    (request, screened): (&Request, bool),
     mcp_method: &mut String,
     started: Instant,
 ) -> io::Result<Answer> {
     let config = &shared.config;
-    let kind = match classify(request, shared, mcp_method) {
+    let kind = match classify((request, screened), shared, mcp_method) {
         Ok(kind) => kind,
-        Err(early) => {
-            let stream = &mut link.own();
-            let status = match early {
-                Early::Healthy => {
-                    wire::write_response(stream, 200, &[], Some("text/plain"), b"ok\n", false)?;
-                    200
-                }
-                Early::NotAllowed(allow) => {
-                    wire::write_response(stream, 405, &[("Allow", allow)], None, b"", false)?;
-                    405
-                }
-                Early::Refused((status, code, why, id)) => {
-                    refuse(stream, status, code, &why, id, false)?;
-                    status
-                }
-            };
-            return Ok(Answer::Written(status));
-        }
+        Err(early) => return answer_early(&mut link.own(), early, false).map(Answer::Written),
     };
     let origin = shared.next_origin.fetch_add(1, Ordering::Relaxed);
     link.begin(request.close);
@@ -280,22 +349,62 @@ fn exchange(
     Ok(Answer::Handed(origin))
 }
 
-/// What a request asks of the dispatch thread, once everything that needs no session is
-/// checked, or how it is answered at once.
-fn classify(request: &Request, shared: &Shared, mcp_method: &mut String) -> Result<Kind, Early> {
+/// Writes an answer given on the I/O thread; its status. `close`: the connection closes
+/// after it.
+fn answer_early(stream: &mut impl io::Write, early: Early, close: bool) -> io::Result<u16> {
+    Ok(match early {
+        Early::Healthy => {
+            wire::write_response(stream, 200, &[], Some("text/plain"), b"ok\n", close)?;
+            200
+        }
+        Early::NotAllowed(allow) => {
+            wire::write_response(stream, 405, &[("Allow", allow)], None, b"", close)?;
+            405
+        }
+        Early::Refused((status, code, why, id)) => {
+            refuse(stream, status, code, &why, id, close)?;
+            status
+        }
+    })
+}
+
+fn invalid(status: u16, why: &str) -> Early {
+    Early::Refused((status, rpc::INVALID_REQUEST, why.to_string(), None))
+}
+
+/// What is decided from a request's head alone, before its body is read: the health
+/// check, then `Host`, `Origin` and the token, then the path and the method. The first
+/// checks of [`classify`], in its order, so a request gets the same answer whether its
+/// head is judged before its body is read or after.
+fn screen(head: &Request, shared: &Shared) -> Result<(), Early> {
     let config = &shared.config;
-    let invalid =
-        |status, why: &str| Early::Refused((status, rpc::INVALID_REQUEST, why.to_string(), None));
     // Before Host, Origin and the token: a balancer's health check names the instance by
     // its address (any Host), and the answer reveals nothing but that the process is up.
-    if request.path == "/healthz" && request.method == "GET" {
+    if head.path == "/healthz" && head.method == "GET" {
         return Err(Early::Healthy);
     }
-    if let Some((status, why)) = check_access(request, config, shared.local) {
+    if let Some((status, why)) = check_access(head, config, shared.local) {
         return Err(invalid(status, why));
     }
-    if request.path != config.path {
+    if head.path != config.path {
         return Err(invalid(404, "no MCP endpoint here"));
+    }
+    if !matches!(head.method.as_str(), "POST" | "GET" | "DELETE") {
+        return Err(Early::NotAllowed("GET, POST, DELETE"));
+    }
+    Ok(())
+}
+
+/// What a request asks of the dispatch thread, once everything that needs no session is
+/// checked, or how it is answered at once.
+fn classify(
+    (request, screened): (&Request, bool),
+    shared: &Shared,
+    mcp_method: &mut String,
+) -> Result<Kind, Early> {
+    let config = &shared.config;
+    if !screened {
+        screen(request, shared)?;
     }
     let session = request.header("mcp-session-id").map(str::to_string);
     let wants_stream = match request.method.as_str() {

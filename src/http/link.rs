@@ -110,6 +110,12 @@ impl Link {
         state.broken || state.client_left
     }
 
+    /// Shuts the write side: the client sees the end of what was written (the I/O thread
+    /// ends a connection whose request it did not read whole).
+    pub(crate) fn shut_write(&self) {
+        let _ = self.stream.shutdown(Shutdown::Write);
+    }
+
     /// Shuts the connection both ways at once (it was closed to make room for another):
     /// the I/O thread's `read` ends, and nothing more is written.
     pub(crate) fn cut(&self) {

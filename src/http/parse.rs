@@ -14,14 +14,19 @@
 //!
 //! ```text
 //!   Head ──head parsed──▶ Body(Sized | Chunked: SizeLine ⇄ Data, then Trailers) ──▶ Done
-//!    ▲                                                                               │
+//!    ▲         │ (no body)                                                           │
+//!    │         └──────────────────────────────────────────────────────────────────▶ Done
 //!    └──────────────────── the next request (the bytes after this one) ◀─────────────┘
 //! ```
 //!
 //! - `Head`: looking for the blank line that ends the head; bytes before `searched` were
 //!   checked already (none is refused, no head end among them).
-//! - `Body`: the head is parsed into a [`Request`]; its body is read: `Sized` waits for
-//!   `Content-Length` bytes, `Chunked` decodes chunk by chunk, then skips the trailers.
+//! - `Body`: the head is parsed into a [`Request`] and announces a body. The parser first
+//!   stops with [`Step::Head`], before taking any byte of the body, so the caller can
+//!   refuse the request from its head alone (a wrong token, a foreign `Host`) without
+//!   reading, let alone buffering, what follows. Asked again, it reads the body: `Sized`
+//!   waits for `Content-Length` bytes, `Chunked` decodes chunk by chunk, then skips the
+//!   trailers.
 //!
 //! Any state can refuse ([`Bad`]): the connection then closes, since where the next request
 //! would start is unknown.
@@ -39,6 +44,7 @@ pub(crate) struct Bounds {
 }
 
 /// One parsed request.
+#[derive(Clone)]
 pub(crate) struct Request {
     pub(crate) method: String,
     /// The path, without the query string.
@@ -83,8 +89,13 @@ impl Request {
 pub(crate) enum Step {
     /// Not a whole request yet: read more, append it, and ask again.
     More,
+    /// The head is read and announces a body, of which nothing is taken yet:
+    /// [`Parser::head`] is the request without it. Ask again to read the body (or give up
+    /// the connection: where the next request starts is then unknown).
+    Head,
     /// The head is read and its client waits for `100 Continue` before sending the body
-    /// (curl does for a body over 1 KiB, for a second): send it, then ask again.
+    /// (curl does for a body over 1 KiB, for a second): send it, then ask again. Comes
+    /// after [`Step::Head`], so a request refused from its head gets its refusal instead.
     Continue,
     /// A whole request, which took this many bytes from the buffer's start.
     Done(Request, usize),
@@ -104,6 +115,8 @@ enum State {
         request: Request,
         start: usize,
         body: Framed,
+        /// The client waits for `100 Continue`, not sent yet.
+        continue_due: bool,
     },
 }
 
@@ -145,6 +158,14 @@ impl Parser {
         matches!(self.state, State::Head { .. })
     }
 
+    /// The request whose body is being read, without its body: after [`Step::Head`].
+    pub(crate) fn head(&self) -> Option<&Request> {
+        match &self.state {
+            State::Body { request, .. } => Some(request),
+            State::Head { .. } => None,
+        }
+    }
+
     /// Why a request the client stopped sending in the middle is refused.
     pub(crate) fn truncated(&self) -> &'static str {
         match self.state {
@@ -169,32 +190,32 @@ impl Parser {
                     return Ok(Step::More);
                 }
             };
-            let (mut request, start, body, wants_continue) = start_body(self.bounds, buf, end)?;
-            // The usual request, its body read with its head, never waits in `State::Body`.
-            if let Framed::Sized(length) = body {
-                if buf.len() >= start + length {
-                    request.body = buf[start..start + length].to_vec();
-                    *searched = 0;
-                    return Ok(Step::Done(request, start + length));
-                }
+            let (request, start, body, continue_due) = start_body(self.bounds, buf, end)?;
+            // A request without a body (most GETs) is whole with its head.
+            if let Framed::Sized(0) = body {
+                *searched = 0;
+                return Ok(Step::Done(request, start));
             }
             self.state = State::Body {
                 request,
                 start,
                 body,
+                continue_due,
             };
-            if wants_continue {
-                return Ok(Step::Continue);
-            }
+            return Ok(Step::Head);
         }
         let State::Body {
             request,
             start,
             body,
+            continue_due,
         } = &mut self.state
         else {
             return Ok(Step::More);
         };
+        if std::mem::take(continue_due) {
+            return Ok(Step::Continue);
+        }
         let end = match body {
             Framed::Sized(length) => {
                 let end = *start + *length;

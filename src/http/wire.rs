@@ -25,6 +25,17 @@ pub(crate) enum ReadError {
     Io,
 }
 
+/// What [`Reader::next`] read.
+pub(crate) enum Got<'r> {
+    /// The head of a request that announces a body, before any byte of the body is taken:
+    /// the next call reads the body (sending `100 Continue` first if the client waits for
+    /// it). A caller that refuses the request from its head closes the connection instead:
+    /// where the next request would start is unknown.
+    Head(&'r Request),
+    /// A whole request.
+    Whole(Request),
+}
+
 /// Reads requests from one connection, keeping bytes that arrived early for the next one.
 pub(crate) struct Reader {
     buf: Vec<u8>,
@@ -43,8 +54,9 @@ impl Reader {
         }
     }
 
-    /// Reads one request (framed by [`Parser`]). `deadline` bounds the whole request (slow
-    /// clients time out), and `head_by` its head.
+    /// Reads one request (framed by [`Parser`]), its body included. `deadline` bounds the
+    /// whole request (slow clients time out), and `head_by` its head.
+    #[cfg(test)]
     pub(crate) fn read(
         &mut self,
         stream: &mut (impl Read + Write),
@@ -52,12 +64,46 @@ impl Reader {
         deadline: Instant,
     ) -> Result<Request, ReadError> {
         loop {
+            if let Got::Whole(request) = self.next(stream, head_by, deadline)? {
+                return Ok(request);
+            }
+        }
+    }
+
+    /// Reads on until a request's head announcing a body is complete, or a whole request
+    /// (see [`Got`]). `deadline` bounds the whole request (slow clients time out), and
+    /// `head_by` its head.
+    pub(crate) fn next(
+        &mut self,
+        stream: &mut (impl Read + Write),
+        head_by: Instant,
+        deadline: Instant,
+    ) -> Result<Got<'_>, ReadError> {
+        if let Some(request) = self.advance(stream, head_by, deadline)? {
+            return Ok(Got::Whole(request));
+        }
+        match self.parser.head() {
+            Some(head) => Ok(Got::Head(head)),
+            None => Err(ReadError::Io), // unreachable: `advance` stopped at a head
+        }
+    }
+
+    /// Reads until the parser has a whole request, or (`None`) the head of one whose body
+    /// is still to be read.
+    fn advance(
+        &mut self,
+        stream: &mut (impl Read + Write),
+        head_by: Instant,
+        deadline: Instant,
+    ) -> Result<Option<Request>, ReadError> {
+        loop {
             let step = self.parser.advance(&self.buf);
             match step.map_err(|(status, why)| ReadError::Bad(status, why))? {
                 Step::Done(request, used) => {
                     self.buf.drain(..used);
-                    return Ok(request);
+                    return Ok(Some(request));
                 }
+                Step::Head => return Ok(None),
                 Step::Continue => stream
                     .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
                     .map_err(|_| ReadError::Io)?,

@@ -557,3 +557,50 @@ fn the_parser_frames_the_same_however_the_bytes_are_split() {
         assert!(written.is_empty(), "the body came with the head: {fields}");
     }
 }
+
+/// A head announcing a body is shown before any byte of the body is read (so a request
+/// refused from its head costs no read of its body), and before `100 Continue`; one
+/// without a body is whole at once.
+#[test]
+fn a_head_announcing_a_body_is_shown_before_its_body_is_read() {
+    let te = "Transfer-Encoding: chunked\r\n";
+    let expect = "Expect: 100-continue\r\n";
+    let deadline = Instant::now() + Duration::from_secs(5);
+    for (fields, rest, body) in [
+        ("Content-Length: 2\r\n".to_string(), "{}", "{}"),
+        (format!("{expect}Content-Length: 2\r\n"), "{}", "{}"),
+        (te.to_string(), "2\r\n{}\r\n0\r\n\r\n", "{}"),
+        (format!("{expect}{te}"), "0\r\n\r\n", ""),
+    ] {
+        let bytes = post(&format!("X-Mark: m\r\n{fields}"), rest);
+        let head = bytes.len() - rest.len();
+        let mut input = Trickle {
+            input: bytes.clone(),
+            at: 0,
+            step: head,
+            written: Vec::new(),
+        };
+        let mut reader = Reader::new(BOUNDS);
+        match reader.next(&mut input, deadline, deadline) {
+            Ok(Got::Head(request)) => assert_eq!(request.header("x-mark"), Some("m")),
+            Ok(Got::Whole(_)) => panic!("whole before its body: {fields}"),
+            Err(e) => panic!("{e:?}"),
+        }
+        assert_eq!(input.at, head, "no byte of the body read: {fields}");
+        assert!(input.written.is_empty(), "no 100 Continue yet: {fields}");
+        // Asked again, the reader reads the body (after `100 Continue` when expected).
+        let Ok(Got::Whole(request)) = reader.next(&mut input, deadline, deadline) else {
+            panic!("the whole request: {fields}");
+        };
+        assert_eq!(request.body, body.as_bytes(), "{fields}");
+        let continued = input.written == b"HTTP/1.1 100 Continue\r\n\r\n";
+        assert_eq!(continued, fields.starts_with("Expect"), "{fields}");
+    }
+    // Without a body (no Content-Length, or 0), the head is the whole request.
+    for fields in ["", "Content-Length: 0\r\n"] {
+        let mut input = Cursor::new(post(fields, ""));
+        let mut reader = Reader::new(BOUNDS);
+        let got = reader.next(&mut input, deadline, deadline);
+        assert!(matches!(got, Ok(Got::Whole(_))), "{fields:?}");
+    }
+}

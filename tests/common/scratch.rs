@@ -16,8 +16,13 @@ impl Scratch {
     /// `label` goes into the directory's name, for whoever finds one a crash left behind.
     /// Kept short by callers that put a Unix socket inside (its path is limited to ~100 bytes).
     pub(crate) fn new(label: &str) -> Scratch {
+        Scratch::new_in(&std::env::temp_dir(), label)
+    }
+
+    /// [`Scratch::new`] below `base` instead of the system temp dir (a RAM disk, say).
+    pub(crate) fn new_in(base: &Path, label: &str) -> Scratch {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("mm-{}-{n}-{label}", std::process::id()));
+        let path = base.join(format!("mm-{}-{n}-{label}", std::process::id()));
         let _ = fs::remove_dir_all(&path);
         fs::create_dir_all(&path).expect("create scratch dir");
         Scratch(path.canonicalize().expect("canonical scratch dir"))

@@ -1,14 +1,19 @@
 //! Unified diffs (the `diff -u` format) of a file before and after an edit, for the model to
 //! check what changed. Lines are compared whole; the common head and tail are skipped first,
 //! and the middle is aligned by a longest-common-subsequence table when it is small enough
-//! ([`MAX_TABLE_CELLS`]), else shown as all removed then all added (still a correct diff,
-//! only a longer one).
+//! ([`MAX_TABLE_CELLS`]; its lines numbered first, so a cell costs the same for any line
+//! length), else shown as all removed then all added (still a correct diff, only a longer
+//! one).
+
+use std::collections::HashMap;
+use std::hash::Hash;
 
 /// Largest LCS table (lines before × lines after, of the part that differs).
 const MAX_TABLE_CELLS: usize = 4_000_000;
 
+/// One step of an edit script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
+pub(crate) enum Op {
     Same,
     Removed,
     Added,
@@ -22,7 +27,7 @@ pub(crate) fn unified(path: &str, old: &str, new: &str, context: usize) -> Strin
     }
     let a: Vec<&str> = old.split_inclusive('\n').collect();
     let b: Vec<&str> = new.split_inclusive('\n').collect();
-    let ops = align(&a, &b);
+    let ops = script(&a, &b);
     let mut out = format!("--- a/{path}\n+++ b/{path}\n");
     // Positions (in a, in b) before each op.
     let mut at = Vec::with_capacity(ops.len() + 1);
@@ -79,8 +84,8 @@ fn range(start: usize, count: usize) -> String {
     }
 }
 
-/// The edit script from `a` to `b`.
-fn align(a: &[&str], b: &[&str]) -> Vec<Op> {
+/// The edit script from `a` to `b` (removals before additions).
+pub(crate) fn script<T: Eq + Hash>(a: &[T], b: &[T]) -> Vec<Op> {
     let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let tail = a[head..]
         .iter()
@@ -91,7 +96,15 @@ fn align(a: &[&str], b: &[&str]) -> Vec<Op> {
     let (ma, mb) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
     let mut ops = vec![Op::Same; head];
     if ma.len().saturating_mul(mb.len()) <= MAX_TABLE_CELLS {
-        ops.extend(lcs(ma, mb));
+        // Numbered first: the table compares numbers, not lines.
+        let mut ids: HashMap<&T, u32> = HashMap::new();
+        let mut number = |line| {
+            let next = ids.len() as u32;
+            *ids.entry(line).or_insert(next)
+        };
+        let a_ids: Vec<u32> = ma.iter().map(&mut number).collect();
+        let b_ids: Vec<u32> = mb.iter().map(&mut number).collect();
+        ops.extend(lcs(&a_ids, &b_ids));
     } else {
         ops.extend(std::iter::repeat_n(Op::Removed, ma.len()));
         ops.extend(std::iter::repeat_n(Op::Added, mb.len()));
@@ -101,7 +114,7 @@ fn align(a: &[&str], b: &[&str]) -> Vec<Op> {
 }
 
 /// The edit script of a longest common subsequence (removals before additions).
-fn lcs(a: &[&str], b: &[&str]) -> Vec<Op> {
+fn lcs(a: &[u32], b: &[u32]) -> Vec<Op> {
     let (n, m) = (a.len(), b.len());
     // table[i][j]: the LCS length of a[i..] and b[j..].
     let mut table = vec![0u32; (n + 1) * (m + 1)];

@@ -6,6 +6,7 @@ use super::commit::write_target;
 use super::diff::unified;
 use super::guard::{self, Need};
 use super::matching::{apply, Edit};
+use super::work::{Stop, Tick};
 use super::write::{commit, expected};
 use super::Editor;
 use crate::toolsets::workspace::sandbox::PathError;
@@ -86,8 +87,17 @@ pub(crate) fn edit_file(
             "`{shown}` is not UTF-8 text, so it cannot be edited by text; replace it whole with write_file and `content_base64`"
         )));
     };
-    let applied = apply(&text, &edits)
-        .map_err(|e| HandlerError::Invalid(format!("`{shown}` was not changed: {e}")))?;
+    let budget = ctx.result_budget() / 2;
+    let mut cancelled = || ctx.is_cancelled();
+    let applied = match apply(&text, &edits, budget, &mut Tick::new(&mut cancelled)) {
+        Ok(applied) => applied,
+        Err(Stop::Cancelled) => return Err(ctx.cancelled()),
+        Err(Stop::Refused(why)) => {
+            return Err(HandlerError::Invalid(format!(
+                "`{shown}` was not changed: {why}"
+            )))
+        }
+    };
     let new_len = applied.text.len() as u64;
     if new_len > editor.ws.max_write_bytes {
         return Err(HandlerError::Invalid(format!(
@@ -97,6 +107,10 @@ pub(crate) fn edit_file(
     }
     let changed = applied.text != text;
     let diff = unified(&shown, &text, &applied.text, CONTEXT_LINES);
+    // The last moment a cancellation stops the call: after it, the file is written.
+    if ctx.is_cancelled() {
+        return Err(ctx.cancelled());
+    }
     let sha256 = if changed && !dry_run {
         commit(
             editor,
@@ -113,12 +127,17 @@ pub(crate) fn edit_file(
             now
         }
     };
-    let loose: Vec<String> = applied
+    let notes: Vec<String> = applied
         .matches
         .iter()
         .enumerate()
-        .filter(|(_, (_, loose))| *loose)
-        .map(|(i, (line, _))| format!("edit {} matched at line {line} only with whitespace ignored (it did not match exactly)", i + 1))
+        .filter_map(|(i, m)| {
+            Some(format!(
+                "Note: edit {}: {}; see the diff.",
+                i + 1,
+                m.note.as_ref()?
+            ))
+        })
         .collect();
     let mut out = Vec::new();
     out.push(match (dry_run, changed) {
@@ -126,8 +145,7 @@ pub(crate) fn edit_file(
         (false, true) => format!("Edited `{shown}`. sha256: {sha256}"),
         (_, false) => format!("The edits leave `{shown}` as it is; nothing was written."),
     });
-    out.extend(loose.iter().map(|l| format!("Note: {l}.")));
-    let budget = ctx.result_budget() / 2;
+    out.extend(notes);
     let mut shown_diff = diff.clone();
     if shown_diff.len() > budget {
         let mut cut = budget;
@@ -143,7 +161,7 @@ pub(crate) fn edit_file(
     let matches: Vec<Value> = applied
         .matches
         .iter()
-        .map(|(line, loose)| json!({"line": line, "whitespace_tolerant": loose}))
+        .map(|m| json!({"line": m.line, "whitespace_tolerant": m.loose}))
         .collect();
     Ok(ToolOutput::structured_with_text(
         json!({"path": shown, "dry_run": dry_run, "changed": changed, "diff": shown_diff, "sha256": sha256, "matches": matches}),

@@ -1,17 +1,36 @@
-//! Applying `edit_file`'s replacements to a file's text, all or none.
+//! Applying `edit_file`'s replacements to a file's text, all or none, each against the text
+//! the edits before it left. A wrong file is the one outcome never allowed: where the
+//! model's text does not decide what it means, the edit is refused with what to send.
 //!
-//! Each edit, in order, against the text as the edits before it left it:
-//! 1. `old_text` must occur exactly once. Several occurrences are refused with the line of
-//!    each (add surrounding lines to pick one).
-//! 2. Only when it does not occur at all: lines are compared with whitespace ignored at
-//!    their ends and runs of it inside counted as one space; exactly one such match is
-//!    replaced, and the result says so (with its line).
-//! 3. No match either way is refused, naming the closest near-match (the window of as many
-//!    lines that shares the most character pairs with `old_text`) and its first differing
-//!    line.
+//! 1. `old_text` occurring exactly once is replaced by `new_text` as written, unless the
+//!    text leaves open what it means (refused, with the line to copy):
+//!    - it begins after a line's indentation and `new_text` has more lines than it, or
+//!      begins with another line: do they take the file's indentation or keep theirs?
+//!    - it ends before the whitespace ending a line, and `new_text` changes that line:
+//!      does the whitespace stay?
+//!    - it ends with a line break and `new_text` does not (or the reverse), at a line's
+//!      end: is the next line joined, a blank line added?
+//!    - with whitespace ignored it also matches other lines (a copy whose whitespace was
+//!      changed may mean one of those).
+//!
+//!    Whole lines deleted from after the first one's indentation take that indentation
+//!    along; in a file mixing line breaks, lines added to a CRLF line end with CRLF.
+//! 2. Occurring several times: refused with the count and the first lines.
+//! 3. Not occurring: line numbers copied from `read_file`'s output are taken away when
+//!    every line of `old_text` has one (`numbered.rs`), then the whitespace-tolerant
+//!    fallback (`fallback.rs`) matches whole lines and writes `new_text` in the file's
+//!    indentation and line breaks, or refuses with the file's lines to copy.
 //!
 //! A file whose line breaks are all CRLF is matched with LF breaks and written back with
 //! CRLF, so `old_text` written with `\n` still matches and the file keeps its style.
+//! Everything is linear in the file's size per edit (at most 100 edits), and checks for
+//! cancellation as it goes.
+
+use super::fallback::{self, model_lines, rewrite};
+use super::indent::spell;
+use super::loose::{self, find_near, Lines, Squashed};
+use super::numbered;
+use super::work::{listed, Stop, Tick, LISTED};
 
 /// One replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,19 +39,31 @@ pub(crate) struct Edit {
     pub(crate) new: String,
 }
 
+/// Where one edit applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Matched {
+    /// The 1-based line where it matched.
+    pub(crate) line: usize,
+    /// Whether it matched only with whitespace ignored.
+    pub(crate) loose: bool,
+    /// What had to be adjusted (the fallback's change, line numbers left out).
+    pub(crate) note: Option<String>,
+}
+
 /// The edited text, and what happened to each edit.
 #[derive(Debug)]
 pub(crate) struct Applied {
     pub(crate) text: String,
-    /// Per edit: the 1-based line where it matched, and whether only whitespace-tolerantly.
-    pub(crate) matches: Vec<(usize, bool)>,
+    pub(crate) matches: Vec<Matched>,
 }
 
-/// Compared line pairs a near-match search may spend (then it reports the best so far).
-const MAX_NEAR_PAIRS: usize = 2_000_000;
-
-/// Applies `edits` to `original`; the message says which edit failed and why.
-pub(crate) fn apply(original: &str, edits: &[Edit]) -> Result<Applied, String> {
+/// Applies `edits` to `original`. `budget` bounds the file lines a refusal shows.
+pub(crate) fn apply(
+    original: &str,
+    edits: &[Edit],
+    budget: usize,
+    tick: &mut Tick<'_>,
+) -> Result<Applied, Stop> {
     let crlf = original.contains("\r\n") && !original.replace("\r\n", "").contains('\n');
     let mut text = if crlf {
         original.replace("\r\n", "\n")
@@ -41,6 +72,7 @@ pub(crate) fn apply(original: &str, edits: &[Edit]) -> Result<Applied, String> {
     };
     let mut matches = Vec::new();
     for (n, edit) in edits.iter().enumerate() {
+        tick.check()?;
         let which = if edits.len() > 1 {
             format!("edit {} of {}", n + 1, edits.len())
         } else {
@@ -55,37 +87,235 @@ pub(crate) fn apply(original: &str, edits: &[Edit]) -> Result<Applied, String> {
             (edit.old.clone(), edit.new.clone())
         };
         if old.is_empty() {
-            return Err(format!("{which}: `old_text` is empty. To add text, include a neighbouring line in `old_text` and repeat it in `new_text`; to create a file, use write_file."));
+            return Err(Stop::Refused(format!("{which}: `old_text` is empty. To add text, include a neighbouring line in `old_text` and repeat it in `new_text`; to create a file, use write_file.")));
         }
-        let found: Vec<usize> = text.match_indices(&old).map(|(at, _)| at).collect();
-        match found.as_slice() {
-            [at] => {
-                matches.push((line_of(&text, *at), false));
-                text.replace_range(*at..*at + old.len(), &new);
-            }
-            [] => {
-                let (start, end, line) = loose(&text, &old, &which)?;
-                // The matched span ends before its last line break: so does `old_text`'s.
-                let new = match old.ends_with('\n') {
-                    true => new.strip_suffix('\n').unwrap_or(&new),
-                    false => &new,
-                };
-                matches.push((line, true));
-                text.replace_range(start..end, new);
-            }
-            several => {
-                let lines: Vec<String> = several
-                    .iter()
-                    .map(|at| line_of(&text, *at).to_string())
-                    .collect();
-                return Err(format!("{which}: `old_text` occurs {} times, at lines {}; it must occur exactly once. Include more of the surrounding lines in `old_text` to pick one.", several.len(), lines.join(", ")));
-            }
-        }
+        let (start, end, with, matched) = one(&text, &old, &new, &which, budget, tick)?;
+        text.replace_range(start..end, &with);
+        matches.push(matched);
     }
     if crlf {
         text = text.replace('\n', "\r\n");
     }
     Ok(Applied { text, matches })
+}
+
+/// One edit: the bytes of `text` it replaces, with what, and where it matched.
+fn one(
+    text: &str,
+    old: &str,
+    new: &str,
+    which: &str,
+    budget: usize,
+    tick: &mut Tick<'_>,
+) -> Result<(usize, usize, String, Matched), Stop> {
+    if let Some(at) = exact(text, old, which, tick)? {
+        let (start, with, note) = checked(text, at, old, new, which, budget, tick)?;
+        let matched = Matched {
+            line: line_of(text, at),
+            loose: false,
+            note,
+        };
+        return Ok((start, at + old.len(), with, matched));
+    }
+    let (old, new) = (old.replace("\r\n", "\n"), new.replace("\r\n", "\n"));
+    let (old, new, numbers) = match numbered::strip(&old, &new) {
+        Ok(Some((old, new))) => (old, new, true),
+        Ok(None) => (old, new, false),
+        Err(why) => return Err(Stop::Refused(format!("{which}: {why}"))),
+    };
+    let dropped = "the line numbers copied from read_file were left out";
+    if numbers {
+        if let Some(at) = exact(text, &old, which, tick)? {
+            let (start, with, note) = checked(text, at, &old, &new, which, budget, tick)?;
+            let matched = Matched {
+                line: line_of(text, at),
+                loose: false,
+                note: Some(note.map_or(dropped.to_string(), |n| format!("{dropped}; {n}"))),
+            };
+            return Ok((start, at + old.len(), with, matched));
+        }
+    }
+    let done = rewrite(text, &old, &new, which, budget, tick)?;
+    let note = match numbers {
+        true => format!("{dropped}; it {}", done.note),
+        false => done.note,
+    };
+    let matched = Matched {
+        line: done.line,
+        loose: true,
+        note: Some(note),
+    };
+    Ok((done.start, done.end, done.with, matched))
+}
+
+/// Where `old` occurs in `text` when it occurs exactly once; several times is refused with
+/// the count and the first lines.
+fn exact(text: &str, old: &str, which: &str, tick: &mut Tick<'_>) -> Result<Option<usize>, Stop> {
+    let (mut count, mut first_at) = (0, None);
+    // The distinct lines (0-based) of the matches, the first [`LISTED`] of them kept.
+    let (mut lines, mut more, mut line, mut counted) = (Vec::new(), false, 0, 0);
+    let mut note_line = |line: usize, lines: &mut Vec<usize>| {
+        if lines.last() != Some(&line) {
+            match lines.len() < LISTED {
+                true => lines.push(line),
+                false => more = true,
+            }
+        }
+    };
+    for (at, _) in text.match_indices(old) {
+        count += 1;
+        first_at.get_or_insert(at);
+        line += text.as_bytes()[counted..at]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        counted = at;
+        note_line(line, &mut lines);
+        tick.steps(old.len().max(64))?;
+    }
+    let Some(at) = first_at else {
+        return Ok(None);
+    };
+    // The search skips occurrences overlapping one it found: after the only one, another
+    // can start only within it (`x\nx\n` in `x\nx\nx\n`).
+    if count == 1 {
+        let from = at + text[at..].chars().next().map_or(1, char::len_utf8);
+        let mut end = text.len().min(at + 2 * old.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let Some(next) = text.get(from..end).and_then(|w| w.find(old)) else {
+            return Ok(Some(at));
+        };
+        count = 2;
+        note_line(line_of(text, from + next) - 1, &mut lines);
+    }
+    let shown: Vec<String> = lines.iter().map(|l| (l + 1).to_string()).collect();
+    Err(Stop::Refused(format!(
+        "{which}: `old_text` occurs {count} times, at line{} {}{}; it must occur exactly once. Add to `old_text` (and `new_text`) a neighbouring line that tells the one you mean apart.",
+        if shown.len() == 1 { "" } else { "s" },
+        shown.join(", "),
+        if more { format!(", … ({count} in all)") } else { String::new() }
+    )))
+}
+
+/// The note of a deletion that began after the first line's indentation.
+const WHOLE_LINES: &str = "`old_text` began after its first line's indentation and `new_text` is empty: the whole lines were removed, indentation included";
+
+/// The checks of a unique exact match at `at`: refused when the text does not decide.
+/// Returns where the replaced bytes start (`at`, or the start of its line when `old_text`
+/// deletes whole lines but began after the first one's indentation), what replaces them
+/// (`new_text`, its line breaks made CRLF when a file mixing both matched CRLF lines and
+/// the model wrote none), and a note of either adjustment.
+fn checked(
+    text: &str,
+    at: usize,
+    old: &str,
+    new: &str,
+    which: &str,
+    budget: usize,
+    tick: &mut Tick<'_>,
+) -> Result<(usize, String, Option<String>), Stop> {
+    let line_start = loose::line_start(text, at);
+    let lead = &text[line_start..at];
+    // Lines (0-based) are counted only for a refusal's message.
+    let first = || line_of(text, at) - 1;
+    let (old_lines, _) = model_lines(old);
+    let (new_lines, _) = model_lines(new);
+    let after_indentation = !lead.is_empty() && lead.bytes().all(|b| b == b' ' || b == b'\t');
+    let end = at + old.len();
+    let after = &text[end..];
+    let rest = &after[..after.find('\n').unwrap_or(after.len())];
+    let rest = rest.strip_suffix('\r').unwrap_or(rest);
+    let last = || line_of(text, end.min(text.len().saturating_sub(1))) - 1;
+    let count = |lines: &[&str], line: &str| {
+        let content = line.trim_start_matches([' ', '\t']);
+        lines
+            .iter()
+            .filter(|l| l.trim_start_matches([' ', '\t']) == content)
+            .count()
+    };
+    // The same line, not a copy `new_text` adds (maybe indented otherwise): a line like it
+    // occurs as often in both.
+    let same_line = |a: Option<&&str>, b: Option<&&str>| {
+        a.is_some_and(|a| b == Some(a) && count(&old_lines, a) == count(&new_lines, a))
+    };
+    let indent_advice = "Start `old_text` at the beginning of the line, with its indentation, and give every line of `new_text` the indentation it should have in the file.";
+    let at_line_end = old.ends_with('\n') || rest.is_empty();
+    let unclear = if at_line_end && !new.is_empty() && old.ends_with('\n') != new.ends_with('\n') {
+        let why = match old.ends_with('\n') {
+            true => "`old_text` ends with a line break where `new_text` does not: it is unclear whether the next line is to be joined to the last new line. End both with a line break (to join lines, include both in `old_text`).",
+            false => "`new_text` ends with a line break where `old_text`, which ends at the end of a line, does not: it is unclear whether a blank line is to be added. Send both ending alike, with a line break or without.",
+        };
+        Some((why.to_string(), last()))
+    } else if !old.ends_with('\n')
+        && !rest.is_empty()
+        && rest.trim().is_empty()
+        && !same_line(old_lines.last(), new_lines.last())
+    {
+        Some((format!("`old_text` ends before the whitespace that ends line {} ({}), and `new_text` changes that line: it is unclear whether the whitespace stays. Include it in `old_text`, and in `new_text` if the line should keep it.", last() + 1, spell(rest)), last()))
+    } else if after_indentation
+        && old_lines.first().is_some_and(|l| l.is_empty())
+        && new_lines.first().is_some_and(|l| !l.is_empty())
+    {
+        Some((format!("`old_text` starts with a line break, matched at the end of line {}, which holds only whitespace ({}): it is unclear whether `new_text`'s first line follows that whitespace. {indent_advice}", first() + 1, spell(lead)), first()))
+    } else if after_indentation
+        && old_lines.iter().skip(1).all(|l| l.trim().is_empty())
+        && new_lines.iter().skip(1).any(|l| !l.trim().is_empty())
+    {
+        Some((format!("`old_text` matches line {} after its indentation ({}), and `new_text` has more lines: it is unclear whether they are indented as in the file or relative to `old_text`. {indent_advice}", first() + 1, spell(lead)), first()))
+    } else if after_indentation
+        && !same_line(old_lines.first(), new_lines.first())
+        && (old_lines.first().is_some_and(|l| new_lines.contains(l))
+            || new_lines
+                .first()
+                .is_some_and(|l| l.trim().is_empty() || old_lines[1..].contains(l)))
+    {
+        Some((format!("`old_text` matches line {} after its indentation ({}), and `new_text` does not begin with that line or one replacing it: it is unclear which of `new_text`'s lines takes that indentation. {indent_advice}", first() + 1, spell(lead)), first()))
+    } else {
+        None
+    };
+    if let Some((why, shown)) = unclear {
+        return Err(Stop::Refused(format!(
+            "{which}: {why} Nothing was changed.\n{}",
+            fallback::verbatim(&Lines::new(text), shown, 1, budget)
+        )));
+    }
+    let want = Squashed::new(old_lines.iter().copied(), tick)?;
+    let (start, mut note) = match after_indentation && new.is_empty() && old.ends_with('\n') {
+        true => (line_start, Some(WHOLE_LINES.to_string())),
+        false => (at, None),
+    };
+    let mut with = new.to_string();
+    // In a file mixing line breaks, the breaks of a one-line `old_text`'s line decide the
+    // new ones (a longer one matched its own LF breaks).
+    if !old.contains('\n')
+        && new.contains('\n')
+        && !new.contains('\r')
+        && rest.len() < after.len()
+        && after[rest.len()..].starts_with("\r\n")
+        && text.contains("\r\n")
+    {
+        with = new.replace('\n', "\r\n");
+        if with != new {
+            note = Some("the file mixes line breaks; the lines `new_text` adds end with CRLF, as the line it matched does".to_string());
+        }
+    }
+    if (0..want.len()).all(|k| want.get(k).is_empty()) {
+        return Ok((start, with, note));
+    }
+    // Only a run starting on the exact match's own line is that match (one shifted by a
+    // line is another place).
+    let (count, firsts) = find_near(text, &want, LISTED, tick)?;
+    if count <= 1 && firsts.iter().all(|&s| s == line_start) {
+        return Ok((start, with, note));
+    }
+    let lines: Vec<usize> = firsts.iter().map(|&s| line_of(text, s) - 1).collect();
+    Err(Stop::Refused(format!(
+        "{which}: `old_text` occurs exactly once, at line {}, but with whitespace ignored it matches {count} places, at lines {}: if it was copied with its whitespace changed, it may mean another of them. Nothing was changed. Add to `old_text` (and `new_text`) a neighbouring line that tells the one you mean apart.",
+        first() + 1,
+        listed(count, &lines)
+    )))
 }
 
 /// The 1-based line of byte `at`.
@@ -97,191 +327,6 @@ fn line_of(text: &str, at: usize) -> usize {
         + 1
 }
 
-/// A line with its ends trimmed and inner whitespace runs made one space.
-fn squash(line: &str) -> String {
-    line.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The whitespace-tolerant match: the byte span (from the start of its first line to the end
-/// of its last, without the line break) and the first line, when exactly one exists.
-fn loose(text: &str, old: &str, which: &str) -> Result<(usize, usize, usize), String> {
-    let want: Vec<String> = old.lines().map(squash).collect();
-    let mut spans = Vec::new();
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        spans.push((at, at + line.trim_end_matches('\n').len()));
-        at += line.len();
-    }
-    let have: Vec<String> = text.lines().map(squash).collect();
-    let m = want.len();
-    let found: Vec<usize> = if m == 0 || want.iter().all(String::is_empty) || m > have.len() {
-        Vec::new()
-    } else {
-        (0..=have.len() - m)
-            .filter(|&i| have[i..i + m] == want[..])
-            .collect()
-    };
-    match found.as_slice() {
-        [i] => Ok((spans[*i].0, spans[i + m - 1].1, i + 1)),
-        [] => Err(format!(
-            "{which}: `old_text` was not found, not even with whitespace ignored. {} Nothing was changed; read the file again and copy `old_text` exactly.",
-            near(&have, &want)
-        )),
-        several => Err(format!(
-            "{which}: `old_text` was not found exactly, and ignoring whitespace it matches {} places, at lines {}. Copy it exactly, with more surrounding lines, so it matches once.",
-            several.len(),
-            several.iter().map(|i| (i + 1).to_string()).collect::<Vec<_>>().join(", ")
-        )),
-    }
-}
-
-/// The closest window of `have` (squashed lines) to `want`, described for the model.
-fn near(have: &[String], want: &[String]) -> String {
-    if have.is_empty() || want.is_empty() {
-        return "The file is empty.".into();
-    }
-    let m = want.len().min(have.len());
-    let want_pairs: Vec<Vec<(char, char)>> = want.iter().map(|l| pairs(l)).collect();
-    let have_pairs: Vec<Vec<(char, char)>> = have.iter().map(|l| pairs(l)).collect();
-    let mut best = (0.0f64, 0usize);
-    let mut spent = 0;
-    let mut complete = true;
-    for i in 0..=have.len() - m {
-        if spent > MAX_NEAR_PAIRS {
-            complete = false;
-            break;
-        }
-        spent += m;
-        let score: f64 = (0..m)
-            .map(|k| dice(&have_pairs[i + k], &want_pairs[k]))
-            .sum::<f64>()
-            / m as f64;
-        if score > best.0 {
-            best = (score, i);
-        }
-    }
-    let (score, i) = best;
-    if score < 0.3 {
-        return "Nothing in the file comes close to it.".into();
-    }
-    let differs = (0..m).find(|&k| have[i + k] != want[k]).unwrap_or(0);
-    let cut = |s: &str| s.chars().take(200).collect::<String>();
-    format!(
-        "The closest text is at line {}{} ({}% alike); its line {} reads `{}` where `old_text` has `{}`.{}",
-        i + 1,
-        if m > 1 { format!("-{}", i + m) } else { String::new() },
-        (score * 100.0).round() as u32,
-        i + differs + 1,
-        cut(&have[i + differs]),
-        cut(&want[differs]),
-        if complete { "" } else { " (only the start of the file was compared: it is large)" }
-    )
-}
-
-/// A line's adjacent character pairs, sorted.
-fn pairs(line: &str) -> Vec<(char, char)> {
-    let chars: Vec<char> = line.chars().collect();
-    let mut out: Vec<(char, char)> = chars.windows(2).map(|w| (w[0], w[1])).collect();
-    out.sort_unstable();
-    out
-}
-
-/// The Sørensen–Dice coefficient of two sorted pair lists (1 for two equal lines).
-fn dice(a: &[(char, char)], b: &[(char, char)]) -> f64 {
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
-    }
-    let (mut i, mut j, mut common) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    2.0 * common as f64 / (a.len() + b.len()) as f64
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn edit(old: &str, new: &str) -> Edit {
-        Edit {
-            old: old.into(),
-            new: new.into(),
-        }
-    }
-
-    #[test]
-    fn an_exact_match_is_replaced_and_edits_see_the_ones_before() {
-        let out = apply(
-            "fn a() {}\nfn b() {}\n",
-            &[
-                edit("fn a", "fn alpha"),
-                edit("alpha() {}", "alpha() { 1 }"),
-            ],
-        )
-        .expect("applies");
-        assert_eq!(out.text, "fn alpha() { 1 }\nfn b() {}\n");
-        assert_eq!(out.matches, vec![(1, false), (1, false)]);
-    }
-
-    #[test]
-    fn several_matches_are_refused_with_every_line() {
-        let err = apply("x = 1\ny = 2\nx = 1\n\nx = 1\n", &[edit("x = 1", "x = 2")])
-            .expect_err("ambiguous");
-        assert!(err.contains("occurs 3 times, at lines 1, 3, 5"), "{err}");
-    }
-
-    #[test]
-    fn all_or_nothing_names_the_failing_edit() {
-        let err = apply("a\nb\n", &[edit("a", "A"), edit("zzz", "Z")]).expect_err("second fails");
-        assert!(err.starts_with("edit 2 of 2:"), "{err}");
-    }
-
-    #[test]
-    fn whitespace_is_tolerated_only_when_the_exact_match_fails() {
-        let text = "fn main() {\n    let x  = 1;\n    run(x);\n}\n";
-        let out = apply(
-            text,
-            &[edit(
-                "let x = 1;\nrun(x);\n",
-                "    let x = 2;\n    run(x);\n",
-            )],
-        )
-        .expect("loose match");
-        assert_eq!(out.text, "fn main() {\n    let x = 2;\n    run(x);\n}\n");
-        assert_eq!(out.matches, vec![(2, true)]);
-        let err = apply("a b\na  b\n", &[edit("a   b", "c")]).expect_err("two loose matches");
-        assert!(err.contains("matches 2 places, at lines 1, 2"), "{err}");
-    }
-
-    #[test]
-    fn no_match_names_the_closest_text() {
-        let text = "alpha\nbeta\nfn compute_total(items: &[u32]) -> u32 {\ngamma\n";
-        let err = apply(
-            text,
-            &[edit("fn compute_totals(items: &[u64]) -> u64 {", "x")],
-        )
-        .expect_err("no match");
-        assert!(err.contains("closest text is at line 3"), "{err}");
-        assert!(
-            err.contains("fn compute_total(items: &[u32]) -> u32 {"),
-            "{err}"
-        );
-        let err = apply(text, &[edit("qqqqqqqq", "x")]).expect_err("nothing close");
-        assert!(err.contains("Nothing in the file comes close"), "{err}");
-        assert!(apply(text, &[edit("", "x")]).is_err_and(|e| e.contains("empty")));
-    }
-
-    #[test]
-    fn crlf_files_match_lf_text_and_stay_crlf() {
-        let out = apply("one\r\ntwo\r\nthree\r\n", &[edit("two\nthree", "2\n3")]).expect("matches");
-        assert_eq!(out.text, "one\r\n2\r\n3\r\n");
-    }
-}
+#[path = "matching_tests.rs"]
+mod tests;

@@ -28,13 +28,18 @@ mod commit;
 mod diff;
 mod dirs;
 mod edit_file;
+mod fallback;
 mod guard;
+mod indent;
 mod lock;
+mod loose;
 mod matching;
 mod moved_tree;
 mod moving;
+mod numbered;
 mod patch;
 mod tools;
+mod work;
 mod write;
 
 use std::cell::RefCell;

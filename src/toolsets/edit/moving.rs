@@ -1,4 +1,5 @@
-//! `move_file`: renames within one root. Without `overwrite`, a file is moved by linking it
+//! `move_file`: renames within one root; what the move carries along is checked first
+//! (`moved_tree.rs`). Without `overwrite`, a file is moved by linking it
 //! under its new name (which fails, atomically, when that name exists) and then unlinking the
 //! old one, so a destination that appears meanwhile is never replaced; killed in between,
 //! both names hold the file. Directories (and file systems without hard links) are renamed
@@ -57,7 +58,13 @@ pub(crate) fn move_file(
             source.rel, destination.rel
         )));
     }
-    if is_dir {
+    if source_meta.file_type().is_symlink() {
+        moved_tree::check_link(
+            &source.path(),
+            &destination.path(),
+            (&source.rel, &destination.rel),
+        )?;
+    } else if is_dir {
         let real = |t: &Target| {
             t.sandbox
                 .relative(&t.path())
@@ -65,10 +72,11 @@ pub(crate) fn move_file(
         };
         moved_tree::check(
             &source.sandbox,
-            &source.path(),
+            (&source.path(), &destination.path()),
             (&real(&source)?, &real(&destination)?),
             &source.rel,
             &editor.ws.bounds,
+            ctx,
         )?;
     }
     let replacing = match &destination.existing {
