@@ -77,13 +77,13 @@ pub const DEFAULT_DENY_WRITE: &[&str] = &[
 
 /// The home directory: `$HOME`, or on Windows `%USERPROFILE%` when `$HOME` is not set.
 pub(crate) fn home() -> Option<PathBuf> {
-    let var = std::env::var_os("HOME");
+    let var = std::env::var_os("HOME").map(PathBuf::from);
     // A `$HOME` of `/home/me` is rooted on the current drive there (MSYS, Wine).
     #[cfg(windows)]
     let var = var
-        .or_else(|| std::env::var_os("USERPROFILE"))
+        .or_else(|| std::env::var_os("USERPROFILE").map(PathBuf::from))
         .and_then(|h| std::path::absolute(h).ok());
-    var.map(PathBuf::from).filter(|h| h.is_absolute())
+    var.filter(|h| h.is_absolute())
 }
 
 /// `~` and `~/…` with the home directory put in; anything else unchanged.
