@@ -814,6 +814,10 @@ fn a_new_connection_must_send_its_first_head_within_the_head_timeout() {
 /// How many of the server's threads wait in `recv` on a socket (Linux: the system call
 /// each thread is in, from `/proc`), or `None` where that cannot be seen.
 fn threads_reading(server: &Server) -> Option<usize> {
+    // Under Wine a thread waiting for a socket is in Wine's own calls, not in `recv`.
+    if common::windows() {
+        return None;
+    }
     let recvfrom = match std::env::consts::ARCH {
         "x86_64" => "45",
         "aarch64" => "207",

@@ -169,6 +169,10 @@ impl Peer {
     /// The child's peak resident set size in KiB (`VmHWM` in `/proc/<pid>/status`), while it
     /// is still running. `None` where `/proc` does not exist.
     pub(crate) fn peak_rss_kib(&self) -> Option<u64> {
+        // Under Wine the process is Wine's loader, whose own memory (about 65 MiB) is counted.
+        if windows() {
+            return None;
+        }
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
         status
             .lines()
