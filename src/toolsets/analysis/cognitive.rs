@@ -10,7 +10,10 @@
 //! - nesting +1 inside the bodies of the structures above (except the flat ones' own
 //!   increments) and inside nested functions and closures.
 //!
-//! Python has its own walker (`cognitive_py.rs`): its blocks are indentation.
+//! Python has its own walker (`cognitive_py.rs`): its blocks are indentation; so has Ruby
+//! (`cognitive_rb.rs`): its blocks end with `end`. Java, C, C++ and PHP add their own
+//! structures (`cognitive_c.rs`): PHP's `elseif`, `foreach` and `match`, and lambdas and
+//! closures, which nest their bodies like nested functions.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -18,6 +21,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use super::functions::{matching, Found};
 use super::lang::Lang;
 use super::lexer::{Kind, Token};
+
+#[path = "cognitive_c.rs"]
+mod c;
 
 /// Sequences of like boolean operators: the last operator seen at each bracket level.
 struct Booleans<'s>(Vec<Option<&'s str>>);
@@ -128,8 +134,11 @@ impl Walk<'_, '_> {
 
     fn brace(&mut self, i: usize, open: bool) {
         if open {
-            let closure =
-                self.lang == Lang::Rust && i > 0 && matches!(self.tokens[i - 1].text, "|" | "||");
+            let closure = match self.lang {
+                Lang::Rust => i > 0 && matches!(self.tokens[i - 1].text, "|" | "||"),
+                Lang::Java | Lang::Cpp | Lang::Php => c::closure_body(self.tokens, self.lang, i),
+                _ => false,
+            };
             let nest = self.nests.contains(&i) || closure;
             self.braces.push(nest);
             if nest {
@@ -156,33 +165,48 @@ impl Walk<'_, '_> {
                     self.nests.insert(b);
                 }
             }
-            (Kind::Keyword, "if" | "for" | "while" | "switch" | "catch" | "loop" | "match") => {
+            (Kind::Keyword, "elseif") if lang == Lang::Php => {
+                self.score += 1;
+                if let Some(b) = structure_body(tokens, lang, i) {
+                    self.nests.insert(b);
+                }
+            }
+            (
+                Kind::Keyword,
+                "if" | "for" | "while" | "switch" | "catch" | "loop" | "match" | "foreach",
+            ) => {
                 if t.text == "while" && i > 0 && self.do_ends.contains(&(i - 1)) {
                     return;
                 }
                 self.nesting_structure(i);
             }
             (Kind::Keyword, "select") if lang == Lang::Go => self.nesting_structure(i),
-            // Rust's `let … else` is not a branch of an `if`: only an `else` after a block.
-            (Kind::Keyword, "else") if !next_is("if") && i > 0 && tokens[i - 1].text == "}" => {
+            // Rust's `let … else` is not a branch of an `if`: only an `else` after a block
+            // (the newer languages: after any statement, `if (c) x(); else {…}`).
+            (Kind::Keyword, "else")
+                if !next_is("if")
+                    && i > 0
+                    && (tokens[i - 1].text == "}" || c::braceless_else(lang)) =>
+            {
                 self.score += 1;
                 if next_is("{") {
                     self.nests.insert(i + 1);
                 }
             }
-            (Kind::Keyword, "do") if lang.is_js() => {
+            (Kind::Keyword, "do") if c::paren_heads(lang) => {
                 self.score += 1 + self.nesting;
                 if next_is("{") {
                     self.nests.insert(i + 1);
                     self.do_ends.insert(matching(tokens, i + 1));
                 }
             }
-            (Kind::Op, "?") if lang.is_js() && !super::cyclomatic::optional_marker(tokens, i) => {
+            (Kind::Op, "?") if c::ternary(tokens, lang, i) => {
                 self.score += 1 + self.nesting;
             }
             (Kind::Keyword, "break" | "continue") => {
+                // PHP's `break 2` leaves two loops: a jump as a label's is.
                 let labelled = tokens.get(i + 1).is_some_and(|n| {
-                    n.kind == Kind::Ident
+                    (n.kind == Kind::Ident || (lang == Lang::Php && n.kind == Kind::Number))
                         && (lang != Lang::Rust || n.text.starts_with('\''))
                         && n.line == t.line
                 });
@@ -200,7 +224,11 @@ pub(crate) fn braced(tokens: &[Token<'_>], lang: Lang, list: &[Found], index: us
     if f.expression {
         return expression(tokens, lang, f);
     }
-    let own_name = f.name.rsplit(['.', ' ']).next().unwrap_or("");
+    let own_name = match lang {
+        // `A::f`, `operator==` (no call of it is a recursion this sees), `self.name`.
+        Lang::Cpp | Lang::C => f.name.rsplit(':').next().unwrap_or(""),
+        _ => f.name.rsplit(['.', ' ']).next().unwrap_or(""),
+    };
     let mut walk = Walk {
         tokens,
         lang,
@@ -214,7 +242,16 @@ pub(crate) fn braced(tokens: &[Token<'_>], lang: Lang, list: &[Found], index: us
     // Functions nested here nest their bodies; expression bodies until their last token.
     let mut expression_bodies: HashMap<usize, usize, BuildHasherDefault<IndexHash>> =
         HashMap::default();
+    // Java: a method of an anonymous or local class is measured on its own, not again here
+    // (as lizard's cognitive complexity reads it): its tokens are skipped.
+    let mut apart: Vec<(usize, usize)> = Vec::new();
     for g in list[index + 1..].iter().take_while(|g| g.first <= f.last) {
+        if lang == Lang::Java {
+            if apart.last().is_none_or(|&(_, last)| g.first > last) {
+                apart.push((g.first, g.last));
+            }
+            continue;
+        }
         if g.expression {
             expression_bodies.insert(g.body, g.last);
         } else {
@@ -223,8 +260,22 @@ pub(crate) fn braced(tokens: &[Token<'_>], lang: Lang, list: &[Found], index: us
     }
     let mut lambdas: Vec<usize> = Vec::new();
     let mut booleans = Booleans::new();
+    let mut apart = apart.into_iter().peekable();
+    // Lambdas without braces and ternaries' branches nest in these (a test per function,
+    // not per token, for the others).
+    let newer = matches!(lang, Lang::Java | Lang::C | Lang::Cpp | Lang::Php);
     for i in f.body..=f.last.min(tokens.len().saturating_sub(1)) {
         let t = &tokens[i];
+        if newer {
+            if let Some(&(first, last)) = apart.peek() {
+                if i >= first {
+                    if i == last {
+                        apart.next();
+                    }
+                    continue;
+                }
+            }
+        }
         while lambdas.last().is_some_and(|&end| i > end) {
             lambdas.pop();
             walk.nesting -= 1;
@@ -242,6 +293,14 @@ pub(crate) fn braced(tokens: &[Token<'_>], lang: Lang, list: &[Found], index: us
             if t.kind == Kind::Keyword || t.text == "?" {
                 walk.keyword(i);
             }
+        }
+        if let Some(last) = newer
+            .then(|| c::expression_lambda(tokens, lang, i))
+            .flatten()
+        {
+            // Java's `x -> expr`, PHP's `fn($x) => expr`: nested until the expression ends.
+            lambdas.push(last);
+            walk.deeper();
         }
         if expression_bodies.is_empty() {
             continue;
@@ -273,7 +332,7 @@ fn expression(tokens: &[Token<'_>], lang: Lang, f: &Found) -> (u32, u32) {
 /// for Rust and Go the first `{` outside brackets.
 fn structure_body(tokens: &[Token<'_>], lang: Lang, at: usize) -> Option<usize> {
     let mut i = at + 1;
-    if lang.is_js() {
+    if c::paren_heads(lang) {
         if tokens.get(i).is_some_and(|t| t.is("(")) {
             i = matching(tokens, i) + 1;
         }
@@ -295,14 +354,18 @@ fn structure_body(tokens: &[Token<'_>], lang: Lang, at: usize) -> Option<usize> 
 }
 
 /// True when the name at `i` is called directly: `name(`, `self.name(`, `this.name(`,
-/// `Self::name(`.
+/// `Self::name(`, `this->name(`, `$this->name(`.
 fn recursive_call(tokens: &[Token<'_>], i: usize) -> bool {
     if !tokens.get(i + 1).is_some_and(|t| t.is("(")) {
         return false;
     }
     match i.checked_sub(1).map(|p| &tokens[p]) {
-        Some(p) if p.is(".") || p.is("::") => {
-            i >= 2 && matches!(tokens[i - 2].text, "self" | "this" | "Self")
+        Some(p) if p.is(".") || p.is("::") || p.is("->") => {
+            i >= 2
+                && matches!(
+                    tokens[i - 2].text,
+                    "self" | "this" | "Self" | "$this" | "static"
+                )
         }
         Some(p) if p.is("fn") || p.is("func") || p.is("function") => false,
         _ => true,

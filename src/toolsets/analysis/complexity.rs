@@ -38,14 +38,14 @@ pub(crate) fn tool(ws: &Rc<Workspace>, analyses: &Rc<Analyses>) -> Tool {
     let (ws, analyses) = (Rc::clone(ws), Rc::clone(analyses));
     Tool::new(
         "analyze_complexity",
-        "Measure every function of the Rust, Python, JavaScript, TypeScript and Go files under a workspace path (or `paths`, minus `exclude` globs): cyclomatic complexity (as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, nesting, lines. Returns a summary (median/p90/max), the functions over max_cyclomatic/max_cognitive and the top files. format json lists every function, paged (pass next_offset back as offset); markdown is a report; sarif a SARIF 2.1.0 log of the violations.",
+        format!("Measure every function of the {} files under a workspace path (or `paths`, minus `exclude` globs): cyclomatic complexity (as lizard counts it), cognitive complexity (SonarSource), Halstead volume/difficulty/effort, nesting, lines. Returns a summary (median/p90/max), the functions over max_cyclomatic/max_cognitive and the top files. format json lists every function, paged (pass next_offset back as offset); markdown is a report; sarif a SARIF 2.1.0 log of the violations.", Lang::titles("and")),
         json!({
             "type": "object",
             "properties": {
                 "project_path": {"type": "string", "default": ".", "description": "File or directory, relative to the workspace root."},
                 "paths": scope::paths_schema("directories are walked"),
                 "exclude": scope::exclude_schema(),
-                "toolchain": {"enum": ["rust", "python", "javascript", "typescript", "go"], "description": "Only this language."},
+                "toolchain": {"enum": Lang::names(), "description": "Only this language."},
                 "format": {"enum": ["json", "markdown", "sarif"], "default": "json"},
                 "max_cyclomatic": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_CYCLOMATIC},
                 "max_cognitive": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_COGNITIVE},
@@ -323,10 +323,7 @@ fn collect(
     }
     let mut notes = summary.notes(&bounds);
     if !unsupported.is_empty() {
-        notes.push(format!(
-            "Not a Rust, Python, JavaScript, TypeScript or Go file (by its extension), so not measured: {}.",
-            unsupported.join(", ")
-        ));
+        notes.push(super::batch::unsupported_note(&unsupported));
     }
     if collect.too_large > 0 {
         notes.push(format!(
@@ -362,7 +359,12 @@ fn analyze(
             Lang::ALL
                 .into_iter()
                 .find(|l| l.as_str() == name)
-                .ok_or_else(|| HandlerError::Invalid(format!("`toolchain` must be one of rust, python, javascript, typescript, go (got {name:?})")))?,
+                .ok_or_else(|| {
+                    HandlerError::Invalid(format!(
+                        "`toolchain` must be one of {} (got {name:?})",
+                        Lang::names().join(", ")
+                    ))
+                })?,
         ),
         Err(_) => None,
     };

@@ -9,14 +9,23 @@
 //!   their assignment forms), and the ternary `?` (not TypeScript's optional `name?`).
 //! - Python: `if`, `elif`, `for`, `while`, `except`, `finally`, `and`, `or` (so
 //!   comprehension clauses count) and each `case` of a `match`.
+//!
+//! Java, C, C++, PHP and Ruby: `decisions.rs`.
 
-use super::functions::NONE;
+use super::functions::{Functions, NONE};
 use super::lang::Lang;
 use super::lexer::{Kind, Token};
 
 /// Adds each decision token's 1 to the function that owns it; `counts` starts at zero
 /// (the base 1 is added by the caller).
-pub(crate) fn count(tokens: &[Token<'_>], lang: Lang, owner: &[u32], counts: &mut [u32]) {
+pub(crate) fn count(tokens: &[Token<'_>], lang: Lang, found: &Functions, counts: &mut [u32]) {
+    if matches!(
+        lang,
+        Lang::Java | Lang::C | Lang::Cpp | Lang::Php | Lang::Ruby
+    ) {
+        return super::decisions::count(tokens, lang, found, counts);
+    }
+    let owner = &found.owner[..];
     // Rust: for each open `{`, whether it is a match body and whether an arm was seen.
     let mut braces: Vec<(bool, bool)> = Vec::new();
     let mut match_at: Option<u32> = None;
@@ -68,7 +77,7 @@ pub(crate) fn count(tokens: &[Token<'_>], lang: Lang, owner: &[u32], counts: &mu
                 }
             }
             // Counted above.
-            Lang::Go => false,
+            Lang::Go | Lang::Java | Lang::C | Lang::Cpp | Lang::Php | Lang::Ruby => false,
             // lizard reads a template literal as one string: decisions inside `${…}` are
             // not counted (a difference from reading the code, kept for comparability).
             Lang::JavaScript | Lang::TypeScript if t.templated => false,

@@ -6,13 +6,21 @@
 //! and function literals, JavaScript/TypeScript declarations, function expressions, arrow
 //! functions (with a block or an expression body), methods and accessors, and Python `def`s
 //! (lambdas belong to their enclosing function). A declaration without a body (a trait
-//! method, an interface member, an overload) is not a function.
+//! method, an interface member, an overload) is not a function. C, C++ and Java
+//! (`functions_c.rs`), PHP (`functions_php.rs`) and Ruby (`functions_rb.rs`) have finders of
+//! their own.
 
 use super::lang::Lang;
 use super::lexer::{Kind, Token};
 
+#[path = "functions_c.rs"]
+mod c;
 #[path = "functions_js.rs"]
 mod js;
+#[path = "functions_php.rs"]
+mod php;
+#[path = "functions_rb.rs"]
+pub(crate) mod rb;
 use js::{expression_end, js_head};
 
 /// Marks a token that belongs to no function.
@@ -46,9 +54,13 @@ pub(crate) struct Functions {
 }
 
 /// Finds the functions in `tokens`.
+#[inline(always)]
 pub(crate) fn find(tokens: &[Token<'_>], lang: Lang) -> Functions {
     let mut list = match lang {
         Lang::Python => python(tokens),
+        Lang::Java | Lang::C | Lang::Cpp => c::c_family(tokens, lang),
+        Lang::Php => php::php(tokens),
+        Lang::Ruby => rb::ruby(tokens),
         _ => braced(tokens, lang),
     };
     // Parents first: a function starts before the functions nested in it.

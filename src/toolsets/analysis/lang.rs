@@ -1,5 +1,5 @@
-//! The languages the analysis understands, told apart by file extension, and the words each
-//! one reserves (keywords count as Halstead operators, never as operands or function names).
+//! The languages the analysis understands, told apart by file extension (the words each one
+//! reserves are in `keywords.rs`, above this).
 
 /// A language family with its own lexical rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -9,19 +9,31 @@ pub(crate) enum Lang {
     JavaScript,
     TypeScript,
     Go,
+    Java,
+    C,
+    Cpp,
+    Php,
+    Ruby,
 }
 
 impl Lang {
     /// Every language, in the order reports list them.
-    pub(crate) const ALL: [Lang; 5] = [
+    pub(crate) const ALL: [Lang; 10] = [
         Lang::Rust,
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
         Lang::Go,
+        Lang::Java,
+        Lang::C,
+        Lang::Cpp,
+        Lang::Php,
+        Lang::Ruby,
     ];
 
-    /// The language of a file name, by extension (the same extensions lizard reads).
+    /// The language of a file name, by extension (those lizard reads, and the other spellings
+    /// of C++'s). A `.h` header is C: C and C++ share one front-end, so a C++ header named
+    /// `.h` is measured alike and only reported as C.
     pub(crate) fn of_path(path: &str) -> Option<Lang> {
         let ext = path.rsplit_once('.')?.1;
         Some(match ext {
@@ -30,6 +42,11 @@ impl Lang {
             "js" | "mjs" | "cjs" | "jsx" => Lang::JavaScript,
             "ts" | "mts" | "cts" | "tsx" => Lang::TypeScript,
             "go" => Lang::Go,
+            "java" => Lang::Java,
+            "c" | "h" => Lang::C,
+            "cpp" | "cc" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" => Lang::Cpp,
+            "php" => Lang::Php,
+            "rb" => Lang::Ruby,
             _ => return None,
         })
     }
@@ -42,7 +59,41 @@ impl Lang {
             Lang::JavaScript => "javascript",
             Lang::TypeScript => "typescript",
             Lang::Go => "go",
+            Lang::Java => "java",
+            Lang::C => "c",
+            Lang::Cpp => "cpp",
+            Lang::Php => "php",
+            Lang::Ruby => "ruby",
         }
+    }
+
+    /// The name people write.
+    pub(crate) fn title(self) -> &'static str {
+        match self {
+            Lang::Rust => "Rust",
+            Lang::Python => "Python",
+            Lang::JavaScript => "JavaScript",
+            Lang::TypeScript => "TypeScript",
+            Lang::Go => "Go",
+            Lang::Java => "Java",
+            Lang::C => "C",
+            Lang::Cpp => "C++",
+            Lang::Php => "PHP",
+            Lang::Ruby => "Ruby",
+        }
+    }
+
+    /// Every language's [`title`](Self::title) joined for a sentence: "Rust, …, PHP or Ruby"
+    /// (`last` is "or" or "and").
+    pub(crate) fn titles(last: &str) -> String {
+        let titles = Lang::ALL.map(Lang::title);
+        let (tail, head) = titles.split_last().expect("ALL is not empty");
+        format!("{} {last} {tail}", head.join(", "))
+    }
+
+    /// Every language's `toolchain` name, in order.
+    pub(crate) fn names() -> [&'static str; 10] {
+        Lang::ALL.map(Lang::as_str)
     }
 
     /// JavaScript and TypeScript share one lexer and one function finder.
@@ -50,152 +101,37 @@ impl Lang {
         matches!(self, Lang::JavaScript | Lang::TypeScript)
     }
 
-    /// True for `word` reserved by the language. A `match` on string literals compiles to
-    /// length and byte comparisons (`memcmp` calls): this runs for every identifier of every
-    /// file, so names that cannot be keywords are turned away first (every keyword of every
-    /// language here is 2 to 11 lowercase ASCII letters; `Self`, `_x`, `HTTPServer` are not).
-    pub(crate) fn is_keyword(self, word: &str) -> bool {
-        if !(2..=11).contains(&word.len()) || !word.as_bytes()[0].is_ascii_lowercase() {
-            return false;
+    /// A reserved word after a member access is a member's name (`promise.catch`,
+    /// `Foo.class`, `$q->match`, `range.end`).
+    pub(crate) fn has_keyword_members(self) -> bool {
+        matches!(
+            self,
+            Lang::JavaScript | Lang::TypeScript | Lang::Java | Lang::Php | Lang::Ruby
+        )
+    }
+
+    /// The rules `src` is read with: C's, unless the source is C++'s (a header named `.h`
+    /// that holds `::`, a namespace, a template or an access specifier), whose keywords (`class`, `operator`)
+    /// decide where its functions are. It is still reported as C.
+    pub(crate) fn reading(self, src: &str) -> Lang {
+        let cpp = |s: &str| {
+            s.contains("::")
+                || s.contains("namespace ")
+                || s.contains("template <")
+                || s.contains("template<")
+                || s.contains("public:")
+                || s.contains("private:")
+        };
+        if self == Lang::C && cpp(src) {
+            Lang::Cpp
+        } else {
+            self
         }
-        match self {
-            Lang::Rust => matches!(
-                word,
-                "as" | "async"
-                    | "await"
-                    | "break"
-                    | "const"
-                    | "continue"
-                    | "crate"
-                    | "dyn"
-                    | "else"
-                    | "enum"
-                    | "extern"
-                    | "fn"
-                    | "for"
-                    | "if"
-                    | "impl"
-                    | "in"
-                    | "let"
-                    | "loop"
-                    | "match"
-                    | "mod"
-                    | "move"
-                    | "mut"
-                    | "pub"
-                    | "ref"
-                    | "return"
-                    | "static"
-                    | "struct"
-                    | "super"
-                    | "trait"
-                    | "type"
-                    | "unsafe"
-                    | "use"
-                    | "where"
-                    | "while"
-            ),
-            Lang::Python => matches!(
-                word,
-                "and"
-                    | "as"
-                    | "assert"
-                    | "async"
-                    | "await"
-                    | "break"
-                    | "class"
-                    | "continue"
-                    | "def"
-                    | "del"
-                    | "elif"
-                    | "else"
-                    | "except"
-                    | "finally"
-                    | "for"
-                    | "from"
-                    | "global"
-                    | "if"
-                    | "import"
-                    | "in"
-                    | "is"
-                    | "lambda"
-                    | "nonlocal"
-                    | "not"
-                    | "or"
-                    | "pass"
-                    | "raise"
-                    | "return"
-                    | "try"
-                    | "while"
-                    | "with"
-                    | "yield"
-            ),
-            Lang::JavaScript | Lang::TypeScript => matches!(
-                word,
-                "async"
-                    | "await"
-                    | "break"
-                    | "case"
-                    | "catch"
-                    | "class"
-                    | "const"
-                    | "continue"
-                    | "debugger"
-                    | "default"
-                    | "delete"
-                    | "do"
-                    | "else"
-                    | "export"
-                    | "extends"
-                    | "finally"
-                    | "for"
-                    | "function"
-                    | "if"
-                    | "import"
-                    | "in"
-                    | "instanceof"
-                    | "let"
-                    | "new"
-                    | "return"
-                    | "switch"
-                    | "throw"
-                    | "try"
-                    | "typeof"
-                    | "var"
-                    | "void"
-                    | "while"
-                    | "with"
-                    | "yield"
-            ),
-            Lang::Go => matches!(
-                word,
-                "break"
-                    | "case"
-                    | "chan"
-                    | "const"
-                    | "continue"
-                    | "default"
-                    | "defer"
-                    | "else"
-                    | "fallthrough"
-                    | "for"
-                    | "func"
-                    | "go"
-                    | "goto"
-                    | "if"
-                    | "import"
-                    | "interface"
-                    | "map"
-                    | "package"
-                    | "range"
-                    | "return"
-                    | "select"
-                    | "struct"
-                    | "switch"
-                    | "type"
-                    | "var"
-            ),
-        }
+    }
+
+    /// C and C++ share one front-end (and Java most of it).
+    pub(crate) fn is_c(self) -> bool {
+        matches!(self, Lang::C | Lang::Cpp)
     }
 }
 
@@ -209,6 +145,21 @@ mod tests {
         assert_eq!(Lang::of_path("x.tsx"), Some(Lang::TypeScript));
         assert_eq!(Lang::of_path("x.mjs"), Some(Lang::JavaScript));
         assert_eq!(Lang::of_path("Makefile"), None);
-        assert_eq!(Lang::of_path("a.c"), None);
+        assert_eq!(Lang::of_path("a.c"), Some(Lang::C));
+        assert_eq!(Lang::of_path("a.h"), Some(Lang::C));
+        assert_eq!(Lang::of_path("a.hpp"), Some(Lang::Cpp));
+        assert_eq!(Lang::of_path("A.java"), Some(Lang::Java));
+        assert_eq!(Lang::of_path("a.php"), Some(Lang::Php));
+        assert_eq!(Lang::of_path("a.rb"), Some(Lang::Ruby));
+        assert_eq!(Lang::of_path("a.cs"), None);
+    }
+
+    #[test]
+    fn lists_name_every_language() {
+        assert_eq!(
+            Lang::titles("or"),
+            "Rust, Python, JavaScript, TypeScript, Go, Java, C, C++, PHP or Ruby"
+        );
+        assert_eq!(Lang::names().len(), Lang::ALL.len());
     }
 }

@@ -1,19 +1,31 @@
-//! One lexer for the five languages: it turns source text into the tokens the metrics need
+//! One lexer for every language: it turns source text into the tokens the metrics need
 //! and nothing more. It knows each language's comments and string forms so that a `{` or an
 //! `if` inside a string or comment is never taken for code: Rust raw strings (`r#"…"#`),
 //! byte and C strings, char literals versus lifetimes and labels (`'a'` vs `'a`), nested
 //! block comments; Python string prefixes and triple-quoted strings, and the indentation of
 //! each logical line; JavaScript/TypeScript template literals (the `${…}` parts are lexed
-//! as code) and regular-expression literals; Go raw strings and runes.
+//! as code) and regular-expression literals; Go raw strings and runes; Java text blocks;
+//! C and C++ preprocessor lines (`lexer_c.rs`), raw strings and digit separators; PHP's
+//! text outside `<?php … ?>`, `#` comments and heredocs (`lexer_php.rs`); Ruby's
+//! interpolation, symbols, `%w[…]` literals, heredocs and `=begin` blocks (`lexer_rb.rs`).
 //!
 //! Comments are dropped. Malformed input (an unterminated string, a stray byte) never
 //! fails: the lexer takes the rest of the line or the single byte and goes on, so hostile
 //! input costs linear time and produces some tokens.
 
+use super::keywords::is_keyword;
 use super::lang::Lang;
 
+#[path = "lexer_c.rs"]
+mod c;
 #[path = "lexer_js.rs"]
 mod js;
+#[path = "lexer_php.rs"]
+mod php;
+#[path = "lexer_rb.rs"]
+mod rb;
+#[path = "lexer_strings.rs"]
+mod strings;
 
 /// What a token is, as far as the metrics care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +67,7 @@ impl Token<'_> {
 
 /// The operators longer than one byte that start with `c`, longest first (so the first
 /// match is the longest). Most punctuation starts none, and answers without a comparison.
+#[inline(always)]
 fn operators(c: u8) -> &'static [&'static str] {
     match c {
         b'>' => &[">>>=", ">>>", ">>=", ">=", ">>"],
@@ -93,8 +106,14 @@ pub(crate) fn lex(src: &str, lang: Lang) -> Vec<Token<'_>> {
         indent: 0,
         braces: 0,
         templates: Vec::new(),
+        heredocs: Vec::new(),
+        quotes: Vec::new(),
     };
-    lexer.run();
+    match lang {
+        Lang::Php => lexer.run_php(),
+        Lang::Ruby => lexer.run_ruby(),
+        _ => lexer.run(),
+    }
     lexer.out
 }
 
@@ -114,8 +133,12 @@ struct Lexer<'s> {
     indent: u32,
     /// JavaScript: `{` depth, to find the `}` that ends a template literal's `${`.
     braces: u32,
-    /// JavaScript: the brace depth at each open `${`.
+    /// JavaScript: the brace depth at each open `${` (Ruby: `#{`).
     templates: Vec<u32>,
+    /// Ruby: the heredocs opened on this line, whose bodies start on the next.
+    heredocs: Vec<rb::Heredoc<'s>>,
+    /// Ruby: the quote that ends the string around each open `#{`.
+    quotes: Vec<u8>,
 }
 
 fn is_ident_start(c: u8) -> bool {
@@ -147,9 +170,10 @@ impl<'s> Lexer<'s> {
     #[inline(always)]
     fn push(&mut self, kind: Kind, start: usize, line: u32) {
         let kind = match kind {
-            // After `.` a reserved word is a property name (`gen.if(…)`, `promise.catch(…)`).
-            Kind::Ident if self.lang.is_js() && self.member_name() => Kind::Ident,
-            Kind::Ident if self.lang.is_keyword(&self.src[start..self.i]) => Kind::Keyword,
+            // After `.` a reserved word is a property name (`gen.if(…)`, `promise.catch(…)`,
+            // Ruby's `range.end`, PHP's `$q->match(…)`, Java's `Foo.class`).
+            Kind::Ident if self.lang.has_keyword_members() && self.member_name() => Kind::Ident,
+            Kind::Ident if is_keyword(self.lang, &self.src[start..self.i]) => Kind::Keyword,
             other => other,
         };
         let indent = (self.lang == Lang::Python && self.line_start).then_some(self.indent);
@@ -190,29 +214,16 @@ impl<'s> Lexer<'s> {
                 continue;
             }
             match c {
-                b'\n' => {
-                    self.i += 1;
-                    self.line += 1;
-                    self.spaced = true;
-                    if self.depth == 0 {
-                        self.line_start = true;
-                    }
-                    self.indent = 0;
-                }
+                b'\n' => self.newline(),
                 b' ' | b'\t' | b'\r' | 0x0c => self.blank(),
-                b'\\' if self.peek(1) == b'\n' || self.peek(1) == b'\r' => {
-                    // Line continuation: the logical line goes on.
-                    let keep = self.line_start;
-                    self.bump(if self.peek(1) == b'\r' { 3 } else { 2 });
-                    self.line_start = keep && self.out.is_empty();
-                    self.spaced = true;
-                }
+                b'\\' if self.peek(1) == b'\n' || self.peek(1) == b'\r' => self.continuation(),
                 b'#' if self.lang == Lang::Python => self.line_comment(),
                 b'/' if self.lang != Lang::Python && self.peek(1) == b'/' => self.line_comment(),
                 b'/' if self.lang != Lang::Python && self.peek(1) == b'*' => self.block_comment(),
                 b'"' | b'\'' | b'`' => self.quoted(),
                 b'0'..=b'9' => self.number(),
                 b'.' if self.peek(1).is_ascii_digit() => self.number(),
+                b'#' if self.lang.is_c() && self.line_start => self.directive(),
                 b'#' if self.lang.is_js() && is_ident_start(self.peek(1)) => {
                     let start = self.i;
                     self.i += 1;
@@ -225,7 +236,27 @@ impl<'s> Lexer<'s> {
         }
     }
 
+    #[inline(always)]
+    fn newline(&mut self) {
+        self.i += 1;
+        self.line += 1;
+        self.spaced = true;
+        if self.depth == 0 {
+            self.line_start = true;
+        }
+        self.indent = 0;
+    }
+
+    /// A backslash ending the line: the logical line goes on.
+    fn continuation(&mut self) {
+        let keep = self.line_start;
+        self.bump(if self.peek(1) == b'\r' { 3 } else { 2 });
+        self.line_start = keep && self.out.is_empty();
+        self.spaced = true;
+    }
+
     /// A run of spaces and tabs in one loop (indentation is a large share of the bytes).
+    #[inline(always)]
     fn blank(&mut self) {
         let (mut i, mut indent) = (self.i, self.indent);
         while let Some(&c @ (b' ' | b'\t' | b'\r' | 0x0c)) = self.b.get(i) {
@@ -239,12 +270,14 @@ impl<'s> Lexer<'s> {
         self.spaced = true;
     }
 
+    #[inline(always)]
     fn line_comment(&mut self) {
         let rest = &self.b[self.i..];
         self.i += rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
         self.spaced = true;
     }
 
+    #[inline(always)]
     fn block_comment(&mut self) {
         let nests = self.lang == Lang::Rust;
         let mut level = 0u32;
@@ -280,6 +313,7 @@ impl<'s> Lexer<'s> {
         debug_assert!(self.src.is_char_boundary(self.i));
     }
 
+    #[inline(always)]
     fn number(&mut self) {
         let start = self.i;
         self.i += 1;
@@ -288,7 +322,13 @@ impl<'s> Lexer<'s> {
             let exponent_sign = (c == b'+' || c == b'-')
                 && matches!(self.b[self.i - 1], b'e' | b'E')
                 && !self.src[start..self.i].starts_with("0x");
-            if is_ident(c) || exponent_sign || (c == b'.' && self.peek(1).is_ascii_digit()) {
+            // C and C++'s digit separators: `1'000'000`.
+            let separator = c == b'\'' && self.lang.is_c() && self.peek(1).is_ascii_hexdigit();
+            if is_ident(c)
+                || exponent_sign
+                || (c == b'.' && self.peek(1).is_ascii_digit())
+                || separator
+            {
                 self.i += 1;
             } else {
                 break;
@@ -298,176 +338,24 @@ impl<'s> Lexer<'s> {
         self.push(Kind::Number, start, self.line);
     }
 
-    /// An identifier or keyword, or a string with a prefix (`r"…"`, `b'…'`, `f"…"`).
-    fn word(&mut self) {
-        let start = self.i;
-        self.ident_tail();
-        let word = &self.src[start..self.i];
-        let next = self.peek(0);
-        match self.lang {
-            Lang::Rust => {
-                if matches!(word, "r" | "br" | "cr") && (next == b'"' || next == b'#') {
-                    if self.rust_raw_string(start) {
-                        return;
-                    }
-                } else if matches!(word, "b" | "c") && (next == b'"' || next == b'\'') {
-                    self.i = start + 1;
-                    self.quoted_from(start);
-                    return;
-                } else if word == "r" && next == b'#' && is_ident_start(self.peek(1)) {
-                    // A raw identifier, `r#type`.
-                    self.i += 1;
-                    self.ident_tail();
-                    self.push(Kind::Ident, start, self.line);
-                    return;
-                }
-            }
-            Lang::Python => {
-                let prefix = word.len() <= 3
-                    && word.bytes().all(|c| {
-                        matches!(c.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f' | b't')
-                    });
-                if prefix && (next == b'"' || next == b'\'') {
-                    self.quoted_from(start);
-                    return;
-                }
-            }
-            _ => {}
-        }
-        self.push(Kind::Ident, start, self.line);
-    }
-
-    /// `r"…"`, `r#"…"#` (any number of `#`); `i` is after the prefix. False when it is not
-    /// a raw string after all (`r#` followed by something else).
-    fn rust_raw_string(&mut self, start: usize) -> bool {
-        let line = self.line;
-        let mut hashes = 0;
-        while self.peek(hashes) == b'#' {
-            hashes += 1;
-        }
-        if self.peek(hashes) != b'"' {
-            return false;
-        }
-        self.i += hashes + 1;
-        loop {
-            if self.i >= self.b.len() {
-                break;
-            }
-            if self.b[self.i] == b'"' && (1..=hashes).all(|k| self.b.get(self.i + k) == Some(&b'#'))
-            {
-                self.i += hashes + 1;
-                break;
-            }
-            if self.b[self.i] == b'\n' {
-                self.line += 1;
-            }
-            self.i += 1;
-        }
-        self.skip_to_char_boundary();
-        self.push(Kind::Str, start, line);
-        true
-    }
-
-    fn quoted(&mut self) {
-        let start = self.i;
-        if self.lang == Lang::Rust && self.b[self.i] == b'\'' && !self.rust_char() {
-            // A lifetime or label: `'a`.
-            self.i += 1;
-            self.ident_tail();
-            self.push(Kind::Ident, start, self.line);
-            return;
-        }
-        self.quoted_from(start);
-    }
-
-    /// True when the `'` at `i` opens a Rust char literal rather than a lifetime.
-    fn rust_char(&self) -> bool {
-        match self.peek(1) {
-            b'\\' => true,
-            c if c >= 0x80 => {
-                // One multi-byte char, then the closing quote.
-                let rest = &self.src[self.i + 1..];
-                let len = rest.chars().next().map_or(1, char::len_utf8);
-                rest.as_bytes().get(len) == Some(&b'\'')
-            }
-            _ => self.peek(2) == b'\'',
-        }
-    }
-
-    /// A string from `start` (the prefix, if any) with its opening quote at or after `i`.
-    fn quoted_from(&mut self, start: usize) {
-        while self.i < self.b.len() && !matches!(self.b[self.i], b'"' | b'\'' | b'`') {
-            self.i += 1;
-        }
-        let line = self.line;
-        let quote = self.peek(0);
-        let triple = self.lang == Lang::Python && self.peek(1) == quote && self.peek(2) == quote;
-        let raw = (self.lang == Lang::Go && quote == b'`')
-            || (self.lang == Lang::Python
-                && self.src[start..self.i]
-                    .bytes()
-                    .any(|c| c == b'r' || c == b'R'));
-        if self.lang.is_js() && quote == b'`' {
-            self.i += 1;
-            self.template(start, line);
-            return;
-        }
-        self.i += if triple { 3 } else { 1 };
-        // Rust strings may span lines; elsewhere only triple-quoted and Go raw strings do.
-        let multiline =
-            triple || (raw && self.lang == Lang::Go) || (self.lang == Lang::Rust && quote == b'"');
-        while self.i < self.b.len() {
-            // Straight to the next byte that can matter: strings (docstrings above all)
-            // are long runs of bytes that do not.
-            let rest = &self.b[self.i..];
-            self.i += rest
-                .iter()
-                .position(|&c| c == quote || c == b'\\' || c == b'\n')
-                .unwrap_or(rest.len());
-            let Some(&c) = self.b.get(self.i) else {
-                break;
-            };
-            if c == b'\\' && (!raw || self.lang == Lang::Python) {
-                // In Python raw strings a backslash still keeps the quote from closing.
-                if self.peek(1) == b'\n' {
-                    self.line += 1;
-                }
-                self.i += 2;
-                continue;
-            }
-            if c == quote {
-                if !triple {
-                    self.i += 1;
-                    break;
-                }
-                if self.peek(1) == quote && self.peek(2) == quote {
-                    self.i += 3;
-                    break;
-                }
-            }
-            if c == b'\n' {
-                if !multiline {
-                    // Unterminated: the string ends with the line.
-                    break;
-                }
-                self.line += 1;
-            }
-            self.i += 1;
-        }
-        self.i = self.i.min(self.b.len());
-        self.skip_to_char_boundary();
-        self.push(Kind::Str, start, line);
-    }
-
+    #[inline(always)]
     fn op(&mut self) {
         let start = self.i;
         let rest = &self.b[self.i..];
         let c = rest[0];
         // Byte by byte: `starts_with` called `memcmp`, dearer than these 1-4 byte compares.
-        let len = operators(c)
-            .iter()
-            .find(|op| op.len() <= rest.len() && op.bytes().zip(rest).all(|(a, &b)| a == b))
-            .map_or(1, |op| op.len());
+        let len = match c::more_operators(self.lang, c) {
+            // The newer languages' own operators first (longer than the shared ones).
+            Some(more) => more
+                .iter()
+                .chain(operators(c))
+                .find(|op| op.len() <= rest.len() && op.bytes().zip(rest).all(|(a, &b)| a == b))
+                .map_or(1, |op| op.len()),
+            None => operators(c)
+                .iter()
+                .find(|op| op.len() <= rest.len() && op.bytes().zip(rest).all(|(a, &b)| a == b))
+                .map_or(1, |op| op.len()),
+        };
         // Python has no `?`-operators, `->` is an annotation arrow; the table is shared and
         // harmless for the others. A stray non-ASCII byte cannot reach here (it is an
         // identifier start), so one byte is one char.
@@ -479,16 +367,20 @@ impl<'s> Lexer<'s> {
                 _ => {}
             }
         }
-        if self.lang.is_js() && len == 1 {
+        if (self.lang.is_js() || self.lang == Lang::Ruby) && len == 1 {
             if c == b'{' {
                 self.braces += 1;
             } else if c == b'}' {
                 self.braces = self.braces.saturating_sub(1);
                 if self.templates.last() == Some(&self.braces) {
                     self.templates.pop();
-                    // The `}` closes a `${`: the template literal goes on.
+                    // The `}` closes a `${` (`#{`): the template literal (string) goes on.
                     let line = self.line;
-                    self.template(self.i, line);
+                    if self.lang == Lang::Ruby {
+                        self.interpolated(self.i, line, None);
+                    } else {
+                        self.template(self.i, line);
+                    }
                     return;
                 }
             }

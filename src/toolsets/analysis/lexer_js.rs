@@ -2,7 +2,7 @@
 //! as code), regular-expression literals versus division, and reserved words used as
 //! property names.
 
-use super::{Kind, Lexer};
+use super::{Kind, Lang, Lexer};
 
 /// Keywords after which a `/` starts a regular expression in JavaScript.
 const REGEX_AFTER: &[&str] = &[
@@ -23,13 +23,16 @@ const REGEX_AFTER: &[&str] = &[
 ];
 
 impl Lexer<'_> {
-    /// JavaScript/TypeScript: the previous token is a member access (`.` or `?.`).
+    /// The previous token is a member access: `.` or `?.` (PHP: `->`, `?->` or `::`).
     pub(super) fn member_name(&self) -> bool {
-        self.lang.is_js()
-            && self
-                .out
-                .last()
-                .is_some_and(|t| t.kind == Kind::Op && matches!(t.text, "." | "?."))
+        self.out.last().is_some_and(|t| {
+            t.kind == Kind::Op
+                && if self.lang == Lang::Php {
+                    matches!(t.text, "->" | "?->" | "::")
+                } else {
+                    matches!(t.text, "." | "?.")
+                }
+        })
     }
 
     /// The rest of a template literal from `i` (after a backtick or a `${…}`'s `}`) up to

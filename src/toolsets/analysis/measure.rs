@@ -4,7 +4,7 @@ use super::functions;
 use super::halstead::{self, Halstead};
 use super::lang::Lang;
 use super::lexer;
-use super::{cognitive, cognitive_py, cyclomatic};
+use super::{cognitive, cognitive_py, cognitive_rb, cyclomatic};
 
 /// One function and its metrics.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,15 +27,17 @@ impl Measured {
 
 /// Lexes `src`, finds its functions and measures each, in source order.
 pub(crate) fn file(src: &str, lang: Lang) -> Vec<Measured> {
+    let lang = lang.reading(src);
     let tokens = lexer::lex(src, lang);
     let mut found = functions::find(&tokens, lang);
     let mut decisions = vec![0u32; found.list.len()];
-    cyclomatic::count(&tokens, lang, &found.owner, &mut decisions);
+    cyclomatic::count(&tokens, lang, &found, &mut decisions);
     let mut out = Vec::with_capacity(found.list.len());
     let mut counter = halstead::Counter::default();
     for (index, &decided) in decisions.iter().enumerate() {
         let (cognitive, max_nesting) = match lang {
             Lang::Python => cognitive_py::python(&tokens, &found.list[index]),
+            Lang::Ruby => cognitive_rb::ruby(&tokens, &found.list[index]),
             _ => cognitive::braced(&tokens, lang, &found.list, index),
         };
         let f = &mut found.list[index];

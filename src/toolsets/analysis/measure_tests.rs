@@ -327,3 +327,74 @@ fn generated_sources_never_panic() {
         }
     }
 }
+
+#[test]
+fn java_lambdas_nest_and_wildcards_are_not_ternaries() {
+    // if +1, && +1, the lambda's if +3 (inside the if and the lambda), else +1, the
+    // ternary +2 (inside the else); `List<?>` is a type.
+    let src = "class A {
+  int f(List<?> xs, boolean a, boolean b) {
+    if (a && b) {
+      xs.forEach(x -> {
+        if (x == null) { }
+      });
+    } else {
+      return a ? 1 : 2;
+    }
+    return 0;
+  }
+}";
+    assert_eq!(one(src, Lang::Java), (5, 8));
+}
+
+#[test]
+fn php_elseif_foreach_break_n_and_arrow_functions() {
+    // foreach +1, if +2, `break 2` +1 (a jump out of two loops), elseif +1, the arrow
+    // function's ternary +2 (nested in `fn`); `?int` is a nullable type.
+    let src = "<?php
+function f(?int $a, $b) {
+    foreach ($a as $x) {
+        if ($x) {
+            break 2;
+        } elseif ($b) {
+        }
+    }
+    $g = fn($y) => $y ? 1 : 2;
+    return $g;
+}
+";
+    assert_eq!(one(src, Lang::Php), (5, 7));
+}
+
+#[test]
+fn ruby_blocks_nest_and_modifiers_count_flat() {
+    // The block nests: if +2, && +1; elsif +1, else +1; the modifier `unless` +1.
+    let src = "def f(a, b)
+  a.each do |x|
+    if x && b
+      next
+    elsif b
+      1
+    else
+      2
+    end
+  end
+  return 1 unless a
+end
+";
+    assert_eq!(one(src, Lang::Ruby), (5, 6));
+}
+
+#[test]
+fn cpp_lambdas_nest_and_an_else_after_a_statement_counts() {
+    // The lambda's ternary +2, for +1, if +2, the `else` after `continue;` +1.
+    let src = "int f(std::vector<int>& v) {
+  auto g = [&](int x) { return x > 0 ? 1 : 0; };
+  for (int x : v) {
+    if (x) continue; else return g(x);
+  }
+  return 0;
+}
+";
+    assert_eq!(one(src, Lang::Cpp), (4, 6));
+}

@@ -8,9 +8,12 @@
 
 mod cognitive;
 mod cognitive_py;
+mod cognitive_rb;
 mod cyclomatic;
+mod decisions;
 mod functions;
 mod halstead;
+mod keywords;
 mod lang;
 mod lexer;
 mod measure;
