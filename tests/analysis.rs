@@ -16,7 +16,7 @@ fn call(root: &Path, tool: &str, args: Value) -> Value {
 }
 
 fn call_with(root: &Path, tool: &str, args: Value, flags: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+    let out = Command::new(common::minimcp())
         .args(["call", tool, &args.to_string(), "--root"])
         .arg(root)
         .args(flags)
@@ -360,7 +360,7 @@ fn a_cancellation_during_git_log_is_honoured_at_once() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+    let mut child = Command::new(common::minimcp())
         .args(["serve", "--root"])
         .arg(&dir)
         .env("PATH", path)
@@ -506,7 +506,7 @@ fn a_long_call_at_a_terminal_shows_progress_on_stderr_and_a_pipe_stays_quiet() {
                 .expect("file");
         }
     }
-    let bin = env!("CARGO_BIN_EXE_minimcp");
+    let bin = common::minimcp();
     let root_arg = root.to_str().expect("utf-8 path");
     let piped = Command::new(bin)
         .args(["call", "analyze_complexity", "{}", "--root", root_arg])

@@ -45,7 +45,7 @@ fn write(dir: &Path, name: &str, text: &str) {
 
 /// Exit status, stdout, stderr of `minimcp ARGS` in `dir`.
 fn minimcp(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+    let out = Command::new(common::minimcp())
         .current_dir(dir)
         .args(args)
         .output()
@@ -457,7 +457,7 @@ fn a_closed_pipe_ends_quietly_with_the_gates_status() {
         (&["--max-cyclomatic", "3"][..], 1),
         (&["--max-cyclomatic", "30"][..], 0),
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+        let mut child = Command::new(common::minimcp())
             .current_dir(&dir)
             .args(["analyze", "--format", "json"])
             .args(args)

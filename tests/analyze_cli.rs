@@ -50,7 +50,7 @@ fn commit(dir: &Path, message: &str) -> bool {
 
 /// Exit status, stdout, stderr of `minimcp ARGS` in `dir`.
 fn minimcp(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+    let out = Command::new(common::minimcp())
         .current_dir(dir)
         .args(args)
         .output()
@@ -403,7 +403,7 @@ fn a_terminal_gets_a_progress_line() {
     let report = dir.join("report.json");
     let command = format!(
         "{} analyze --format json > {}",
-        env!("CARGO_BIN_EXE_minimcp"),
+        common::minimcp(),
         report.display()
     );
     let shown = Command::new("script")

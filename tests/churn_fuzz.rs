@@ -749,7 +749,7 @@ fn lines_of(file: &File) -> u64 {
 
 /// `minimcp ARGS` in `dir` under the user git settings `config`: status, stdout, stderr.
 fn minimcp(dir: &Path, args: &[&str], config: &[(&str, &str)]) -> (i32, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_minimcp"));
+    let mut command = Command::new(common::minimcp());
     command
         .current_dir(dir)
         .args(args)

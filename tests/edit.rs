@@ -16,7 +16,6 @@ mod common;
 
 use common::scratch::Scratch;
 
-const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const WAIT: Duration = Duration::from_secs(20);
 
 struct Client {
@@ -36,7 +35,7 @@ impl Client {
     }
 
     fn with_args(roots: &[&Path], args: &[&str]) -> Client {
-        let mut command = Command::new(BIN);
+        let mut command = Command::new(common::minimcp());
         for root in roots {
             command.arg("--root").arg(root);
         }
@@ -247,14 +246,14 @@ fn editing_is_off_unless_the_toolset_is_named_and_says_so_when_on() {
 
     // `serve --help` names the toolset that writes and its limit; with the toolset asked for,
     // the help's first paragraph says this server modifies files, and names every tool that does.
-    let help = Command::new(BIN)
+    let help = Command::new(common::minimcp())
         .args(["serve", "--help"])
         .output()
         .expect("help");
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("`edit` MODIFIES FILES"), "{help}");
     assert!(help.contains("--max-write-bytes"), "{help}");
-    let help = Command::new(BIN)
+    let help = Command::new(common::minimcp())
         .args(["--toolsets", "workspace,edit", "--help"])
         .output()
         .expect("help");

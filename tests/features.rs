@@ -2,10 +2,12 @@
 //! toolsets of that feature with exit status 2 and a message naming the feature. Most tests
 //! here compile only in such a build: `.ci/run`'s feature matrix runs them.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn minimcp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_minimcp"))
+    Command::new(common::minimcp())
         .args(args)
         .output()
         .expect("the binary runs")

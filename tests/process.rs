@@ -1,13 +1,13 @@
 //! The real binary over real pipes: end of input, a closed stdout, oversized and malformed
 //! lines, and a stdout that carries nothing but protocol messages.
 
+mod common;
+
 use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-
-const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"process-test","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -21,7 +21,7 @@ struct Outcome {
 
 /// Runs the binary with `args`, writes `input`, closes stdin, and collects everything.
 fn session(args: &[&str], input: &[u8]) -> Outcome {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(common::minimcp())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -206,7 +206,7 @@ fn stdout_stays_clean_with_debug_logging() {
 
 #[test]
 fn a_closed_stdout_ends_the_session_quietly() {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(common::minimcp())
         .args(["--profile", "conformance"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -237,7 +237,7 @@ fn a_closed_stdout_ends_the_session_quietly() {
 
 #[test]
 fn call_runs_one_session_and_prints_the_result() {
-    let out = Command::new(BIN)
+    let out = Command::new(common::minimcp())
         .args([
             "call",
             "echo",
@@ -251,13 +251,13 @@ fn call_runs_one_session_and_prints_the_result() {
     let result: Value = serde_json::from_slice(&out.stdout).expect("pretty JSON result");
     assert_eq!(result["content"][0]["text"], "from call");
 
-    let out = Command::new(BIN)
+    let out = Command::new(common::minimcp())
         .args(["call", "echo", "{}", "--profile", "conformance"])
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(1), "an isError result exits 1");
 
-    let out = Command::new(BIN)
+    let out = Command::new(common::minimcp())
         .args([
             "call",
             "tools/list",
@@ -274,7 +274,10 @@ fn call_runs_one_session_and_prints_the_result() {
     // Through a pipe the result is JSON (above); `--text` prints what a person reads: the
     // tool's text as text, an error as its code and message.
     let text = |args: &[&str]| {
-        let out = Command::new(BIN).args(args).output().expect("run");
+        let out = Command::new(common::minimcp())
+            .args(args)
+            .output()
+            .expect("run");
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -305,7 +308,10 @@ fn call_runs_one_session_and_prints_the_result() {
 #[test]
 fn help_version_and_usage_errors() {
     let output = |args: &[&str]| {
-        let out = Command::new(BIN).args(args).output().expect("run");
+        let out = Command::new(common::minimcp())
+            .args(args)
+            .output()
+            .expect("run");
         assert!(out.status.success(), "{args:?}");
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
@@ -331,7 +337,7 @@ fn help_version_and_usage_errors() {
         version.starts_with(&format!("minimcp {}\ncommit: ", env!("CARGO_PKG_VERSION"))),
         "{version}"
     );
-    let bad = Command::new(BIN)
+    let bad = Command::new(common::minimcp())
         .arg("--max-message-bytes=1")
         .output()
         .expect("run");
@@ -356,7 +362,7 @@ fn at_a_terminal_it_says_what_it_waits_for_and_through_pipes_it_does_not() {
         eprintln!("SKIPPED: no `script` (util-linux) to give the binary a terminal");
         return;
     }
-    let command = format!("{BIN} --root {root}");
+    let command = format!("{} --root {root}", common::minimcp());
     let mut child = Command::new("script")
         .args(["-qec", &command, "/dev/null"])
         .stdin(Stdio::null())

@@ -1,10 +1,12 @@
 //! The conformance fixtures are served by `--profile conformance` and never by the default
 //! profile; `--toolsets` picks the default profile's toolsets.
 
+mod common;
+
 use std::process::Command;
 
 fn list_tools(profile: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+    let output = Command::new(common::minimcp())
         .args(["call", "tools/list"])
         .args(profile)
         .output()
@@ -79,7 +81,7 @@ fn toolsets_pick_the_default_profiles_tools() {
 
 #[test]
 fn unknown_toolsets_are_a_usage_error() {
-    let output = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+    let output = Command::new(common::minimcp())
         .args(["--toolsets", "workspace,nope"])
         .output()
         .expect("the binary runs");

@@ -15,8 +15,6 @@ use serde_json::{json, Value};
 
 mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
-
 /// A running `minimcp serve --http 127.0.0.1:0`, killed on drop; its stderr lines arrive
 /// on `stderr`.
 struct Instance {
@@ -211,7 +209,7 @@ fn an_input_required_retry_is_answered_by_any_instance_sharing_the_key() {
 #[test]
 fn a_key_file_with_a_short_line_is_refused_at_start() {
     let key = KeyFile::new("short", &[OLD, "too-short"]);
-    let out = Command::new(BIN)
+    let out = Command::new(common::minimcp())
         .args(["serve", "--http", "127.0.0.1:0", "--state-key-file"])
         .arg(key.path())
         .stdin(Stdio::null())

@@ -10,15 +10,13 @@ mod common;
 
 use common::scratch::Scratch;
 
-const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
-
 /// The default `--max-result-bytes`.
 const BUDGET: usize = 80_000;
 
 /// The tool result of one `minimcp call search_text`, and its size as the budget counts it
 /// (the larger of the text and the compact structured JSON).
 fn search(tree: &Scratch, args: Value) -> (Value, usize) {
-    let out = Command::new(BIN)
+    let out = Command::new(common::minimcp())
         .args(["call", "search_text", &args.to_string(), "--root"])
         .arg(tree.path())
         .output()

@@ -19,7 +19,7 @@ use common::scratch::Scratch;
 /// Runs one session: the handshake, then `requests` (method, params), all at once; stdin
 /// is closed and every answer collected. Returns the answers in request order.
 fn session(args: &[&str], requests: &[(&str, Value)]) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_minimcp"))
+    let mut child = Command::new(common::minimcp())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

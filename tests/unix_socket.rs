@@ -20,7 +20,6 @@ mod common;
 use common::response::{read_response, Response};
 use common::scratch::Scratch;
 
-const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const ACCEPT: &str = "application/json, text/event-stream";
 const MODERN: &str = "2026-07-28";
 
@@ -57,7 +56,7 @@ impl Server {
         path: &Path,
         extra: &[&str],
     ) -> Result<Server, (Option<i32>, String)> {
-        let mut child = Command::new(BIN)
+        let mut child = Command::new(common::minimcp())
             .current_dir(cwd)
             .args(["serve", "--profile", "conformance", "--http"])
             .arg(format!("unix:{}", path.display()))

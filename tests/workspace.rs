@@ -19,7 +19,6 @@ mod common;
 
 use common::scratch::Scratch;
 
-const BIN: &str = env!("CARGO_BIN_EXE_minimcp");
 const WAIT: Duration = Duration::from_secs(20);
 
 // ---- A client over pipes ------------------------------------------------------------------
@@ -59,7 +58,7 @@ impl Client {
         root: &Path,
         roots: Option<Vec<Value>>,
     ) -> Client {
-        let mut command = Command::new(BIN);
+        let mut command = Command::new(common::minimcp());
         // The workspace toolset alone: these tests count its tools and resources.
         command.args(["--toolsets", "workspace"]);
         command.args(args);
@@ -89,6 +88,12 @@ impl Client {
         if let Ok(canonical) = root.canonicalize() {
             secrets.push(canonical.display().to_string());
         }
+        if common::windows() {
+            // As a Windows build spells it, raw and inside a JSON string.
+            let native = common::native_path(root);
+            secrets.push(native.replace('\\', "\\\\"));
+            secrets.push(native);
+        }
         let capabilities = match roots {
             Some(_) => json!({"roots": {"listChanged": true}}),
             None => json!({}),
@@ -98,7 +103,7 @@ impl Client {
             child,
             lines,
             secrets,
-            root_uri: format!("file://{}", root.display()),
+            root_uri: format!("{}{}", common::uri_prefix(), root.display()),
             roots,
             notifications: Vec::new(),
             next_id: 1,
@@ -129,7 +134,12 @@ impl Client {
         match self.lines.recv_timeout(timeout) {
             Ok(line) => {
                 for secret in &self.secrets {
-                    let scrubbed = line.replace(&format!("file://{secret}"), "file://ROOT");
+                    let mut scrubbed =
+                        line.replace(&format!("{}{secret}", common::uri_prefix()), "file://ROOT");
+                    if common::windows() {
+                        // The template's `path` (`Z:/tmp/…`), which completions echo.
+                        scrubbed = scrubbed.replace(&format!("Z:{secret}"), "ROOT");
+                    }
                     assert!(
                         !scrubbed.contains(secret.as_str()),
                         "the output names the absolute root {secret}: {line}"
@@ -527,11 +537,13 @@ fn sandbox_absolute_paths_outside_the_root_are_refused() {
     for path in ["/etc/passwd", "/", "//server/share", sibling.as_str()] {
         assert_refused_everywhere(&mut client, path, "outside the workspace roots");
     }
-    assert_refused_everywhere(
-        &mut client,
-        "C:/Windows/win.ini",
-        "not inside a workspace root",
-    );
+    // Elsewhere than Windows a drive letter makes a relative path that climbs nowhere.
+    let drive = if common::windows() {
+        "outside the workspace roots"
+    } else {
+        "not inside a workspace root"
+    };
+    assert_refused_everywhere(&mut client, "C:/Windows/win.ini", drive);
     let climbing = format!("{}/../ws-secret/key.txt", root.display());
     assert_refused(
         &client.call("read_file", json!({"path": climbing})),
@@ -664,12 +676,17 @@ fn sandbox_percent_encoded_traversal_in_uris_is_refused() {
         &client.request("resources/read", json!({"uri": "file:///%2Fetc%2Fpasswd"})),
         "outside the workspace roots",
     );
+    // On Windows a backslash separates names: this is `..` there.
     assert_error(
         &client.request(
             "resources/read",
             json!({"uri": client.u("%5c..%5csecret.txt")}),
         ),
-        "backslashes are refused",
+        if common::windows() {
+            "`..` is refused"
+        } else {
+            "backslashes are refused"
+        },
     );
     assert_error(
         &client.request("resources/read", json!({"uri": client.u("%zz")})),
@@ -692,6 +709,20 @@ fn sandbox_windows_separators_are_refused() {
     let root = Scratch::new("backslash");
     root.file("src/main.rs", "");
     let mut client = Client::start(root.path());
+    if common::windows() {
+        // There they are separators: relative and absolute spellings name the same file.
+        client.secrets.clear();
+        let absolute = common::native_path(&root.path().join("src/main.rs"));
+        for path in ["src\\main.rs", ".\\src/main.rs", absolute.as_str()] {
+            let read = client.call("read_file", json!({"path": path}));
+            assert_eq!(read["structuredContent"]["path"], "src/main.rs", "{read}");
+        }
+        assert_refused_everywhere(&mut client, "..\\..\\x", "`..` is refused");
+        for outside in ["C:\\Windows", "\\\\server\\share"] {
+            assert_refused_everywhere(&mut client, outside, "outside the workspace roots");
+        }
+        return;
+    }
     for path in [
         "src\\main.rs",
         "..\\..\\x",
@@ -1211,7 +1242,7 @@ fn a_missing_or_non_directory_root_is_refused_at_startup() {
         (base.path().join("missing"), "does not exist"),
         (base.path().join("plain.txt"), "is not a directory"),
     ] {
-        let output = Command::new(BIN)
+        let output = Command::new(common::minimcp())
             .arg("--root")
             .arg(&root)
             .stdin(Stdio::null())
@@ -1225,7 +1256,7 @@ fn a_missing_or_non_directory_root_is_refused_at_startup() {
         );
         assert!(output.stdout.is_empty(), "nothing on stdout");
     }
-    let ok = Command::new(BIN)
+    let ok = Command::new(common::minimcp())
         .arg("--root")
         .arg(base.path().join("empty"))
         .stdin(Stdio::null())
@@ -1240,7 +1271,7 @@ fn a_missing_or_non_directory_root_is_refused_at_startup() {
 
 #[test]
 fn call_search_files_works_on_the_crate_itself() {
-    let output = Command::new(BIN)
+    let output = Command::new(common::minimcp())
         .args([
             "call",
             "search_files",
@@ -1318,15 +1349,7 @@ fn the_toolset_source_uses_no_writing_or_executing_api() {
 // ---- Roots: several, from the client, never / or $HOME implicitly ----------------------------
 
 fn uri_of(path: &Path) -> String {
-    let mut uri = String::from("file://");
-    for b in path.display().to_string().bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            uri.push(b as char);
-        } else {
-            uri.push_str(&format!("%{b:02X}"));
-        }
-    }
-    uri
+    common::native_uri(path)
 }
 
 #[test]
@@ -1850,7 +1873,7 @@ fn in_the_stateless_era_roots_come_with_input_required() {
 fn walk_bounds_are_flags_and_a_partial_result_says_so_first() {
     // Over the crate's own tree (hundreds of entries), a walk allowed five stops early; the
     // text's first line says the result is partial, why, and what to do.
-    let output = Command::new(BIN)
+    let output = Command::new(common::minimcp())
         .args([
             "call",
             "search_files",
@@ -1869,7 +1892,7 @@ fn walk_bounds_are_flags_and_a_partial_result_says_so_first() {
         first.starts_with("Partial result: the walk stopped at its limit of 5 entries"),
         "{text}"
     );
-    let refused = Command::new(BIN)
+    let refused = Command::new(common::minimcp())
         .args(["--walk-timeout", "0"])
         .output()
         .expect("run");

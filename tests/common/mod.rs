@@ -169,6 +169,10 @@ impl Peer {
     /// The child's peak resident set size in KiB (`VmHWM` in `/proc/<pid>/status`), while it
     /// is still running. `None` where `/proc` does not exist.
     pub(crate) fn peak_rss_kib(&self) -> Option<u64> {
+        // Under Wine the process is Wine's loader, whose own memory (about 65 MiB) is counted.
+        if windows() {
+            return None;
+        }
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
         status
             .lines()
@@ -246,9 +250,67 @@ fn collect_stderr(mut stderr: impl Read, sink: Arc<Mutex<Vec<u8>>>) {
     }
 }
 
-/// The `minimcp` binary cargo built for this test run.
+/// The `minimcp` binary the tests run: the one cargo built for this test run, or the program
+/// `MINIMCP_TEST_BIN` names. `.ci/cross.sh` points it at a script that runs another build
+/// of the same commit (Windows under Wine, static x86_64, aarch64 under qemu), so the same
+/// tests check that build; `MINIMCP_TEST_TARGET` then names its target ([`target_os`]).
 pub(crate) fn minimcp() -> &'static str {
-    env!("CARGO_BIN_EXE_minimcp")
+    static BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| match std::env::var("MINIMCP_TEST_BIN") {
+        Ok(bin) if !bin.is_empty() => bin,
+        _ => env!("CARGO_BIN_EXE_minimcp").to_string(),
+    })
+}
+
+/// The system the binary under test was built for: `"windows"` when `MINIMCP_TEST_TARGET`
+/// is a Windows target triple, else this system's.
+pub(crate) fn target_os() -> &'static str {
+    match std::env::var("MINIMCP_TEST_TARGET") {
+        Ok(triple) if triple.contains("windows") => "windows",
+        _ => std::env::consts::OS,
+    }
+}
+
+/// True when the binary under test is a Windows build (run under Wine).
+pub(crate) fn windows() -> bool {
+    target_os() == "windows"
+}
+
+/// `path` (an absolute path of this system) as the binary under test spells it: under Wine,
+/// whose drive `Z:` is this system's `/`, `/tmp/x` is `Z:\tmp\x`.
+pub(crate) fn native_path(path: &std::path::Path) -> String {
+    let text = path.to_str().expect("utf-8 path");
+    if windows() {
+        format!("Z:{}", text.replace('/', "\\"))
+    } else {
+        text.to_string()
+    }
+}
+
+/// What the binary under test puts before an absolute path of this system to make its
+/// `file:` URI: `file://` here, `file:///Z:` under Wine.
+pub(crate) fn uri_prefix() -> &'static str {
+    if windows() {
+        "file:///Z:"
+    } else {
+        "file://"
+    }
+}
+
+/// The `file:` URI the binary under test gives `path` (an absolute path of this system):
+/// `file:///tmp/x` here, `file:///Z:/tmp/x` under Wine. Spelled out here (RFC 8089), not by
+/// the server's code.
+pub(crate) fn native_uri(path: &std::path::Path) -> String {
+    let text = path.to_str().expect("utf-8 path");
+    let mut uri = String::from(uri_prefix());
+    for &b in text.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
 }
 
 /// Arguments that start `minimcp` with the fixture profile, plus `extra`.

@@ -247,6 +247,15 @@ pub(crate) fn mode_of(meta: &fs::Metadata) -> Option<u32> {
     }
 }
 
+/// True when the file's owner marked it unwritable: no write permission bit on Unix, the
+/// read-only attribute on Windows (where std shows no permission bits).
+pub(crate) fn read_only(meta: &fs::Metadata) -> bool {
+    match mode_of(meta) {
+        Some(mode) => mode & 0o222 == 0,
+        None => meta.permissions().readonly(),
+    }
+}
+
 /// At most this many entries are examined by one [`sweep`] of a root.
 pub(crate) const SWEEP_ENTRIES: usize = 100_000;
 /// Directory levels a [`sweep`] descends: at least as deep as any write may be.

@@ -25,7 +25,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::atomic::{mode_of, Prepared};
+use super::atomic::{read_only, Prepared};
 use super::lock::{self, Held, LockError, LOCK_WAIT};
 use super::Editor;
 use crate::toolsets::workspace::sandbox::{PathError, RelPath, Sandbox};
@@ -119,7 +119,7 @@ pub(crate) fn commit_all(
             }
         }
     }
-    publish(changes, &dirs, &mut prepared, &held, &checked_at)?;
+    publish(changes, &dirs, &mut prepared, &mut held, &checked_at)?;
     for (at, (_, dir)) in opened.iter().enumerate() {
         if let Some(i) = dir_of.iter().position(|&d| d == at) {
             dir.sync().map_err(|e| not_synced(changes[i].target, &e))?;
@@ -212,7 +212,7 @@ fn publish(
     changes: &[Change<'_>],
     dirs: &[&CheckedDir],
     prepared: &mut [Option<Prepared<'_>>],
-    held: &[Option<Held>],
+    held: &mut [Option<Held>],
     checked_at: &[Option<Checked>],
 ) -> Result<(), HandlerError> {
     let mut created: Vec<usize> = Vec::new();
@@ -259,11 +259,20 @@ fn publish(
             continue;
         }
         let name = &change.target.name;
-        let result = match prepared[i].as_mut() {
-            Some(new) => new.replace(name),
-            None => fs::remove_file(dirs[i].entry(name)),
-        };
+        let new = &mut prepared[i];
+        let result = lock::replace_locked(
+            || drop(held[i].take()),
+            || match new.as_mut() {
+                Some(new) => new.replace(name),
+                None => fs::remove_file(dirs[i].entry(name)),
+            },
+        );
         if let Err(e) = result {
+            let e = if lock::held_open(&e) {
+                format!("{e}: it is being changed by another writer, which holds it open, and Windows replaces no open file; try again in a moment")
+            } else {
+                e.to_string()
+            };
             return Err(HandlerError::Invalid(match done.as_slice() {
                 [] => format!(
                     "`{}` could not be written ({e}); nothing was written",
@@ -303,7 +312,7 @@ fn take_back(dir: &CheckedDir, name: &str, new: Option<&Prepared<'_>>) {
 /// Renaming over a file needs only the directory's permission: a file its owner made
 /// read-only would be replaced all the same, so that mark is honoured here.
 fn refuse_read_only(target: &Target, meta: Option<&fs::Metadata>) -> Result<(), HandlerError> {
-    if meta.and_then(mode_of).is_some_and(|m| m & 0o222 == 0) {
+    if meta.is_some_and(read_only) {
         return Err(HandlerError::Invalid(format!(
             "`{}` is read-only (no write permission), so it is not replaced; make it writable first if it should change",
             target.rel

@@ -132,6 +132,33 @@ fn try_lock(file: File, dir: &CheckedDir, name: &str) -> io::Result<Option<File>
     }
 }
 
+/// Runs `step`, a rename over (or a removal of) a file this process holds locked. Windows 10
+/// and later replace a file that is open (std falls back to POSIX semantics), so the lock is
+/// kept throughout. Older Windows and Wine replace no file that is open, this process's own
+/// lock included: there `let_go` drops the lock and `step` is tried once more. Another writer
+/// that takes the lock in between either finds the file replaced (its size or times differ)
+/// or still holds it open, and then the second try fails too ([`held_open`]): never both.
+pub(crate) fn replace_locked<T>(
+    let_go: impl FnOnce(),
+    mut step: impl FnMut() -> io::Result<T>,
+) -> io::Result<T> {
+    let first = step();
+    #[cfg(windows)]
+    if first.as_ref().is_err_and(held_open) {
+        let_go();
+        return step();
+    }
+    #[cfg(not(windows))]
+    drop(let_go);
+    first
+}
+
+/// True when `error` is Windows refusing to replace or remove a file another handle holds
+/// open (Access denied): a writer is at work on it.
+pub(crate) fn held_open(error: &io::Error) -> bool {
+    cfg!(windows) && error.kind() == io::ErrorKind::PermissionDenied
+}
+
 /// True when two metadata describe the same file: its device and inode number.
 #[cfg(unix)]
 pub(crate) fn same_file(a: &Metadata, b: &Metadata) -> bool {
@@ -186,12 +213,17 @@ mod tests {
         tree.file("f", "old");
         let dir = dir_of(&tree);
         let old = lock(&dir, "f", Instant::now()).expect("lock");
+        let locked = old.meta().clone();
+        assert!(old.is_at(&dir, "f").expect("stat"));
+        // The same size: only the times tell the files apart where there is no inode.
         tree.file("new", "new");
-        std::fs::rename(tree.path.join("new"), tree.path.join("f")).expect("rename");
-        assert!(
-            !old.is_at(&dir, "f").expect("stat"),
-            "the path names another file"
-        );
+        replace_locked(
+            || drop(old),
+            || std::fs::rename(tree.path.join("new"), tree.path.join("f")),
+        )
+        .expect("rename");
+        let now = std::fs::symlink_metadata(tree.path.join("f")).expect("stat");
+        assert!(!same_file(&locked, &now), "the path names another file");
         let new = lock(&dir, "f", Instant::now()).expect("the new file is not locked");
         assert!(new.is_at(&dir, "f").expect("stat"));
         assert_eq!(new.read(100).expect("read").as_deref(), Some(&b"new"[..]));

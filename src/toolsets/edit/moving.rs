@@ -108,20 +108,25 @@ pub(crate) fn move_file(
         to_dir.entry(&destination.name),
     );
     let failed = |e: io::Error| {
+        let busy = if lock::held_open(&e) {
+            ": another writer holds one of them open, and Windows replaces no open file; try again in a moment"
+        } else {
+            ""
+        };
         HandlerError::Invalid(format!(
-            "`{}` could not be moved to `{}` ({e}); nothing was moved",
+            "`{}` could not be moved to `{}` ({e}){busy}; nothing was moved",
             source.rel, destination.rel
         ))
     };
     // Held until the move is done: no other minimcp replaces either file meanwhile.
-    let _locks = lock_both(
+    let mut locks = lock_both(
         editor,
         (&source, &from_dir, source_meta.is_file()),
         (&destination, &to_dir, replacing.as_deref()),
     )?;
     let replaced = replacing.is_some();
     if replaced {
-        fs::rename(&from, &to).map_err(failed)?;
+        lock::replace_locked(|| locks.clear(), || fs::rename(&from, &to)).map_err(failed)?;
     } else if is_dir {
         // rename(2) replaces only an empty directory or nothing: checked absent above.
         fs::rename(&from, &to).map_err(failed)?;

@@ -1,13 +1,14 @@
 //! Completion of workspace paths one segment at a time, for the `file:///{+path}` template
 //! and for prompt arguments that name a file or directory.
 //!
-//! The value typed so far is split at its last `/`: the part before must be a directory in
+//! The value typed so far is split at its last `/` (or `\` on Windows): the part before must be a directory in
 //! the workspace (it goes through the sandbox like any other path), and the part after is a
 //! prefix of an entry's name. Suggestions are whole values (`src/main.rs`), directories with
 //! a trailing `/` so the next completion can continue below them. `.gitignore`d entries and
 //! `.git` are not suggested.
 
 use super::limits::MAX_LIST_ENTRIES;
+use super::names::Flavor;
 use super::sandbox::RelPath;
 use super::walk::{walk, Bounds, Entry, Flow, Kind, Visitor};
 use super::Workspace;
@@ -50,8 +51,10 @@ pub(crate) fn paths(ws: &Workspace, value: &str, want: Want, ctx: &mut Context<'
 }
 
 fn suggest(ws: &Workspace, value: &str, want: Want) -> Vec<String> {
-    let (dir, prefix) = value.rsplit_once('/').unwrap_or(("", value));
-    let absolute = value.starts_with('/');
+    let flavor = Flavor::NATIVE;
+    let split = value.rfind(|c| flavor.is_separator(c));
+    let (dir, prefix) = split.map_or(("", value), |at| (&value[..at], &value[at + 1..]));
+    let absolute = flavor.is_absolute(value);
     let dir = if absolute && dir.is_empty() { "/" } else { dir };
     let roots = ws.roots();
     if roots.len() > 1 && !absolute && RelPath::parse(dir).is_ok_and(|d| d.as_str().is_empty()) {
@@ -74,8 +77,8 @@ fn suggest(ws: &Workspace, value: &str, want: Want) -> Vec<String> {
         ..ws.bounds
     };
     // Absolute values are completed in the spelling typed; relative ones normalized.
-    let base = match value.rsplit_once('/') {
-        Some((typed, _)) if absolute => format!("{typed}/"),
+    let base = match split {
+        Some(at) if absolute => value[..=at].to_string(),
         _ if dir.rel.as_str().is_empty() => String::new(),
         _ => format!("{}/", dir.rel),
     };

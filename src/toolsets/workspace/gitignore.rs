@@ -12,6 +12,7 @@
 //! `walk.rs`'s `IgnoreStack`), and the sandbox's deny list is rules of the same syntax.
 
 use super::glob::{Dialect, Glob, PathInfo};
+use super::names::fold;
 
 /// One rule of a `.gitignore` file.
 #[derive(Debug)]
@@ -28,6 +29,8 @@ struct Rule {
 #[derive(Debug, Default)]
 pub(crate) struct Rules {
     rules: Vec<Rule>,
+    /// Letter case is ignored (the deny list: see [`Rules::parse_folded`]).
+    fold: bool,
 }
 
 impl Rules {
@@ -35,12 +38,24 @@ impl Rules {
     /// (git ignores them too).
     pub(crate) fn parse(text: &str) -> Rules {
         let rules = text.lines().filter_map(parse_line).collect();
-        Rules { rules }
+        Rules { rules, fold: false }
+    }
+
+    /// Parses rules that match whatever the letter case of the pattern and the path (the
+    /// deny list: a case-insensitive volume opens `.env` for `.ENV`, and refusing `.ENV` on
+    /// a volume where it is another file hides nothing a user meant to serve).
+    pub(crate) fn parse_folded(text: &str) -> Rules {
+        Rules {
+            fold: true,
+            ..Rules::parse(&fold(text))
+        }
     }
 
     /// `Some(true)` when the last matching rule ignores `path` (relative to this file's
     /// directory), `Some(false)` when it re-includes it, `None` when no rule matches.
     pub(crate) fn decide(&self, path: &str, is_dir: bool) -> Option<bool> {
+        let folded = if self.fold { fold(path) } else { path.into() };
+        let path = folded.as_ref();
         let name = path.rsplit('/').next().unwrap_or(path);
         let (whole, name) = (PathInfo::new(path), PathInfo::new(name));
         self.rules
@@ -158,6 +173,28 @@ mod tests {
         assert!(Rules::parse("# only\n\n  \n/\n!\n")
             .decide("x", false)
             .is_none());
+    }
+
+    #[test]
+    fn folded_rules_ignore_letter_case_on_both_sides() {
+        let deny = Rules::parse_folded(".env\n*.PEM\nsecret[A-Z].txt\n!KEEP.env\n");
+        for denied in [
+            ".env",
+            ".ENV",
+            "dir/.Env",
+            "a.pem",
+            "KEY.PEM",
+            "secretx.txt",
+            "SECRETQ.TXT",
+        ] {
+            assert_eq!(deny.decide(denied, false), Some(true), "{denied}");
+        }
+        assert_eq!(deny.decide("keep.ENV", false), Some(false));
+        assert_eq!(deny.decide("env", false), None);
+        assert!(
+            !ignored(".env", ".ENV", false),
+            "gitignore rules keep their case"
+        );
     }
 
     #[test]

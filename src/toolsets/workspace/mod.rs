@@ -16,8 +16,9 @@
 //!
 //! Nothing outside the roots is ever listed, followed or read, and nothing is ever written,
 //! created, deleted or executed. Relative client paths are checked lexically first (no `..`,
-//! `~user`, NUL bytes, backslashes, `.git`, over-long paths); absolute ones (and `~/`) must
-//! lie inside a root and are made relative to it. Then they are resolved one component at a
+//! `~user`, NUL bytes, `.git`, over-long paths; backslashes except on Windows, where names
+//! Windows reads as something else are refused: see `names.rs`); absolute ones (and `~/`)
+//! must lie inside a root and are made relative to it. Then they are resolved one component at a
 //! time from the canonicalized root; every symbolic link met on the way is canonicalized and
 //! must stay inside, compared by path components. The deny list (`--deny`) hides and refuses
 //! matching files in every resolution and walk. Walks skip `.git`, honour `.gitignore` files
@@ -46,6 +47,9 @@ pub(crate) mod info;
 mod lines;
 mod matcher;
 mod mime;
+mod names;
+mod nfd;
+mod nfd_table;
 pub(crate) mod output;
 pub(crate) mod paging;
 mod path;
@@ -182,12 +186,12 @@ impl Workspace {
             Some(patterns) => patterns.clone(),
             None => DEFAULT_DENY.iter().map(|p| p.to_string()).collect(),
         };
-        let deny = Rc::new(Rules::parse(&patterns.join("\n")));
+        let deny = Rc::new(Rules::parse_folded(&patterns.join("\n")));
         let write_patterns: Vec<String> = match &config.deny_write {
             Some(patterns) => patterns.clone(),
             None => DEFAULT_DENY_WRITE.iter().map(|p| p.to_string()).collect(),
         };
-        let deny_write = Rc::new(Rules::parse(&write_patterns.join("\n").to_lowercase()));
+        let deny_write = Rc::new(Rules::parse_folded(&write_patterns.join("\n")));
         let open = |dir: &Path| {
             Sandbox::new(dir).map(|s| s.with_deny(Rc::clone(&deny), Rc::clone(&deny_write)))
         };
@@ -199,7 +203,7 @@ impl Workspace {
         let fallback = match &config.fallback {
             Some(dir) if config.roots.is_empty() => {
                 if is_too_broad(dir) {
-                    log::warn(format_args!("not serving {} implicitly (it is / or the home directory): tools will answer with how to configure a root until the client provides roots", dir.display()));
+                    log::warn(format_args!("not serving {} implicitly (it is /, the home directory or, on Windows, the Windows directory): tools will answer with how to configure a root until the client provides roots", dir.display()));
                     Vec::new()
                 } else {
                     vec![open(dir)?]
@@ -296,7 +300,7 @@ impl Workspace {
         for root in &list {
             let uri = root.get("uri").and_then(Value::as_str).unwrap_or("");
             match roots::uri_path(uri) {
-                Some(Ok(path)) => match Sandbox::new(&path) {
+                Some(Ok(path)) => match Sandbox::new(Path::new(&path)) {
                     Ok(sandbox) => opened.push(
                         sandbox.with_deny(Rc::clone(&self.deny), Rc::clone(&self.deny_write)),
                     ),
@@ -332,11 +336,11 @@ impl Workspace {
         if roots.is_empty() {
             return Err(PathError::NoRoot);
         }
-        if input.starts_with('/') || input == "~" || input.starts_with("~/") {
-            if input.len() > limits::MAX_PATH_BYTES {
-                return Err(PathError::TooLong(input.len()));
-            }
-            return self.resolve_absolute(&roots, input, &expand_home(input));
+        if input.len() > limits::MAX_PATH_BYTES {
+            return Err(PathError::TooLong(input.len()));
+        }
+        if let Some(path) = roots::absolute_text(input) {
+            return self.resolve_absolute(&roots, input, &path);
         }
         let rel = RelPath::parse(input)?;
         if roots.len() == 1 {
@@ -371,7 +375,7 @@ impl Workspace {
     }
 
     /// Resolves an absolute path (from a `file:` URI); `shown` is the client's spelling.
-    pub(crate) fn resolve_path(&self, path: &Path, shown: &str) -> Result<Resolved, PathError> {
+    pub(crate) fn resolve_path(&self, path: &str, shown: &str) -> Result<Resolved, PathError> {
         let roots = self.roots.borrow();
         if roots.is_empty() {
             return Err(PathError::NoRoot);
@@ -383,7 +387,7 @@ impl Workspace {
         &self,
         roots: &[Sandbox],
         input: &str,
-        path: &Path,
+        path: &str,
     ) -> Result<Resolved, PathError> {
         let (root, rel) = split_absolute(roots, input, path)?;
         root.resolve(&rel)
@@ -399,32 +403,40 @@ impl Workspace {
     }
 }
 
-/// The labels of several roots, for messages.
 /// The root an absolute path lies in (the innermost, by its configured or its canonical
-/// spelling) and the path below it, checked lexically: the one rule reads and writes share.
-/// `input` is the client's spelling, for messages.
+/// spelling, compared name by name, regardless of letter case where the root's volume
+/// ignores it) and the path below it, checked lexically: the one rule reads and writes
+/// share. `input` is the client's spelling, for messages.
 pub(crate) fn split_absolute<'r>(
     roots: &'r [Sandbox],
     input: &str,
-    path: &Path,
+    path: &str,
 ) -> Result<(&'r Sandbox, RelPath), PathError> {
-    if input.contains('\0') {
+    if input.contains('\0') || path.contains('\0') {
         return Err(PathError::Nul);
     }
-    if path.as_os_str().len() > limits::MAX_PATH_BYTES {
-        return Err(PathError::TooLong(path.as_os_str().len()));
+    if path.len() > limits::MAX_PATH_BYTES {
+        return Err(PathError::TooLong(path.len()));
     }
-    let path = roots::normalize(path).ok_or(PathError::Parent)?;
+    let flavor = names::Flavor::NATIVE;
+    let path = match names::parse_absolute(path, flavor) {
+        Some(Ok(path)) => path,
+        Some(Err(names::AbsoluteError::Parent)) => return Err(PathError::Parent),
+        _ => return Err(PathError::Outside(input.to_string())),
+    };
     let best = roots
         .iter()
         .flat_map(|r| [(r, r.given()), (r, r.root())])
-        .filter_map(|(r, base)| path.strip_prefix(base).ok().map(|rest| (r, base, rest)))
-        .max_by_key(|(_, base, _)| base.components().count());
+        .filter_map(|(r, base)| {
+            let base = names::parse_absolute(base.to_str()?, flavor)?.ok()?;
+            let rest = path.below(&base, r.folds_case())?;
+            Some((r, base.names.len(), rest))
+        })
+        .max_by_key(|(_, depth, _)| *depth);
     let Some((root, _, rest)) = best else {
         return Err(PathError::Outside(input.to_string()));
     };
-    let rest = rest.to_str().ok_or(PathError::Outside(input.to_string()))?;
-    Ok((root, RelPath::parse(rest)?))
+    Ok((root, RelPath::parse(&rest.join("/"))?))
 }
 
 /// With several roots, a relative path that starts with a root's label: that root and the
@@ -441,6 +453,7 @@ pub(crate) fn split_label<'r>(
     }
 }
 
+/// The labels of several roots, for messages.
 fn labels(roots: &[Sandbox]) -> Vec<String> {
     roots.iter().map(|r| format!("{}/", r.label())).collect()
 }

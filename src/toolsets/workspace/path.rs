@@ -6,6 +6,7 @@ use std::fmt;
 use std::io;
 
 use super::limits::{MAX_COMPONENT_BYTES, MAX_PATH_BYTES};
+use super::names::{windows_name, Flavor, WindowsName};
 
 /// A path relative to the workspace root: `/`-separated normal components, `""` for the root.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -17,27 +18,34 @@ impl RelPath {
         RelPath(String::new())
     }
 
-    /// Checks a client-supplied path lexically (gate 1).
+    /// Checks a client-supplied path lexically (gate 1), as this system spells paths.
     pub(crate) fn parse(input: &str) -> Result<RelPath, PathError> {
+        RelPath::parse_as(input, Flavor::NATIVE)
+    }
+
+    /// Checks a client-supplied path lexically as `flavor` spells paths: on Windows `\`
+    /// separates names too, and names Windows would read as something else (devices,
+    /// streams, trailing dots and spaces, short names) are refused.
+    pub(crate) fn parse_as(input: &str, flavor: Flavor) -> Result<RelPath, PathError> {
         if input.len() > MAX_PATH_BYTES {
             return Err(PathError::TooLong(input.len()));
         }
         if input.contains('\0') {
             return Err(PathError::Nul);
         }
-        if input.contains('\\') {
+        if flavor == Flavor::Unix && input.contains('\\') {
             return Err(PathError::Backslash);
         }
         let bytes = input.as_bytes();
         let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
-        if input.starts_with('/') || drive {
+        if drive || flavor.is_absolute(input) {
             return Err(PathError::Absolute);
         }
         if input.starts_with('~') {
             return Err(PathError::Home);
         }
         let mut out = String::with_capacity(input.len());
-        for component in input.split('/') {
+        for component in input.split(|c| flavor.is_separator(c)) {
             match component {
                 "" | "." => continue,
                 ".." => return Err(PathError::Parent),
@@ -45,6 +53,9 @@ impl RelPath {
                 c if c.eq_ignore_ascii_case(".git") => return Err(PathError::Git),
                 c if c.len() > MAX_COMPONENT_BYTES => return Err(PathError::ComponentTooLong),
                 c => {
+                    if let Some(problem) = windows_name(c).filter(|_| flavor == Flavor::Windows) {
+                        return Err(PathError::WindowsName(c.to_string(), problem));
+                    }
                     if !out.is_empty() {
                         out.push('/');
                     }
@@ -179,6 +190,8 @@ pub(crate) enum PathError {
     /// No root is configured: the client gave none and the server was started without
     /// `--root` in `/` or the home directory.
     NoRoot,
+    /// A name Windows would read as something other than the file it spells.
+    WindowsName(String, WindowsName),
 }
 
 /// What to tell a client that has no workspace root to work in.
@@ -213,6 +226,13 @@ impl fmt::Display for PathError {
             PathError::HardLinked(p) => write!(f, "`{p}` has several hard links; replacing it would leave the other names with the old content, so it is not written. Copy it to a file of its own first if you mean to change only this name"),
             PathError::NoParent(p) => write!(f, "the directory `{p}` does not exist: create that directory first, then write the file in it"),
             PathError::NoRoot => f.write_str(NO_ROOT),
+            PathError::WindowsName(name, problem) => match problem {
+                WindowsName::Device => write!(f, "`{name}` is a device name on Windows (CON, PRN, AUX, NUL, COM0-9, LPT0-9, whatever the extension): it never names a file; choose another name"),
+                WindowsName::TrailingDotOrSpace => write!(f, "`{name}` ends with a dot or a space, which Windows drops (`a.txt.` opens `a.txt`); give the name without them"),
+                WindowsName::Stream => write!(f, "`{name}` names an alternate data stream (`file:stream`); only a file's main contents are served: give the file's name without the colon"),
+                WindowsName::ShortName => write!(f, "`{name}` has the form of an 8.3 short name (such as PROGRA~1), which can stand for a file with another name; give the file's full name (list_directory shows it)"),
+                WindowsName::Character(c) => write!(f, "`{name}` holds {c:?}, which no Windows file name can hold (search_files takes wildcards)"),
+            },
         }
     }
 }

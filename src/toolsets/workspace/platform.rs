@@ -1,5 +1,7 @@
 //! The operating-system-specific parts of opening a file safely: without blocking on a
-//! FIFO, and asking the kernel where the opened file really is.
+//! FIFO, asking the kernel where the opened file really is (Linux), or else checking that
+//! the checked path still names the opened file (other Unix systems: by device and inode;
+//! Windows: by canonicalizing the path again), and whether a volume ignores case.
 
 use std::fs::{self, File};
 use std::io;
@@ -56,8 +58,10 @@ const O_NONBLOCK: Option<i32> = Some(0x4);
 const O_NONBLOCK: Option<i32> = None;
 
 /// True when [`open_nonblocking`] cannot block on a FIFO, so checking the file type after
-/// opening is enough.
-pub(crate) const OPEN_NEVER_BLOCKS: bool = O_NONBLOCK.is_some();
+/// opening is enough. On Windows no file opens as a pipe: pipes live in their own namespace
+/// (`\\.\pipe\`), and a device name is a file's name in the verbatim (`\\?\`) paths
+/// the sandbox opens, which start from the canonicalized root.
+pub(crate) const OPEN_NEVER_BLOCKS: bool = O_NONBLOCK.is_some() || cfg!(windows);
 
 /// Opens `path` read-only, without blocking where the platform allows.
 #[cfg(unix)]
@@ -71,8 +75,22 @@ pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// Opens `path` read-only. On Windows a directory opens only with backup semantics
+/// (`FILE_FLAG_BACKUP_SEMANTICS`), which for a file changes nothing but the privileges
+/// checked (and a server has none of the backup ones).
+#[cfg(windows)]
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+    let _ = O_NONBLOCK;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(path)
+}
+
 /// Opens `path` read-only.
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
     let _ = O_NONBLOCK;
     File::open(path)
@@ -91,6 +109,105 @@ pub(crate) fn opened_path(file: &File) -> Option<PathBuf> {
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn opened_path(_file: &File) -> Option<PathBuf> {
     None
+}
+
+/// Without `/proc/self/fd` (macOS, the BSDs, a Linux without `/proc`): true when `real` (a
+/// canonical path below `root`, checked before `opened` was opened from it) still names the
+/// opened file: no name below `root` is a symbolic link now, and the last one has the opened
+/// file's device and inode. A component swapped for a link before the open and left there
+/// is caught; one swapped back in time is caught by the identity, unless it is swapped in
+/// again while these `lstat`s run (two swaps timed within microseconds: see SECURITY.md).
+#[cfg(unix)]
+pub(crate) fn still_names(root: &Path, real: &Path, opened: &fs::Metadata) -> bool {
+    let Ok(below) = real.strip_prefix(root) else {
+        return false;
+    };
+    let mut path = root.to_path_buf();
+    let mut last = None;
+    for name in below.components() {
+        path.push(name);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if !meta.file_type().is_symlink() => last = Some(meta),
+            _ => return false,
+        }
+    }
+    let last = match last {
+        Some(meta) => meta,
+        None => match fs::symlink_metadata(root) {
+            Ok(meta) => meta,
+            Err(_) => return false,
+        },
+    };
+    file_id(&last) == file_id(opened)
+}
+
+/// Windows: true when canonicalizing `real` (a canonical path below `root`) gives `real`
+/// again: no name on the way is a link or junction now, nor a Unix link Wine shows as a
+/// plain file. std gives no file identity on Windows, so the opened handle itself cannot be
+/// compared: a path swapped and swapped back between the open and this check is not caught.
+#[cfg(windows)]
+pub(crate) fn still_names(root: &Path, real: &Path, _opened: &fs::Metadata) -> bool {
+    real.starts_with(root) && fs::canonicalize(real).is_ok_and(|now| now == real)
+}
+
+/// Elsewhere: nothing can be checked.
+#[cfg(not(any(unix, windows)))]
+pub(crate) fn still_names(_root: &Path, _real: &Path, _opened: &fs::Metadata) -> bool {
+    true
+}
+
+/// True when the volume holding `root` looks names up regardless of case (Windows, macOS's
+/// default APFS, a FAT stick), found by asking for one of `root`'s entries (or `root`
+/// itself) with a letter's case flipped: the same file answers only on such a volume. With
+/// nothing to ask about, the system's usual volumes decide (Windows and macOS: yes).
+pub(crate) fn folds_case(root: &Path) -> bool {
+    let usual = cfg!(any(windows, target_vendor = "apple"));
+    let entry = fs::read_dir(root).ok().and_then(|entries| {
+        entries
+            .take(64)
+            .flatten()
+            .find_map(|e| flipped(&e.file_name().into_string().ok()?).map(|f| (e.path(), f)))
+    });
+    let own = || {
+        let name = root.file_name()?.to_str()?;
+        Some((root.to_path_buf(), flipped(name)?))
+    };
+    let Some((path, flipped)) = entry.or_else(own) else {
+        return usual;
+    };
+    let Some(parent) = path.parent() else {
+        return usual;
+    };
+    same_file(&path, &parent.join(flipped)).unwrap_or(usual)
+}
+
+/// `name` with its case changed (upper-cased, or lower-cased when it has no lower-case
+/// letter); `None` when it has no letter with a case.
+fn flipped(name: &str) -> Option<String> {
+    let upper = name.to_uppercase();
+    if upper != name {
+        return Some(upper);
+    }
+    let lower = name.to_lowercase();
+    (lower != name).then_some(lower)
+}
+
+/// Whether `a` and `b` name one file; `None` when it cannot be told.
+fn same_file(a: &Path, b: &Path) -> Option<bool> {
+    match fs::symlink_metadata(b) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Some(false),
+        Err(_) => return None,
+        Ok(_) => {}
+    }
+    #[cfg(unix)]
+    {
+        let (a, b) = (fs::symlink_metadata(a).ok()?, fs::symlink_metadata(b).ok()?);
+        Some(file_id(&a) == file_id(&b))
+    }
+    #[cfg(not(unix))]
+    {
+        Some(fs::canonicalize(a).ok()? == fs::canonicalize(b).ok()?)
+    }
 }
 
 /// A file's device and inode numbers: what names one file on one file system.
@@ -145,17 +262,6 @@ pub(crate) fn read_dir_of(_file: &File) -> Option<fs::ReadDir> {
     None
 }
 
-#[cfg(all(test, target_os = "linux"))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_kernel_names_the_opened_file() {
-        let path = std::env::current_exe().expect("test binary");
-        let file = open_nonblocking(&path).expect("opens");
-        assert_eq!(
-            opened_path(&file),
-            Some(path.canonicalize().expect("canonical"))
-        );
-    }
-}
+#[cfg(test)]
+#[path = "platform_tests.rs"]
+mod tests;

@@ -90,10 +90,7 @@ fn explain_file_embeds_the_file() {
     let messages = get(&ws, "explain_file", &[("path", "src/lib.rs")]).expect("ok");
     match &messages[0].content {
         Content::Resource { resource } => {
-            assert_eq!(
-                resource.uri,
-                format!("file://{}/src/lib.rs", tree.path.display())
-            );
+            assert_eq!(resource.uri, tree.uri("src/lib.rs"));
             assert_eq!(resource.body, ResourceBody::Text("pub fn f() {}\n".into()));
             assert_eq!(resource.mime_type.as_deref(), Some("text/x-rust"));
         }
@@ -142,14 +139,7 @@ fn project_overview_embeds_layout_and_key_files() {
             _ => None,
         })
         .collect();
-    let root = tree.path.display();
-    assert_eq!(
-        embedded,
-        [
-            format!("file://{root}/Cargo.toml"),
-            format!("file://{root}/README.md")
-        ]
-    );
+    assert_eq!(embedded, [tree.uri("Cargo.toml"), tree.uri("README.md")]);
     assert!(text(messages.last().expect("messages")).contains("overview"));
     assert_eq!(complete(&ws, "project_overview", "directory", ""), ["src/"]);
     let sub = get(&ws, "project_overview", &[("directory", "src")]).expect("ok");

@@ -38,6 +38,7 @@ use super::limits::{
     MAX_WATCHED_DIRS, MAX_WATCHED_ENTRIES, RECENT_CHANGE_WINDOW,
 };
 use super::mime;
+use super::names::Flavor;
 use super::read::read_whole;
 use super::roots;
 use super::sandbox::{RelPath, Resolved, Sandbox};
@@ -295,11 +296,21 @@ impl ResourceSource for Files {
         if template != TEMPLATE {
             return None;
         }
-        // The variable is the absolute path without its leading `/`.
+        // The variable is the absolute path without its leading `/` (on Windows, the path
+        // from its drive letter on: `C:/Users/me/x`).
+        let added = !Flavor::NATIVE.is_absolute(value);
+        let path = if added {
+            format!("/{value}")
+        } else {
+            value.to_string()
+        };
         Some(match variable {
-            "path" => complete::paths(&self.ws, &format!("/{value}"), Want::Any, ctx)
+            "path" => complete::paths(&self.ws, &path, Want::Any, ctx)
                 .into_iter()
-                .map(|p| p.trim_start_matches('/').to_string())
+                .map(|p| match p.strip_prefix('/') {
+                    Some(rest) if added => rest.to_string(),
+                    _ => p,
+                })
                 .collect(),
             _ => Vec::new(),
         })

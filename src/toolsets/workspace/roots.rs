@@ -6,8 +6,9 @@
 //! implicitly: Claude Desktop and Cline start servers there, and serving it would expose
 //! every file of the machine or of the user.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
+use super::names::{path_to_uri, uri_to_path, Flavor};
 use super::sandbox::{Resolved, Sandbox};
 
 /// The deny list used unless `--deny` says otherwise: environment files and private keys.
@@ -74,43 +75,63 @@ pub const DEFAULT_DENY_WRITE: &[&str] = &[
     ".gnupg/",
 ];
 
-/// The home directory, from `$HOME`.
+/// The home directory: `$HOME`, or on Windows `%USERPROFILE%` when `$HOME` is not set.
 pub(crate) fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .filter(|h| h.is_absolute())
+    let var = std::env::var_os("HOME").map(PathBuf::from);
+    // A `$HOME` of `/home/me` is rooted on the current drive there (MSYS, Wine).
+    #[cfg(windows)]
+    let var = var
+        .or_else(|| std::env::var_os("USERPROFILE").map(PathBuf::from))
+        .and_then(|h| std::path::absolute(h).ok());
+    var.filter(|h| h.is_absolute())
 }
 
 /// `~` and `~/…` with the home directory put in; anything else unchanged.
 pub fn expand_home(path: &str) -> PathBuf {
     match (path.strip_prefix('~'), home()) {
         (Some(""), Some(home)) => home,
-        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
+        (Some(rest), Some(home)) if rest.starts_with(|c| Flavor::NATIVE.is_separator(c)) => {
+            home.join(&rest[1..])
+        }
         _ => PathBuf::from(path),
     }
 }
 
-/// True for `/` and the home directory: never served unless asked for by name.
+/// The absolute path a client's `input` spells, when it spells one: itself, or `~` and
+/// `~/…` with the home directory put in (without a home, they stay as typed and are found
+/// inside no root).
+pub(crate) fn absolute_text(input: &str) -> Option<String> {
+    if let Some(rest) = input.strip_prefix('~') {
+        if !rest.is_empty() && !rest.starts_with(|c| Flavor::NATIVE.is_separator(c)) {
+            return None;
+        }
+        let home = home().and_then(|h| h.to_str().map(str::to_string));
+        return Some(home.map_or_else(|| input.to_string(), |h| format!("{h}{rest}")));
+    }
+    Flavor::NATIVE.is_absolute(input).then(|| input.to_string())
+}
+
+/// True for `/` (a drive's root on Windows), the home directory and, on Windows, the
+/// Windows directory and everything in it (`C:\\Windows\\System32` is where a program started
+/// by a service or a desktop shortcut often finds itself): never served unless asked for by
+/// name.
 pub fn is_too_broad(dir: &Path) -> bool {
     let Ok(dir) = dir.canonicalize() else {
         return false;
     };
-    dir.parent().is_none() || home().and_then(|h| h.canonicalize().ok()) == Some(dir)
+    let system = std::env::var_os("SystemRoot")
+        .filter(|_| cfg!(windows))
+        .and_then(|w| Path::new(&w).canonicalize().ok());
+    dir.parent().is_none()
+        || home().and_then(|h| h.canonicalize().ok()) == Some(dir.clone())
+        || system.is_some_and(|w| dir.starts_with(w))
 }
 
-/// The RFC 8089 URI of an absolute path: `file:///home/me/my%20proj/src/main.rs`, every byte
-/// outside the unreserved set and `/` percent-encoded.
+/// The RFC 8089 URI of an absolute path: `file:///home/me/my%20proj/src/main.rs`
+/// (`file:///C:/Users/me/proj/src/main.rs` on Windows), every byte outside the unreserved
+/// set and `/` percent-encoded.
 pub(crate) fn file_uri(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    let mut uri = String::from("file://");
-    for &b in text.as_bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            uri.push(b as char);
-        } else {
-            uri.push_str(&format!("%{b:02X}"));
-        }
-    }
-    uri
+    path_to_uri(&path.to_string_lossy(), Flavor::NATIVE)
 }
 
 /// The URI of a resolved path: its root as configured, joined with the path as asked (so a
@@ -120,41 +141,12 @@ pub(crate) fn uri_of(file: &Resolved) -> String {
     file_uri(&file.sandbox.given().join(local))
 }
 
-/// The absolute path a `file:` URI names (`file:///p`, `file://localhost/p`); `None` when it is
-/// not a `file:` URI, `Err` when it is one this server cannot use.
-pub(crate) fn uri_path(uri: &str) -> Option<Result<PathBuf, String>> {
-    let rest = uri
-        .strip_prefix("file://")
-        .or_else(|| uri.strip_prefix("FILE://"))?;
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !rest.starts_with('/') {
-        return Some(Err(
-            "file URIs name a local absolute path, such as file:///home/me/project/src/main.rs"
-                .into(),
-        ));
-    }
-    if rest.contains(['?', '#']) {
-        return Some(Err("file URIs take no query or fragment".into()));
-    }
-    Some(match crate::percent_decode(rest) {
-        None => Err("the URI has a malformed percent-escape or does not decode to UTF-8".into()),
-        Some(path) if path.contains('\0') => Err("the URI contains a NUL byte".into()),
-        Some(path) => Ok(PathBuf::from(path)),
-    })
-}
-
-/// An absolute path without `.` components; `None` when it has `..` (refused, never
-/// resolved lexically: `..` after a symbolic link means something else on disk).
-pub(crate) fn normalize(path: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => return None,
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    Some(out)
+/// The absolute path a `file:` URI names (`file:///p`, `file://localhost/p`, `file:/p`; on
+/// Windows also `file:///C:/p`, `file://server/share/p` and the other forms of RFC 8089's
+/// Appendix E); `None` when it is not a `file:` URI, `Err` when it is one this server
+/// cannot use.
+pub(crate) fn uri_path(uri: &str) -> Option<Result<String, String>> {
+    uri_to_path(uri, Flavor::NATIVE).map(|r| r.map_err(str::to_string))
 }
 
 /// Gives each of several roots a distinct label (its directory name, then `-2`, `-3`…);
@@ -195,16 +187,24 @@ mod tests {
         let path = Path::new("/home/me/my proj/naïve #1%.rs");
         let uri = file_uri(path);
         assert_eq!(uri, "file:///home/me/my%20proj/na%C3%AFve%20%231%25.rs");
-        assert_eq!(uri_path(&uri), Some(Ok(path.to_path_buf())));
         assert_eq!(
-            uri_path("file://localhost/etc/x"),
-            Some(Ok(PathBuf::from("/etc/x")))
+            uri_path(&uri),
+            Some(Ok(path.to_str().expect("utf-8").to_string()))
         );
         assert!(uri_path("https://x/y").is_none());
-        assert!(matches!(uri_path("file://host/x"), Some(Err(_))));
         assert!(matches!(uri_path("file:///a?b"), Some(Err(_))));
-        assert!(matches!(uri_path("file:///a%2"), Some(Err(_))));
-        assert!(matches!(uri_path("file:///a%00"), Some(Err(_))));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn absolute_spellings_are_found_and_relative_ones_left_alone() {
+        assert_eq!(absolute_text("/etc/x"), Some("/etc/x".into()));
+        assert_eq!(absolute_text("src/x"), None);
+        assert_eq!(absolute_text("~user/x"), None);
+        if let Some(home) = home().and_then(|h| h.to_str().map(str::to_string)) {
+            assert_eq!(absolute_text("~/x"), Some(format!("{home}/x")));
+            assert_eq!(absolute_text("~"), Some(home));
+        }
     }
 
     #[test]
@@ -219,11 +219,5 @@ mod tests {
         assert!(is_too_broad(&home));
         assert!(is_too_broad(Path::new("/")));
         assert!(!is_too_broad(&std::env::temp_dir()));
-    }
-
-    #[test]
-    fn dot_dot_is_never_normalized_away() {
-        assert_eq!(normalize(Path::new("/a/./b/")), Some(PathBuf::from("/a/b")));
-        assert_eq!(normalize(Path::new("/a/../etc")), None);
     }
 }

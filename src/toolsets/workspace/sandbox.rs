@@ -13,11 +13,18 @@
 //!    path at the end, means a client cannot append names behind an escaping link to probe
 //!    what exists outside: the answer is "leads outside" whatever follows.
 //!
+//! Elsewhere than Linux the whole path is then canonicalized once more: a name may be a
+//! link the walk could not see (Wine shows Unix links as plain files), or spell a file
+//! other than by its own name (`.ENV` for `.env` on a case-insensitive volume, `a.txt.` or a
+//! short name on Windows), and the checks below must see the names the file system stores.
+//!
 //! Files are then opened by [`Sandbox::open_regular`], which opens without blocking (a FIFO
 //! would otherwise hang the single-threaded server), checks with `fstat` that it got a
 //! regular file, and on Linux checks through `/proc/self/fd` that the file it opened really
 //! is inside the root — closing the window in which a path component could be swapped for a
-//! symbolic link between the check and the open.
+//! symbolic link between the check and the open. Without `/proc/self/fd` the checked path
+//! must still name the opened file ([`still_names`]: device and inode on Unix, a second
+//! canonicalization on Windows), which narrows that window without closing it.
 //!
 //! Walks list each directory through a handle checked the same way ([`Sandbox::list_dir`]),
 //! so a listing names what the checked directory holds; a file it names is then opened by
@@ -25,8 +32,8 @@
 //! opened file has the device and inode number the listing gave (it is that very file),
 //! and falls back to the full check otherwise.
 //!
-//! A path the deny list matches — by the name asked for or by the file it leads to — is
-//! refused as [`PathError::Denied`] after resolution.
+//! A path the deny list matches — by the name asked for or by the file it leads to, letter
+//! case ignored — is refused as [`PathError::Denied`] after resolution.
 //!
 //! Error messages name the problem and the path as the client gave it (root-relative, with
 //! the root's label first when there are several roots).
@@ -41,7 +48,8 @@ use super::gitignore::Rules;
 pub(crate) use super::path::MAX_WRITE_DEPTH;
 pub(crate) use super::path::{PathError, RelPath, NO_ROOT};
 use super::platform::{
-    file_id, open_nonblocking, opened_path, read_dir_of, FileId, OPEN_NEVER_BLOCKS,
+    file_id, folds_case, open_nonblocking, opened_path, read_dir_of, still_names, FileId,
+    OPEN_NEVER_BLOCKS,
 };
 
 /// A path that passed both gates.
@@ -70,7 +78,9 @@ pub(crate) struct Sandbox {
     label: RelPath,
     /// Files hidden and refused everywhere (`--deny`), matched like `.gitignore` rules.
     deny: Rc<Rules>,
-    /// Files never written (`--deny-write`), lowercased: see [`Sandbox::is_write_denied`].
+    /// True when the root's volume ignores letter case in names (see [`folds_case`]).
+    fold: bool,
+    /// Files never written (`--deny-write`): see [`Sandbox::is_write_denied`].
     deny_write: Rc<Rules>,
 }
 
@@ -95,6 +105,7 @@ impl Sandbox {
             .filter(|given| fs::canonicalize(given).is_ok_and(|same| same == root))
             .unwrap_or_else(|| root.clone());
         Ok(Sandbox {
+            fold: folds_case(&root),
             root: root.into(),
             given: given.into(),
             label: RelPath::root(),
@@ -127,6 +138,12 @@ impl Sandbox {
         &self.given
     }
 
+    /// True when the root's volume ignores letter case: absolute paths are matched against
+    /// the root without regard to it.
+    pub(crate) fn folds_case(&self) -> bool {
+        self.fold
+    }
+
     /// With several roots, the first component of every path in this root (`""` otherwise).
     pub(crate) fn label(&self) -> &RelPath {
         &self.label
@@ -144,14 +161,15 @@ impl Sandbox {
     }
 
     /// True when the write deny list refuses `local` (a root-relative path) or a directory
-    /// above it to the edit tools. Compared without regard to case: on a file system that
-    /// ignores it (macOS, Windows), `.SSH/Authorized_Keys` is `.ssh/authorized_keys`.
+    /// above it to the edit tools. Compared without regard to case or Unicode normalization,
+    /// as the deny list is: on a file system that ignores case (macOS, Windows),
+    /// `.SSH/Authorized_Keys` is `.ssh/authorized_keys`.
     #[cfg_attr(
         not(feature = "edit"),
         allow(dead_code, reason = "only the edit toolset writes")
     )]
     pub(crate) fn is_write_denied(&self, local: &RelPath, is_dir: bool) -> bool {
-        denies(&self.deny_write, &local.as_str().to_lowercase(), is_dir)
+        denies(&self.deny_write, local.as_str(), is_dir)
     }
 
     /// True when the canonical path `real` is the root or below it, compared by components.
@@ -182,6 +200,10 @@ impl Sandbox {
             let next = real.join(name);
             let meta = fs::symlink_metadata(&next).map_err(|e| match e.kind() {
                 io::ErrorKind::NotADirectory => PathError::NotADirectory(parent.clone()),
+                // Windows says "path not found" for a name below a file.
+                io::ErrorKind::NotFound if cfg!(windows) && real.is_file() => {
+                    PathError::NotADirectory(parent.clone())
+                }
                 _ => io_error(&asked, &e),
             })?;
             real = if meta.file_type().is_symlink() {
@@ -190,6 +212,8 @@ impl Sandbox {
                 next
             };
         }
+        #[cfg(not(target_os = "linux"))]
+        let real = self.settle(&real, &asked)?;
         let real_rel = self
             .relative(&real)
             .ok_or_else(|| PathError::NotUtf8(asked.clone()))?;
@@ -211,6 +235,18 @@ impl Sandbox {
             meta,
             sandbox: self.clone(),
         })
+    }
+
+    /// The whole of `real` canonicalized, which must still be inside: the names the file
+    /// system stores, whatever spelling was asked for, with every link resolved.
+    #[cfg(not(target_os = "linux"))]
+    fn settle(&self, real: &Path, shown: &RelPath) -> Result<PathBuf, PathError> {
+        let settled = fs::canonicalize(real).map_err(|e| io_error(shown, &e))?;
+        if self.contains(&settled) {
+            Ok(settled)
+        } else {
+            Err(PathError::Escapes(shown.clone()))
+        }
     }
 
     /// Canonicalizes the symbolic link at `link`; refuses it unless it stays inside.
@@ -245,20 +281,24 @@ impl Sandbox {
         if let Some(error) = kind_error(&meta, shown) {
             return Err(error);
         }
-        self.check_opened(file, meta, shown)
+        self.check_opened(file, meta, real, shown)
     }
 
-    /// Checks through the kernel that the open `file` is inside the root.
+    /// Checks that the open `file`, opened from `real`, is inside the root: through the
+    /// kernel on Linux, else by whether `real` still names it ([`still_names`]).
     fn check_opened(
         &self,
         file: File,
         meta: Metadata,
+        real: &Path,
         shown: &RelPath,
     ) -> Result<(File, Metadata), PathError> {
-        if let Some(opened) = opened_path(&file) {
-            if !self.contains(&opened) {
-                return Err(PathError::Escapes(shown.clone()));
-            }
+        let inside = match opened_path(&file) {
+            Some(opened) => self.contains(&opened),
+            None => still_names(&self.root, real, &meta),
+        };
+        if !inside {
+            return Err(PathError::Escapes(shown.clone()));
         }
         Ok((file, meta))
     }
@@ -274,14 +314,14 @@ impl Sandbox {
         if !meta.is_dir() {
             return Err(io::ErrorKind::NotADirectory.into());
         }
+        let escapes = || io::Error::from(io::ErrorKind::PermissionDenied);
         let checked = if id.is_some() && file_id(&meta) == id {
             true
         } else {
             match opened_path(&dir) {
-                Some(opened) if !self.contains(&opened) => {
-                    return Err(io::ErrorKind::PermissionDenied.into())
-                }
+                Some(opened) if !self.contains(&opened) => return Err(escapes()),
                 Some(_) => true,
+                None if !still_names(&self.root, real, &meta) => return Err(escapes()),
                 None => false,
             }
         };
@@ -291,10 +331,13 @@ impl Sandbox {
                 return Ok(Listing { entries, dev });
             }
         }
-        Ok(Listing {
-            entries: fs::read_dir(real)?,
-            dev: None,
-        })
+        // Listed by path: checked again after the listing was opened, so the directory it
+        // read was this one unless a link came and went twice in between.
+        let entries = fs::read_dir(real)?;
+        if !still_names(&self.root, real, &meta) {
+            return Err(escapes());
+        }
+        Ok(Listing { entries, dev: None })
     }
 
     /// Opens a regular file a [`Listing`] named, at its canonical path `real`. When `id`
@@ -320,7 +363,7 @@ impl Sandbox {
         if file_id(&meta) == Some(id) {
             return Ok((file, meta));
         }
-        self.check_opened(file, meta, shown)
+        self.check_opened(file, meta, real, shown)
     }
 
     /// Reads the file at `path` (a directory entry inside the root, possibly a symbolic

@@ -1,9 +1,14 @@
 use super::*;
 use crate::toolsets::workspace::limits::{MAX_COMPONENT_BYTES, MAX_PATH_BYTES};
+use crate::toolsets::workspace::names::{Flavor, WindowsName};
 use crate::toolsets::workspace::testutil::TempTree;
 
 fn parse(input: &str) -> Result<String, PathError> {
-    RelPath::parse(input).map(|p| p.as_str().to_string())
+    RelPath::parse_as(input, Flavor::Unix).map(|p| p.as_str().to_string())
+}
+
+fn parse_windows(input: &str) -> Result<String, PathError> {
+    RelPath::parse_as(input, Flavor::Windows).map(|p| p.as_str().to_string())
 }
 
 #[test]
@@ -45,6 +50,57 @@ fn lexical_escapes_are_refused() {
     ];
     for (input, expected) in cases {
         assert_eq!(parse(input), Err(expected), "{input:?}");
+    }
+}
+
+#[test]
+fn windows_paths_take_backslashes_and_refuse_names_windows_reads_otherwise() {
+    assert_eq!(parse_windows(r"src\main.rs"), Ok("src/main.rs".into()));
+    assert_eq!(
+        parse_windows(r".\src/sub\\x.rs\"),
+        Ok("src/sub/x.rs".into())
+    );
+    assert_eq!(
+        parse_windows("Program Files/x"),
+        Ok("Program Files/x".into())
+    );
+    let name = |n: &str, problem| PathError::WindowsName(n.into(), problem);
+    let cases = [
+        (r"..\x", PathError::Parent),
+        (r"a\..\..\x", PathError::Parent),
+        (r"C:\Windows", PathError::Absolute),
+        ("C:x", PathError::Absolute),
+        (r"\Windows", PathError::Absolute),
+        ("/etc", PathError::Absolute),
+        (r"\\server\share", PathError::Absolute),
+        (r"\\?\C:\x", PathError::Absolute),
+        (r"~\x", PathError::Home),
+        (r"a\.git\config", PathError::Git),
+        (r".Git\config", PathError::Git),
+        ("CON", name("CON", WindowsName::Device)),
+        (r"src\nul", name("nul", WindowsName::Device)),
+        ("aux.txt", name("aux.txt", WindowsName::Device)),
+        ("COM1", name("COM1", WindowsName::Device)),
+        ("a.txt.", name("a.txt.", WindowsName::TrailingDotOrSpace)),
+        (".env ", name(".env ", WindowsName::TrailingDotOrSpace)),
+        (
+            r".git.\config",
+            name(".git.", WindowsName::TrailingDotOrSpace),
+        ),
+        ("a.txt:x", name("a.txt:x", WindowsName::Stream)),
+        ("a.txt::$DATA", name("a.txt::$DATA", WindowsName::Stream)),
+        ("PROGRA~1/x", name("PROGRA~1", WindowsName::ShortName)),
+        ("ENV~1.LOC", name("ENV~1.LOC", WindowsName::ShortName)),
+        ("*.rs", name("*.rs", WindowsName::Character('*'))),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(parse_windows(input), Err(expected), "{input:?}");
+    }
+    // On Unix every one of those names is an ordinary file name.
+    for unix in [
+        "CON", "aux.txt", "a.txt.", ".env ", "a.txt:x", "PROGRA~1", "*.rs",
+    ] {
+        assert_eq!(parse(unix), Ok(unix.to_string()));
     }
 }
 
@@ -228,10 +284,10 @@ fn only_regular_files_are_opened() {
     let (file, _) = sandbox.open_regular(&a.real, &a.rel).expect("file");
     assert_eq!(read_capped(file, 0, 100).expect("read"), b"hello");
     assert_eq!(
-        sandbox.read_entry(&tree.path.join("a.txt"), 100),
+        sandbox.read_entry(&sandbox.root().join("a.txt"), 100),
         Some(b"hello".to_vec())
     );
-    assert_eq!(sandbox.read_entry(&tree.path.join("a.txt"), 2), None);
+    assert_eq!(sandbox.read_entry(&sandbox.root().join("a.txt"), 2), None);
 }
 
 #[cfg(unix)]
@@ -345,12 +401,28 @@ fn the_deny_list_matches_names_directories_and_link_targets() {
         .file("ok.txt", "x");
     #[cfg(unix)]
     tree.symlink(".env", "innocent.txt");
-    let rules = super::Rules::parse(".env\n.env.*\nsecrets/\n");
+    // Other spellings, as files of their own where the volume tells case apart.
+    for other in [".ENV", "SECRETS/plain.txt", "app/.Env.LOCAL"] {
+        if !tree.path.join(other).exists() {
+            tree.file(other, "x");
+        }
+    }
+    let rules = super::Rules::parse_folded(".env\n.env.*\nsecrets/\n");
     let sandbox = Sandbox::new(&tree.path)
         .expect("root")
         .with_deny(std::rc::Rc::new(rules), std::rc::Rc::default());
     let resolve = |p: &str| sandbox.resolve(&RelPath::parse(p).expect("lexically fine"));
-    for denied in [".env", "app/.env.local", "secrets", "secrets/plain.txt"] {
+    // Letter case aside: `.ENV` opens `.env` on a case-insensitive volume, and is refused as
+    // a name of its own on any other.
+    for denied in [
+        ".env",
+        "app/.env.local",
+        "secrets",
+        "secrets/plain.txt",
+        ".ENV",
+        "SECRETS/plain.txt",
+        "app/.Env.LOCAL",
+    ] {
         assert!(
             matches!(resolve(denied), Err(PathError::Denied(_))),
             "{denied}"

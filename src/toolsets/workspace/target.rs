@@ -8,7 +8,9 @@
 //!   (every link on the way checked, as for reads). It is then opened, and on Linux the
 //!   kernel is asked where the opened directory is; every later step (the temporary file, the
 //!   rename, `mkdir`) names its file through that handle (`/proc/self/fd/N/name`), so a
-//!   directory swapped for a link after the check cannot redirect the write.
+//!   directory swapped for a link after the check cannot redirect the write. Elsewhere the
+//!   checked path must still name the opened directory (`platform::still_names`), and later
+//!   steps name files by that path: a swap after that check is not caught (SECURITY.md).
 //! - A target that is a symbolic link inside the roots is followed: the file it points to is
 //!   replaced (when that file is inside the same root and allowed), and the link stays a
 //!   link. A link that leads outside the root, or nowhere, is refused.
@@ -24,8 +26,8 @@ use std::fs::{self, File, Metadata};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::platform::{open_nonblocking, opened_path};
-use super::roots::{expand_home, uri_path};
+use super::platform::{open_nonblocking, opened_path, still_names};
+use super::roots::{absolute_text, uri_path};
 use super::sandbox::{PathError, RelPath, Sandbox, MAX_WRITE_DEPTH};
 use super::Workspace;
 use super::{split_absolute, split_label};
@@ -123,8 +125,17 @@ impl CheckedDir {
     }
 
     /// Flushes the directory's entries to disk (after a rename or a new name in it).
+    #[cfg(not(windows))]
     pub(crate) fn sync(&self) -> io::Result<()> {
         self.handle.sync_all()
+    }
+
+    /// Windows cannot flush a directory (`FlushFileBuffers` wants a handle opened for
+    /// writing, which a directory does not get): the rename is left to NTFS's journal.
+    #[cfg(windows)]
+    pub(crate) fn sync(&self) -> io::Result<()> {
+        let _ = &self.handle;
+        Ok(())
     }
 
     /// Opens the entry `name` read-only, without blocking on a FIFO where the platform
@@ -144,10 +155,12 @@ impl Sandbox {
         if !meta.is_dir() {
             return Err(PathError::NotADirectory(shown.clone()));
         }
-        if let Some(opened) = opened_path(&handle) {
-            if opened != dir || !self.contains(&opened) {
-                return Err(PathError::Escapes(shown.clone()));
-            }
+        let inside = match opened_path(&handle) {
+            Some(opened) => opened == dir && self.contains(&opened),
+            None => still_names(self.root(), dir, &meta),
+        };
+        if !inside {
+            return Err(PathError::Escapes(shown.clone()));
         }
         Ok(CheckedDir {
             handle,
@@ -295,10 +308,7 @@ impl Workspace {
         let absolute = match uri_path(input) {
             Some(Ok(path)) => Some(path),
             Some(Err(_)) => return Err(PathError::Outside(input.to_string())),
-            None if input.starts_with('/') || input == "~" || input.starts_with("~/") => {
-                Some(expand_home(input))
-            }
-            None => None,
+            None => absolute_text(input),
         };
         if let Some(path) = absolute {
             let (root, rel) = split_absolute(&roots, input, &path)?;

@@ -2,7 +2,7 @@
 //! never writes).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
@@ -34,6 +34,18 @@ impl TempTree {
         self
     }
 
+    /// The `file:` URI of `rel` in this tree, spelled out here rather than by the code the
+    /// tests check (`file:///C:/…` on Windows).
+    pub(crate) fn uri(&self, rel: &str) -> String {
+        let root = self
+            .path
+            .to_str()
+            .expect("utf-8 temp dir")
+            .replace('\\', "/");
+        let slash = if cfg!(windows) { "/" } else { "" };
+        format!("file://{slash}{root}/{rel}")
+    }
+
     /// Creates the directory `rel`.
     pub(crate) fn dir(&self, rel: &str) -> &Self {
         fs::create_dir_all(self.path.join(rel)).expect("create dir");
@@ -42,7 +54,7 @@ impl TempTree {
 
     /// Creates a symbolic link at `rel` pointing at `target` (taken literally).
     #[cfg(unix)]
-    pub(crate) fn symlink(&self, target: impl AsRef<Path>, rel: &str) -> &Self {
+    pub(crate) fn symlink(&self, target: impl AsRef<std::path::Path>, rel: &str) -> &Self {
         std::os::unix::fs::symlink(target, self.path.join(rel)).expect("create symlink");
         self
     }

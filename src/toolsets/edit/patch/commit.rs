@@ -58,7 +58,7 @@ fn refuse<T>(message: impl Into<String>) -> Result<T, Refused> {
 /// Whether the file may be replaced or removed: writable, one link.
 fn changeable(shown: &RelPath, meta: Option<&Metadata>) -> Result<(), Refused> {
     let Some(meta) = meta else { return Ok(()) };
-    if atomic::mode_of(meta).is_some_and(|m| m & 0o222 == 0) {
+    if atomic::read_only(meta) {
         return refuse(format!("`{shown}` is read-only (no write permission), so it is not changed or removed; make it writable first if it should change"));
     }
     if links(meta) > 1 {
