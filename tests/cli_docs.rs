@@ -367,6 +367,7 @@ const OTHER_PROGRAMS: &[(&str, &[&str])] = &[
             "--root",
             "--features",
             "--all-features",
+            "--target",
         ],
     ),
     ("rustc", &["--remap-path-prefix"]),
