@@ -282,8 +282,9 @@ fn every_output_schema_is_portable() {
             checked += 1;
         }
     }
+    // The workspace toolset's 4 tools and the templates' 5 at least: none was skipped.
     if cfg!(all(feature = "workspace", feature = "templates")) {
-        assert!(checked >= 10, "only {checked} output schemas");
+        assert!(checked >= 9, "only {checked} output schemas");
     }
 }
 
