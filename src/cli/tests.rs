@@ -7,8 +7,6 @@ use std::net::SocketAddr;
 use minimcp::http::Listen;
 
 use super::features::{built_features, missing_features, OPTIONAL_TOOLSETS};
-use super::flags::{Sub, FLAGS};
-use super::help::*;
 use super::values::*;
 use super::*;
 
@@ -284,17 +282,8 @@ fn mistakes_get_clear_messages() {
     assert!(printed("-V").starts_with("minimcp "));
 }
 
-/// The words that say a flag was not read as one of its command's.
-const NOT_READ: [&str; 4] = [
-    "unknown option",
-    "applies to",
-    "but not read",
-    "built without",
-];
-
-/// Every flag of the table is read by its command's parser in this build, and listed in
-/// that command's help; a flag of another command is refused there.
-// Every command and flag is built in: a build without a feature refuses its flags.
+/// Tests that read every flag of every command: they need every feature built, since a build
+/// without one refuses its flags.
 #[cfg(all(
     feature = "http",
     feature = "analysis",
@@ -302,100 +291,108 @@ const NOT_READ: [&str; 4] = [
     feature = "templates",
     feature = "conformance"
 ))]
-#[test]
-fn every_flag_is_read_and_listed_by_its_own_command_only() {
-    for sub in Sub::ALL {
-        let help = printed(&format!("{} --help", sub.word()));
-        for flag in flags::of(sub) {
-            assert!(
-                help.contains(&label(flag)),
-                "{}: {} not in its help",
-                sub.word(),
-                label(flag)
-            );
-            for name in flag.names {
-                if matches!(*name, "-h" | "--help" | "-V" | "--version") {
-                    continue;
-                }
-                // With --http when HTTP flags need it, and a value that reads as a number.
-                let line = format!("{} --http 8080 {name} 1", sub.word());
-                let line = if sub == Sub::Serve {
-                    line
-                } else {
-                    format!("{} {name} 1", sub.word())
-                };
-                if let Err(err) = parse_str(&line) {
-                    for words in NOT_READ {
-                        assert!(!err.contains(words), "{line}: {err}");
+mod every_feature {
+    use super::*;
+    use crate::cli::flags::{Sub, FLAGS};
+    use crate::cli::help::label;
+
+    /// The words that say a flag was not read as one of its command's.
+    const NOT_READ: [&str; 4] = [
+        "unknown option",
+        "applies to",
+        "but not read",
+        "built without",
+    ];
+
+    /// Every flag of the table is read by its command's parser in this build, and listed in
+    /// that command's help; a flag of another command is refused there.
+    #[test]
+    fn every_flag_is_read_and_listed_by_its_own_command_only() {
+        for sub in Sub::ALL {
+            let help = printed(&format!("{} --help", sub.word()));
+            for flag in flags::of(sub) {
+                assert!(
+                    help.contains(&label(flag)),
+                    "{}: {} not in its help",
+                    sub.word(),
+                    label(flag)
+                );
+                for name in flag.names {
+                    if matches!(*name, "-h" | "--help" | "-V" | "--version") {
+                        continue;
+                    }
+                    // With --http when HTTP flags need it, and a value that reads as a number.
+                    let line = format!("{} --http 8080 {name} 1", sub.word());
+                    let line = if sub == Sub::Serve {
+                        line
+                    } else {
+                        format!("{} {name} 1", sub.word())
+                    };
+                    if let Err(err) = parse_str(&line) {
+                        for words in NOT_READ {
+                            assert!(!err.contains(words), "{line}: {err}");
+                        }
                     }
                 }
             }
-        }
-        for flag in FLAGS.iter().filter(|f| !f.subs.contains(&sub)) {
-            let name = flag.names[0];
-            if flags::of(sub).any(|f| f.names.contains(&name)) {
-                continue; // another entry of the same name is this command's (--format)
+            for flag in FLAGS.iter().filter(|f| !f.subs.contains(&sub)) {
+                let name = flag.names[0];
+                if flags::of(sub).any(|f| f.names.contains(&name)) {
+                    continue; // another entry of the same name is this command's (--format)
+                }
+                assert!(
+                    !help.contains(&format!("    {name}")),
+                    "{}: lists {name}",
+                    sub.word()
+                );
+                let err = parse_str(&format!("{} {name} 1", sub.word())).expect_err(name);
+                assert!(
+                    err.contains("applies to") || err.contains("built without"),
+                    "{err}"
+                );
             }
-            assert!(
-                !help.contains(&format!("    {name}")),
-                "{}: lists {name}",
-                sub.word()
-            );
-            let err = parse_str(&format!("{} {name} 1", sub.word())).expect_err(name);
-            assert!(
-                err.contains("applies to") || err.contains("built without"),
-                "{err}"
-            );
+            assert_eq!(help.matches("\nEXAMPLE\n").count(), 1, "{help}");
         }
-        assert_eq!(help.matches("\nEXAMPLE\n").count(), 1, "{help}");
     }
-}
 
-// Every command and flag is built in: a build without a feature refuses its flags.
-#[cfg(all(
-    feature = "http",
-    feature = "analysis",
-    feature = "edit",
-    feature = "templates",
-    feature = "conformance"
-))]
-#[test]
-fn help_describes_the_configuration_asked_for() {
-    // The text as one line: help wraps it.
-    let printed = |line: &str| {
-        printed(line)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    assert!(printed("--help").contains("It is read-only"));
-    assert!(!printed("--help").contains("MODIFIES FILES in the roots:"));
-    #[cfg(feature = "edit")]
-    {
-        let edit = printed("serve --toolsets workspace,edit --root /srv --help");
-        assert!(edit.contains("It MODIFIES FILES in the roots"), "{edit}");
+    #[test]
+    fn help_describes_the_configuration_asked_for() {
+        // The text as one line: help wraps it.
+        let printed = |line: &str| {
+            printed(line)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert!(printed("--help").contains("It is read-only"));
+        assert!(!printed("--help").contains("MODIFIES FILES in the roots:"));
+        #[cfg(feature = "edit")]
+        {
+            let edit = printed("serve --toolsets workspace,edit --root /srv --help");
+            assert!(edit.contains("It MODIFIES FILES in the roots"), "{edit}");
+            assert!(
+                edit.contains("serves /srv with the toolsets workspace"),
+                "{edit}"
+            );
+            assert!(!edit.contains("read-only"), "{edit}");
+            assert!(printed("call --toolsets edit --help").contains("MODIFIES FILES in the roots"));
+        }
+        #[cfg(feature = "conformance")]
         assert!(
-            edit.contains("serves /srv with the toolsets workspace"),
-            "{edit}"
+            printed("--profile conformance --help").contains("conformance suite (an `echo` tool")
         );
-        assert!(!edit.contains("read-only"), "{edit}");
-        assert!(printed("call --toolsets edit --help").contains("MODIFIES FILES in the roots"));
+        #[cfg(feature = "http")]
+        {
+            assert!(printed("--http 8080 --help")
+                .contains("at http://127.0.0.1:8080/mcp (loopback only)"));
+            assert!(printed("serve --http unix:/tmp/m.sock --help")
+                .contains("the Unix socket /tmp/m.sock"));
+        }
+        assert!(printed("call --help").contains("runs one in-process session"));
+        assert!(printed("help call").starts_with("minimcp call"));
+        assert!(printed("analyze --help").starts_with("minimcp analyze"));
+        assert!(printed("churn --days 3 --help").starts_with("minimcp churn"));
     }
-    #[cfg(feature = "conformance")]
-    assert!(printed("--profile conformance --help").contains("conformance suite (an `echo` tool"));
-    #[cfg(feature = "http")]
-    {
-        assert!(
-            printed("--http 8080 --help").contains("at http://127.0.0.1:8080/mcp (loopback only)")
-        );
-        assert!(
-            printed("serve --http unix:/tmp/m.sock --help").contains("the Unix socket /tmp/m.sock")
-        );
-    }
-    assert!(printed("call --help").contains("runs one in-process session"));
-    assert!(printed("help call").starts_with("minimcp call"));
-    assert!(printed("analyze --help").starts_with("minimcp analyze"));
-    assert!(printed("churn --days 3 --help").starts_with("minimcp churn"));
 }
 
 #[test]
@@ -424,7 +421,9 @@ fn help_and_version_need_no_feature() {
 #[test]
 #[cfg(not(feature = "http"))]
 fn http_flags_name_the_missing_feature() {
-    let http = FLAGS.iter().filter(|f| f.feature == Some("http"));
+    let http = super::flags::FLAGS
+        .iter()
+        .filter(|f| f.feature == Some("http"));
     for flag in http.flat_map(|f| f.names.iter()) {
         let err = parse_str(&format!("--profile conformance {flag} 8080")).expect_err(flag);
         assert_eq!(
