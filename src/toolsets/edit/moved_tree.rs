@@ -137,9 +137,12 @@ pub(crate) fn check_link(
 }
 
 /// `target` (a link's text) read from the directory `dir`, `..` and `.` taken away; `None`
-/// for an absolute target, which means the same from anywhere.
+/// for a target that is not read from the link's directory, which means the same from
+/// anywhere in a root: an absolute one, and on Windows one from the drive's root (`\x`) or
+/// naming a drive (`C:x`).
 fn resolved(dir: &Path, target: &Path) -> Option<PathBuf> {
-    if target.is_absolute() {
+    let drive = matches!(target.components().next(), Some(Component::Prefix(_)));
+    if target.has_root() || drive {
         return None;
     }
     let mut out = dir.to_path_buf();
