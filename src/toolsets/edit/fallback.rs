@@ -212,6 +212,18 @@ pub(crate) fn rewrite(
             model: indentation(new_lines[j]),
         })
         .collect();
+    // One line of `old_text` shows how its own indentation maps onto the file's, not
+    // whether the model's other levels move with it or stay as written: a line `new_text`
+    // adds at another level is refused, not guessed.
+    if let [only] = pairs.as_slice() {
+        if let Some(line) = placing.iter().find(|a| a.model != only.model) {
+            return refuse(format!(
+                "`new_text`'s line {} is indented unlike `old_text`'s one line ({}): one line does not show whether the lines around it move with it.",
+                line.index + 1,
+                indent::spell(only.model)
+            ));
+        }
+    }
     let file_style = indent::style((0..lines.len()).map(|i| lines.content(i)));
     let model_style = indent::style(old_lines.iter().chain(&new_lines).copied());
     let (indents, how) = match reindent(&pairs, &placing, file_style, model_style) {

@@ -144,13 +144,20 @@ pub(crate) fn reindent(
 ) -> Result<(Vec<String>, String), Refusal> {
     let mut unplaceable = None;
     let mut any_fit = false;
-    for tier in [first_tier(), second_tier(file, model)] {
+    let tiers = [
+        (first_tier(), Vec::new()),
+        (second_tier(file, model), smaller_model_units(file, model)),
+    ];
+    for (tier, doubts) in tiers {
         // Converting one unit of spaces into another needs two levels to show it.
-        let fitted: Vec<Fitted> = tier
-            .iter()
-            .filter_map(|&r| fit(pairs, r))
-            .filter(|f| !(f.one_level && matches!(f.convert, Convert::Rescale(..))))
-            .collect();
+        let fitting = |readings: &[Reading]| -> Vec<Fitted> {
+            readings
+                .iter()
+                .filter_map(|&r| fit(pairs, r))
+                .filter(|f| !(f.one_level && matches!(f.convert, Convert::Rescale(..))))
+                .collect()
+        };
+        let fitted = fitting(&tier);
         any_fit |= !fitted.is_empty();
         let mut made: Vec<(&Fitted, Vec<String>)> = Vec::new();
         for reading in &fitted {
@@ -164,6 +171,23 @@ pub(crate) fn reindent(
         let Some((first, lines)) = made.first() else {
             continue;
         };
+        // The model's unit was read from its own steps, which a smaller unit explains as
+        // well (8 spaces are two steps of 4): such a reading may only refuse, never apply.
+        let doubted = fitting(&doubts);
+        let doubt = doubted
+            .iter()
+            .filter_map(|r| place(r, added, file).ok().map(|l| (r, l)))
+            .find(|(_, l)| l != lines);
+        if let Some((other, theirs)) = doubt {
+            let at = (0..lines.len())
+                .find(|&k| lines[k] != theirs[k])
+                .unwrap_or(0);
+            return Err(Refusal::Ambiguous(
+                describe(first),
+                describe(other),
+                added[at].index,
+            ));
+        }
         if let Some((other, theirs)) = made.iter().find(|(_, l)| l != lines) {
             let at = (0..lines.len())
                 .find(|&k| lines[k] != theirs[k])
@@ -212,6 +236,24 @@ fn second_tier(file: Style, model: Style) -> Vec<Reading> {
                 .filter(|&&b| b != a)
                 .map(|&b| Convert::Rescale(a, b)),
         );
+    }
+    out.into_iter().map(|c| (c, false)).collect()
+}
+
+/// Readings of the model's spaces with a smaller common unit that divides the one its
+/// text was read to use (none when that unit was not known: `second_tier` tried them all).
+fn smaller_model_units(file: Style, model: Style) -> Vec<Reading> {
+    let Style::Spaces(Some(unit)) = model else {
+        return Vec::new();
+    };
+    let smaller = [2, 4].into_iter().filter(|&k| k < unit && unit % k == 0);
+    let mut out: Vec<Convert> = Vec::new();
+    for k in smaller {
+        out.push(Convert::SpacesToTabs(k));
+        match file {
+            Style::Spaces(Some(b)) if b != k => out.push(Convert::Rescale(k, b)),
+            _ => {}
+        }
     }
     out.into_iter().map(|c| (c, false)).collect()
 }
@@ -437,6 +479,12 @@ mod tests {
         assert_eq!(lines, ["        "]);
         let err = reindent(&p, &added(&["  "]), four, Style::Unknown).expect_err("unit");
         assert!(matches!(err, Refusal::Unplaceable(1, ref why) if why.contains("by 4 spaces")));
+        // Eight spaces onto two tabs, and a line at none: one level of 8 (a tab) or two of
+        // 4 (no tab); the model's text cannot say which.
+        let p = pairs(&[("        ", "\t\t"), ("        ", "\t\t")]);
+        let eight = Style::Spaces(Some(8));
+        let err = reindent(&p, &added(&[""]), Style::Tabs, eight).expect_err("two units");
+        assert!(matches!(err, Refusal::Ambiguous(..)), "{err:?}");
     }
 
     #[test]

@@ -225,6 +225,19 @@ fn line_breaks_follow_the_file() {
         applied(mixed, "c\nd\n", "c\nd\nd2\n"),
         "a\nb\r\n  c\r\n  d\r\n  d2\r\ne\n"
     );
+    // One line matched only with whitespace ignored says nothing of the levels around it.
+    let err = refused(
+        "}\nreturn 0;\n",
+        "  return 0;",
+        "  if (a) {\n    return 0;\n  }",
+    );
+    assert!(err.contains("one line does not show"), "{err}");
+    // Lines added after a last line without a break, in a mixed file: no break decides.
+    let err = refused("a\r\nb\nc", "c", "c\nc2");
+    assert!(
+        err.contains("mixes CRLF and LF") && err.contains("line 3"),
+        "{err}"
+    );
     // Deleting whole lines whitespace-tolerantly leaves no blank line behind.
     assert_eq!(applied("x\n    a  \n    b\ny\n", "a\nb\n", ""), "x\ny\n");
     // A final line break the file lacks.
