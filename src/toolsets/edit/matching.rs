@@ -126,6 +126,16 @@ fn one(
     let dropped = "the line numbers copied from read_file were left out";
     if numbers {
         if let Some(at) = exact(text, &old, which, tick)? {
+            // read_file's numbered lines show no `\r`: in a file mixing CRLF and LF, new lines
+            // after a last line without a break have nothing to take theirs from.
+            let mixed = text.contains("\r\n") && text.replace("\r\n", "").contains('\n');
+            let last = !text[at + old.len()..].contains('\n');
+            if mixed && last && !old.contains('\n') && new.contains('\n') {
+                return Err(Stop::Refused(format!(
+                    "{which}: the file mixes CRLF and LF line breaks, and `old_text` matched line {}, its last line, which has none: it is unclear which break the lines `new_text` adds end with. Nothing was changed. Send `new_text` with the breaks the file should have (`\\r\\n` or `\\n`), without read_file's line numbers.",
+                    line_of(text, at)
+                )));
+            }
             let (start, with, note) = checked(text, at, &old, &new, which, budget, tick)?;
             let matched = Matched {
                 line: line_of(text, at),
@@ -287,20 +297,6 @@ fn checked(
         false => (at, None),
     };
     let mut with = new.to_string();
-    let mixed = text.contains("\r\n") && text.replace("\r\n", "").contains('\n');
-    // A one-line `old_text` on a last line without a break, in a file mixing both: nothing
-    // says which break the lines `new_text` adds end with.
-    if mixed
-        && !old.contains('\n')
-        && new.contains('\n')
-        && !new.contains('\r')
-        && !after.contains('\n')
-    {
-        return Err(Stop::Refused(format!(
-            "{which}: the file mixes CRLF and LF line breaks, and `old_text` matched line {}, its last line, which has none: it is unclear which break the lines `new_text` adds end with. Nothing was changed. Write the breaks in `new_text` as the file should have them (`\\r\\n` or `\\n`), or include the line before in `old_text` and `new_text`.",
-            first() + 1
-        )));
-    }
     // In a file mixing line breaks, the breaks of a one-line `old_text`'s line decide the
     // new ones (a longer one matched its own LF breaks).
     if !old.contains('\n')

@@ -233,7 +233,9 @@ fn line_breaks_follow_the_file() {
     );
     assert!(err.contains("one line does not show"), "{err}");
     // Lines added after a last line without a break, in a mixed file: no break decides.
-    let err = refused("a\r\nb\nc", "c", "c\nc2");
+    // (copied from read_file's numbered lines, which show no `\r`; an exact text says its own)
+    let err = refused("a\r\nb\nc", "   3\tc", "   3\tc\n   4\tc2");
+    assert_eq!(applied("a\r\nb\nc", "c", "c\nc2"), "a\r\nb\nc\nc2");
     assert!(
         err.contains("mixes CRLF and LF") && err.contains("line 3"),
         "{err}"
