@@ -30,7 +30,7 @@ use crate::protocol::{self, LogLevel, Version};
 
 /// Where a handshake session is.
 pub(crate) enum Handshake {
-    /// Before `initialize`: only what [`Method::before_initialize`] allows, and 2026-07-28
+    /// Before `initialize`: only what [`Method::before_initialize`](crate::protocol::Method::before_initialize) allows, and 2026-07-28
     /// requests, are served.
     New,
     /// `initialize` answered; `notifications/initialized` not yet received.

@@ -533,7 +533,7 @@ fn sort(unit: Unit, version: Option<Version>) -> Incoming {
 }
 
 /// Appends the response to `id` to `out`, replaced when it exceeds `limit` (see
-/// [`too_large`]); its error code, when it is an error response (an HTTP port derives the
+/// [`too_large`](tools::too_large)); its error code, when it is an error response (an HTTP port derives the
 /// status of a 2026-07-28 answer from it).
 fn encode_reply(id: &RequestId, reply: &Reply, limit: usize, out: &mut Vec<u8>) -> Option<i64> {
     let fits = match &reply.outcome {
