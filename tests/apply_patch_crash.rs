@@ -19,11 +19,11 @@ mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use common::rng::Rng;
+use common::rng::{env_number, Rng};
 use common::scratch::Scratch;
 use common::{Out, Peer};
 
@@ -40,20 +40,6 @@ const TARGETS: [&str; 6] = [
     "j.txt",
 ];
 const MOVER: [&str; 2] = ["m/one.txt", "n/two.txt"];
-
-fn env_number(name: &str) -> Option<u64> {
-    let text = std::env::var(name).ok().filter(|v| !v.is_empty())?;
-    if text == "random" {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        return Some(nanos ^ u64::from(std::process::id()).rotate_left(32));
-    }
-    Some(
-        text.parse()
-            .unwrap_or_else(|_| panic!("{name}={text:?}: a number")),
-    )
-}
 
 /// A target's content: a header line naming its version, then seeded lines.
 fn body(rng: &mut Rng, size: usize) -> String {

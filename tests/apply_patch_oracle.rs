@@ -39,11 +39,11 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use common::rng::Rng;
+use common::rng::{env_number, Rng};
 use common::scratch::Scratch;
 use common::{Out, Peer};
 
@@ -97,20 +97,6 @@ const DAMAGES: [(&str, bool); 31] = [
     ("mode-symlink", true),
     ("tree-rename-target-exists", false),
 ];
-
-fn env_number(name: &str) -> Option<u64> {
-    let text = std::env::var(name).ok().filter(|v| !v.is_empty())?;
-    if text == "random" {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        return Some(nanos ^ u64::from(std::process::id()).rotate_left(32));
-    }
-    Some(
-        text.parse()
-            .unwrap_or_else(|_| panic!("{name}={text:?}: a number")),
-    )
-}
 
 /// `git ARGS` in `dir` with no user or system configuration; its status and stdout.
 fn git(dir: &Path, args: &[&str]) -> (bool, Vec<u8>, String) {

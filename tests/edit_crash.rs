@@ -31,11 +31,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use common::rng::Rng;
+use common::rng::{env_number, Rng};
 use common::sha256;
 use common::{Out, Peer};
 
@@ -125,20 +125,6 @@ struct Counts {
 /// broken one, to see the test fail).
 fn server_program() -> String {
     std::env::var("MINIMCP_EDIT_BIN").unwrap_or_else(|_| common::minimcp().to_string())
-}
-
-fn env_number(name: &str) -> Option<u64> {
-    let text = std::env::var(name).ok().filter(|v| !v.is_empty())?;
-    if text == "random" {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        return Some(nanos ^ u64::from(std::process::id()).rotate_left(32));
-    }
-    Some(
-        text.parse()
-            .unwrap_or_else(|_| panic!("{name}={text:?}: a number (or `random` for the seed)")),
-    )
 }
 
 /// A version of a target: a header naming it, then numbered lines of seeded text, `size`

@@ -39,12 +39,12 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Barrier, Mutex};
 use std::thread;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use common::response::read_response;
-use common::rng::Rng;
+use common::rng::{env_number, Rng};
 use common::scratch::Scratch;
 use common::sha256;
 
@@ -57,20 +57,6 @@ const DEFAULT_WRITERS: u64 = 2;
 /// The server under test: this build, or `MINIMCP_EDIT_BIN`.
 fn server_program() -> String {
     std::env::var("MINIMCP_EDIT_BIN").unwrap_or_else(|_| common::minimcp().to_string())
-}
-
-fn env_number(name: &str) -> Option<u64> {
-    let text = std::env::var(name).ok().filter(|v| !v.is_empty())?;
-    if text == "random" {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        return Some(nanos ^ u64::from(std::process::id()).rotate_left(32));
-    }
-    Some(
-        text.parse()
-            .unwrap_or_else(|_| panic!("{name}={text:?}: a number (or `random` for the seed)")),
-    )
 }
 
 // ---- Servers and sessions --------------------------------------------------------------------

@@ -28,3 +28,20 @@ impl Rng {
         &items[self.below(items.len())]
     }
 }
+
+/// A number from the environment variable `name`, `None` when unset or empty; `random`
+/// gives a fresh seed (from the clock and the process id), which the caller prints so that a
+/// failure replays with it.
+pub(crate) fn env_number(name: &str) -> Option<u64> {
+    let text = std::env::var(name).ok().filter(|v| !v.is_empty())?;
+    if text == "random" {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        return Some(nanos ^ u64::from(std::process::id()).rotate_left(32));
+    }
+    Some(
+        text.parse()
+            .unwrap_or_else(|_| panic!("{name}={text:?}: a number (or `random` for the seed)")),
+    )
+}
