@@ -121,12 +121,6 @@ struct Counts {
     decoys_lost: usize,
 }
 
-/// The server under test: this build, or `MINIMCP_EDIT_BIN` (another build, or a deliberately
-/// broken one, to see the test fail).
-fn server_program() -> String {
-    std::env::var("MINIMCP_EDIT_BIN").unwrap_or_else(|_| common::minimcp().to_string())
-}
-
 /// A version of a target: a header naming it, then numbered lines of seeded text, `size`
 /// bytes in all (ASCII, so any prefix, suffix or mix of two versions has another hash).
 fn version_text(rng: &mut Rng, file: usize, version: u64, size: usize) -> String {
@@ -235,7 +229,7 @@ impl Harness {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let mut peer = Peer::spawn(&server_program(), &args).expect("minimcp starts");
+        let mut peer = Peer::spawn(common::minimcp(), &args).expect("minimcp starts");
         peer.send_line(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "edit-crash", "version": "1"}}}).to_string());
         peer.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         peer.send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);

@@ -43,12 +43,6 @@ const WAIT: Duration = Duration::from_secs(30);
 /// an `expected_sha256` and an edit's `old_text` would match.
 const VICTIM: &str = "victim line one\nvictim MARK-A\nvictim line three\n";
 
-/// The server under test: this build, or `MINIMCP_EDIT_BIN` (another build, or a deliberately
-/// broken one, to see the test fail).
-fn server_program() -> String {
-    std::env::var("MINIMCP_EDIT_BIN").unwrap_or_else(|_| common::minimcp().to_string())
-}
-
 // ---- A client -------------------------------------------------------------------------------
 
 struct Server {
@@ -65,7 +59,7 @@ impl Server {
             "workspace,edit".into(),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
-        let peer = Peer::spawn(&server_program(), &args).expect("minimcp starts");
+        let peer = Peer::spawn(common::minimcp(), &args).expect("minimcp starts");
         let mut server = Server { peer, next_id: 1 };
         let init = server.request(
             "initialize",

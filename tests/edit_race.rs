@@ -26,7 +26,7 @@
 //!
 //! `cargo test` runs a fixed seed: 3 servers × 2 writers, 12 rounds. Longer runs:
 //! `MINIMCP_RACE_SEED=N` (or `random`; printed, a failure replays with it),
-//! `MINIMCP_RACE_ROUNDS`, `MINIMCP_RACE_SERVERS`, `MINIMCP_RACE_WRITERS`. `MINIMCP_EDIT_BIN`
+//! `MINIMCP_RACE_ROUNDS`, `MINIMCP_RACE_SERVERS`, `MINIMCP_RACE_WRITERS`. `MINIMCP_TEST_BIN`
 //! runs another build (an older one, to see the lost updates it allows).
 
 mod common;
@@ -54,11 +54,6 @@ const DEFAULT_ROUNDS: u64 = 12;
 const DEFAULT_SERVERS: u64 = 3;
 const DEFAULT_WRITERS: u64 = 2;
 
-/// The server under test: this build, or `MINIMCP_EDIT_BIN`.
-fn server_program() -> String {
-    std::env::var("MINIMCP_EDIT_BIN").unwrap_or_else(|_| common::minimcp().to_string())
-}
-
 // ---- Servers and sessions --------------------------------------------------------------------
 
 /// `minimcp serve --http 127.0.0.1:0 --root ROOT --toolsets workspace,edit`, killed on drop.
@@ -69,7 +64,7 @@ struct Server {
 
 impl Server {
     fn start(root: &Path) -> Server {
-        let mut child = Command::new(server_program())
+        let mut child = Command::new(common::minimcp())
             .args([
                 "serve",
                 "--http",
