@@ -38,21 +38,7 @@ pub(crate) const TEMP_PREFIX: &str = ".minimcp-write.";
 /// True for the names writes give their temporary files: `.minimcp-write.<pid>.<16 hex
 /// digits>.tmp`, nothing else.
 pub(crate) fn is_temp_name(name: &str) -> bool {
-    let Some(rest) = name
-        .strip_prefix(TEMP_PREFIX)
-        .and_then(|r| r.strip_suffix(".tmp"))
-    else {
-        return false;
-    };
-    let Some((pid, random)) = rest.split_once('.') else {
-        return false;
-    };
-    (1..=10).contains(&pid.len())
-        && pid.bytes().all(|b| b.is_ascii_digit())
-        && random.len() == 16
-        && random
-            .bytes()
-            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    is_reserved(name, TEMP_PREFIX, ".tmp")
 }
 
 /// The prefix of the journal a multi-file patch keeps while it writes; see [`is_journal_name`].
@@ -61,9 +47,15 @@ pub(crate) const JOURNAL_PREFIX: &str = ".minimcp-patch.";
 /// True for the names of `apply_patch`'s journals: `.minimcp-patch.<pid>.<16 hex
 /// digits>.json`. Reserved like the temporary files' names.
 pub(crate) fn is_journal_name(name: &str) -> bool {
+    is_reserved(name, JOURNAL_PREFIX, ".json")
+}
+
+/// `<prefix><pid>.<16 lowercase hex digits><suffix>`: the form of every name the edit tools
+/// reserve for their own files.
+fn is_reserved(name: &str, prefix: &str, suffix: &str) -> bool {
     let Some(rest) = name
-        .strip_prefix(JOURNAL_PREFIX)
-        .and_then(|r| r.strip_suffix(".json"))
+        .strip_prefix(prefix)
+        .and_then(|r| r.strip_suffix(suffix))
     else {
         return false;
     };
