@@ -7,8 +7,9 @@
 //! - refused, with the file's lines to copy, whenever that is not decided by the model's
 //!   text: no consistent indentation change or several, a line that differs from the
 //!   file in more than indentation where it is unclear which new line it is (is its
-//!   whitespace to be kept?), blank lines added among blank lines holding whitespace,
-//!   mixed line breaks, final line breaks that disagree.
+//!   whitespace to be kept?), equal lines the file spells differently (in whitespace or
+//!   line break) of which the edit keeps some, blank lines added among blank lines
+//!   holding whitespace, mixed line breaks, final line breaks that disagree.
 
 use std::collections::HashMap;
 
@@ -175,12 +176,17 @@ pub(crate) fn rewrite(
             at + k + 1
         ));
     }
-    // Equal lines of `old_text` the file spells differently: unless the edit keeps them all,
-    // which ones it keeps matters.
+    // Equal lines of `old_text` the file spells differently (in whitespace, or in the line
+    // break a kept line keeps): unless the edit keeps them all, which ones it keeps matters.
+    // The last line's break is not replaced when `old_text` ends without one.
+    let ending = |k: usize| (k + 1 < m || old_ends).then(|| lines.ending(at + k));
+    let spelled_apart = |a: usize, b: usize| {
+        file(a) != file(b) || matches!((ending(a), ending(b)), (Some(x), Some(y)) if x != y)
+    };
     let mut groups: HashMap<&str, (usize, Option<usize>, bool)> = HashMap::new();
     for k in 0..m {
         let group = groups.entry(old_lines[k]).or_insert((k, None, true));
-        if file(group.0) != file(k) {
+        if spelled_apart(group.0, k) {
             group.1.get_or_insert(k);
         }
         group.2 &= kept[k];
@@ -192,7 +198,7 @@ pub(crate) fn rewrite(
         .min_by_key(|g| g.0);
     if let Some(&(a, Some(b), _)) = unclear {
         return refuse(format!(
-            "its lines {} and {} are the same where the file's lines {} and {} differ in whitespace: it is unclear which of them the edit keeps.",
+            "its lines {} and {} are the same where the file's lines {} and {} differ in whitespace or line break: it is unclear which of them the edit keeps.",
             a + 1, b + 1, at + a + 1, at + b + 1
         ));
     }

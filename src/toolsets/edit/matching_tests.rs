@@ -178,6 +178,13 @@ fn what_the_text_does_not_decide_is_refused_with_the_lines_to_copy() {
     let text = "a:\n\tx y\n\tx  y\n\tx y\n";
     let err = refused(text, "x y\nx y\nx y", "x y\nx y");
     assert!(err.contains("are the same where the file's lines"), "{err}");
+    // ... or two equal lines the file ends one with CRLF, one with LF (found by the random
+    // edit fuzzer): keeping either one is a different file.
+    let text = "{\r\n    x;\r\n    x;\n}\r\n";
+    let err = refused(text, "x;\nx;\n", "x;\n");
+    assert!(err.contains("differ in whitespace or line break"), "{err}");
+    // ... which the kept last line's break, not replaced, does not decide.
+    assert_eq!(applied("x;\r\nx;\ny\n", "x;\nx;", "x;"), "x;\ny\n");
     // Several whitespace-tolerant matches.
     let err = refused("a b\na  b\n", "a   b", "c");
     assert!(err.contains("matches 2 places, at lines 1, 2"), "{err}");
