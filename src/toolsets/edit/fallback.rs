@@ -9,7 +9,8 @@
 //!   file in more than indentation where it is unclear which new line it is (is its
 //!   whitespace to be kept?), equal lines the file spells differently (in whitespace or
 //!   line break) of which the edit keeps some, blank lines added among blank lines
-//!   holding whitespace, mixed line breaks, final line breaks that disagree.
+//!   holding whitespace, a last blank line deleted whose whitespace the model did not
+//!   show, mixed line breaks, final line breaks that disagree.
 
 use std::collections::HashMap;
 
@@ -164,6 +165,18 @@ pub(crate) fn rewrite(
             return refuse(format!(
                 "the file's line {} differs from `old_text` in more than indentation (whitespace inside or at the end of the line), and {why}: it is unclear which lines keep that whitespace.",
                 at + k + 1
+            ));
+        }
+    }
+    // A last line the file holds whitespace in, sent blank without it, and deleted: `new_text`
+    // may have lost that whitespace as its own unterminated last line (the line kept, only its
+    // break deleted), which reads the same once the whitespace is gone.
+    if old_ends && !kept[m - 1] && old_lines[m - 1].trim().is_empty() {
+        let held = file(m - 1);
+        if !held.is_empty() && held != old_lines[m - 1] {
+            return refuse(format!(
+                "the file's line {} holds only whitespace, which `old_text` does not show, and the edit deletes it: it is unclear whether the line goes or only its line break. Send that line's whitespace exactly.",
+                at + m
             ));
         }
     }

@@ -185,6 +185,15 @@ fn what_the_text_does_not_decide_is_refused_with_the_lines_to_copy() {
     assert!(err.contains("differ in whitespace or line break"), "{err}");
     // ... which the kept last line's break, not replaced, does not decide.
     assert_eq!(applied("x;\r\nx;\ny\n", "x;\nx;", "x;"), "x;\ny\n");
+    // A last blank line holding whitespace, sent without it and deleted: is the line deleted,
+    // or only its break (the whitespace of `new_text`'s unterminated last line lost)?
+    let err = refused("a:\n\tb\n\t\n", "b\n\n", "b\n");
+    assert!(
+        err.contains("whether the line goes or only its line break"),
+        "{err}"
+    );
+    // Sent with its whitespace, it says which.
+    assert_eq!(applied("a:\n\tb\n\t\n", "b\n\t\n", "b\n"), "a:\n\tb\n");
     // Several whitespace-tolerant matches.
     let err = refused("a b\na  b\n", "a   b", "c");
     assert!(err.contains("matches 2 places, at lines 1, 2"), "{err}");
