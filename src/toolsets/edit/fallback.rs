@@ -245,7 +245,8 @@ pub(crate) fn rewrite(
     }
     let file_style = indent::style((0..lines.len()).map(|i| lines.content(i)));
     let model_style = indent::style(old_lines.iter().chain(&new_lines).copied());
-    let (indents, how) = match reindent(&pairs, &placing, file_style, model_style) {
+    let file_doubt = indent::width_doubt((0..lines.len()).map(|i| lines.content(i)), file_style);
+    let (indents, how) = match reindent(&pairs, &placing, file_style, model_style, file_doubt) {
         Ok(done) => done,
         Err(Refusal::Inconsistent) => {
             return refuse("its indentation does not map onto the file's by one consistent change, so `new_text` cannot be indented from it.".into())

@@ -15,7 +15,9 @@
 //! say which was meant). A reading also fails when a line it makes would be indented with
 //! characters the file does not indent with, and, when `old_text` showed only one level,
 //! when a new deeper level is not a multiple of the file's unit: then nothing in the
-//! model's text tells how its levels map onto the file's.
+//! model's text tells how its levels map onto the file's. Where a unit is a guess (a
+//! text's most common step, which other units explain as well), the readings with the
+//! other units are tried too, and the edit is refused when they place a line elsewhere.
 
 /// The indentation habit of a text: what most indented lines start with and, for
 /// spaces, the most common step between a line and a deeper next one.
@@ -24,6 +26,30 @@ pub(crate) enum Style {
     Tabs,
     Spaces(Option<usize>),
     Unknown,
+}
+
+/// A second unit a spaces-indented text may use besides `unit` (its most common step):
+/// the common divisor of `unit` and the width most of its indented lines have, when that
+/// width is no multiple of `unit`. A few deeper lines can make the step twice the levels
+/// most lines use, and which one a tab stands for is then a guess.
+pub(crate) fn width_doubt<'a>(lines: impl Iterator<Item = &'a str>, unit: Style) -> Option<usize> {
+    let Style::Spaces(Some(unit)) = unit else {
+        return None;
+    };
+    let mut widths: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for line in lines.filter(|l| !l.trim().is_empty()) {
+        let ind = indentation(line);
+        if !ind.is_empty() && !ind.contains('\t') {
+            *widths.entry(ind.len()).or_default() += 1;
+        }
+    }
+    let (&common, _) = widths
+        .iter()
+        .max_by_key(|&(w, n)| (n, std::cmp::Reverse(w)))?;
+    let divisor = (1..=unit)
+        .rev()
+        .find(|d| unit % d == 0 && common % d == 0)?;
+    (divisor < unit).then_some(divisor)
 }
 
 /// The leading spaces and tabs of `line`.
@@ -141,12 +167,16 @@ pub(crate) fn reindent(
     added: &[Added<'_>],
     file: Style,
     model: Style,
+    file_doubt: Option<usize>,
 ) -> Result<(Vec<String>, String), Refusal> {
     let mut unplaceable = None;
     let mut any_fit = false;
     let tiers = [
         (first_tier(), Vec::new()),
-        (second_tier(file, model), smaller_model_units(file, model)),
+        (
+            second_tier(file, model),
+            second_tier_doubts(pairs, file, model, file_doubt),
+        ),
     ];
     for (tier, doubts) in tiers {
         // Converting one unit of spaces into another needs two levels to show it.
@@ -173,10 +203,13 @@ pub(crate) fn reindent(
         };
         // The model's unit was read from its own steps, which a smaller unit explains as
         // well (8 spaces are two steps of 4): such a reading may only refuse, never apply.
-        let doubted = fitting(&doubts);
+        let doubted: Vec<(Fitted, Style)> = doubts
+            .iter()
+            .filter_map(|&(r, style)| Some((fitting(&[r]).pop()?, style)))
+            .collect();
         let doubt = doubted
             .iter()
-            .filter_map(|r| place(r, added, file).ok().map(|l| (r, l)))
+            .filter_map(|(r, style)| place(r, added, *style).ok().map(|l| (r, l)))
             .find(|(_, l)| l != lines);
         if let Some((other, theirs)) = doubt {
             let at = (0..lines.len())
@@ -238,6 +271,45 @@ fn second_tier(file: Style, model: Style) -> Vec<Reading> {
         );
     }
     out.into_iter().map(|c| (c, false)).collect()
+}
+
+/// Readings that can only make the second tier refuse, never apply: the units read from
+/// either text are guesses (a file's most common step, a model's own steps), which other
+/// units explain as well. Each is placed in the file style it supposes.
+fn second_tier_doubts(
+    pairs: &[Pair<'_>],
+    file: Style,
+    model: Style,
+    file_doubt: Option<usize>,
+) -> Vec<(Reading, Style)> {
+    let mut out: Vec<(Reading, Style)> = smaller_model_units(file, model)
+        .into_iter()
+        .map(|r| (r, file))
+        .collect();
+    out.extend(shiftless_tab_width(pairs, file));
+    out.extend(file_doubt.map(|d| ((Convert::TabsToSpaces(d), false), Style::Spaces(Some(d)))));
+    out
+}
+
+/// Tabs as spaces with no constant part: a line of `old_text` at `t` tabs matched a file
+/// line at `w` spaces, so each tab may be `w / t` spaces rather than the file's unit (that
+/// unit is its most common step, which a few deeper lines can make twice the levels most
+/// lines use). With two levels in `old_text` at most one width fits; with one, both do.
+fn shiftless_tab_width(pairs: &[Pair<'_>], file: Style) -> Option<(Reading, Style)> {
+    let Style::Spaces(Some(unit)) = file else {
+        return None;
+    };
+    let pair = pairs.iter().find(|p| {
+        !p.model.is_empty()
+            && !p.model.contains(' ')
+            && !p.file.is_empty()
+            && !p.file.contains('\t')
+    })?;
+    let (t, w) = (pair.model.len(), pair.file.len());
+    (w % t == 0 && w / t != unit).then_some((
+        (Convert::TabsToSpaces(w / t), false),
+        Style::Spaces(Some(w / t)),
+    ))
 }
 
 /// Readings of the model's spaces with a smaller common unit that divides the one its
@@ -440,19 +512,19 @@ mod tests {
         let four = Style::Spaces(Some(4));
         let p = pairs(&[("", "    "), ("    ", "        ")]);
         let (lines, how) =
-            reindent(&p, &added(&["    ", "        ", ""]), four, four).expect("one reading");
+            reindent(&p, &added(&["    ", "        ", ""]), four, four, None).expect("one reading");
         assert_eq!(lines, ["        ", "            ", "    "]);
         assert_eq!(how, "no indentation became 4 spaces");
         // Tabs in the model's text, spaces in the file: tier two, to the file's unit.
         let p = pairs(&[("", "    "), ("\t", "        ")]);
         let (lines, how) =
-            reindent(&p, &added(&["\t\t", "\t"]), four, Style::Tabs).expect("tabs to spaces");
+            reindent(&p, &added(&["\t\t", "\t"]), four, Style::Tabs, None).expect("tabs to spaces");
         assert_eq!(lines, ["            ", "        "]);
         assert!(how.contains("each tab became 4 spaces"), "{how}");
         // A Makefile's recipe, written with spaces: a new rule at column 0 and its recipe.
         let p = pairs(&[("    ", "\t")]);
         let (lines, _) =
-            reindent(&p, &added(&["", "    "]), Style::Tabs, Style::Unknown).expect("recipe");
+            reindent(&p, &added(&["", "    "]), Style::Tabs, Style::Unknown, None).expect("recipe");
         assert_eq!(lines, ["", "\t"]);
     }
 
@@ -462,7 +534,7 @@ mod tests {
         // Different model indentations onto one file indentation: no reading.
         let p = pairs(&[("", "    "), ("  ", "    "), ("    ", "        ")]);
         assert_eq!(
-            reindent(&p, &added(&[""]), four, four),
+            reindent(&p, &added(&[""]), four, four, None),
             Err(Refusal::Inconsistent)
         );
         // One line: its new lines may be relative to it or as in the file.
@@ -471,19 +543,34 @@ mod tests {
             model: "",
             file: "        ",
         }];
-        let err = reindent(&one, &added(&["    "]), four, four).expect_err("ambiguous");
+        let err = reindent(&one, &added(&["    "]), four, four, None).expect_err("ambiguous");
         assert!(matches!(err, Refusal::Ambiguous(_, _, 1)), "{err:?}");
         // From one level, a tab is one of the file's levels; two spaces are not.
         let p = pairs(&[("", "    "), ("", "    ")]);
-        let (lines, _) = reindent(&p, &added(&["\t"]), four, Style::Tabs).expect("a tab");
+        let (lines, _) = reindent(&p, &added(&["\t"]), four, Style::Tabs, None).expect("a tab");
         assert_eq!(lines, ["        "]);
-        let err = reindent(&p, &added(&["  "]), four, Style::Unknown).expect_err("unit");
+        let err = reindent(&p, &added(&["  "]), four, Style::Unknown, None).expect_err("unit");
         assert!(matches!(err, Refusal::Unplaceable(1, ref why) if why.contains("by 4 spaces")));
+        // One level of a tab onto 2 spaces where the file's most common step is 4: a tab
+        // as 2 spaces, or as 4 less 2? (found by the random edit fuzzer: a YAML file whose
+        // one deeper line made its step 4, its lines at 2)
+        let p = pairs(&[("\t", "  "), ("\t", "  ")]);
+        let err = reindent(&p, &added(&["\t\t"]), four, Style::Tabs, None).expect_err("two widths");
+        assert!(matches!(err, Refusal::Ambiguous(..)), "{err:?}");
+        // ... which the same text at the file's unit does not leave open.
+        let p = pairs(&[("\t", "    "), ("\t", "    ")]);
+        let (lines, _) = reindent(&p, &added(&["\t\t"]), four, Style::Tabs, None).expect("a tab");
+        assert_eq!(lines, ["        "]);
+        // Sent at none (indentation dropped) onto 2 spaces, in a file whose step is 4 but
+        // whose lines are mostly at 2: is a tab 4 spaces, or 2?
+        let p = pairs(&[("", "  "), ("", "  ")]);
+        let err = reindent(&p, &added(&["\t"]), four, Style::Tabs, Some(2)).expect_err("the unit");
+        assert!(matches!(err, Refusal::Ambiguous(..)), "{err:?}");
         // Eight spaces onto two tabs, and a line at none: one level of 8 (a tab) or two of
         // 4 (no tab); the model's text cannot say which.
         let p = pairs(&[("        ", "\t\t"), ("        ", "\t\t")]);
         let eight = Style::Spaces(Some(8));
-        let err = reindent(&p, &added(&[""]), Style::Tabs, eight).expect_err("two units");
+        let err = reindent(&p, &added(&[""]), Style::Tabs, eight, None).expect_err("two units");
         assert!(matches!(err, Refusal::Ambiguous(..)), "{err:?}");
     }
 
@@ -497,6 +584,11 @@ mod tests {
             "majority"
         );
         assert_eq!(style("a\nb\n".lines()), Style::Unknown);
+        // The step is 4 (one deeper line), most lines are at 2: a second unit, 2.
+        let yaml = "a:\n    - b\n  - c\n  - d\n  e: f\n";
+        assert_eq!(style(yaml.lines()), Style::Spaces(Some(4)));
+        assert_eq!(width_doubt(yaml.lines(), style(yaml.lines())), Some(2));
+        assert_eq!(width_doubt(py.lines(), style(py.lines())), None);
         assert_eq!(spell("\t\t"), "2 tabs");
         assert_eq!(spell("\t  "), "`\\t  `");
     }
