@@ -28,7 +28,7 @@ const SRCROOT: &str = "%SRCROOT%";
 /// The fingerprint of a finding: a SHA-256 of the file, the function's name, which one of
 /// that name it is, and the rule.
 pub(crate) fn fingerprint(f: &Finding<'_>) -> String {
-    minimcp::sha256_hex(
+    minimcp_base::encoding::sha256_hex(
         format!(
             "{}\0{}\0{}\0{}",
             f.function.file,
