@@ -3,7 +3,7 @@
 # callgrind on a debug build (nothing inlined, so each function keeps its file): the
 # instructions per file for N calls minus those for none (start-up, the handshake and exit),
 # divided by N, for every file under src/ but the toolsets, HTTP and the binary's own.
-# Helpers that `src/README.md` says need not be read first (the schema validator, the
+# Helpers that `crates/minimcp/src/README.md` says need not be read first (the schema validator, the
 # models, logging) are in the list too: it is what runs, not what to read. A figure, not a
 # test: nothing is asserted.
 #
@@ -30,7 +30,7 @@ per_file() { # BIN CALLS -> "src/FILE instructions" lines, sorted
     <"$OUT/in" >/dev/null 2>&1
   # Each line: instructions, (percent), file:function. The project's files are the ones
   # outside the toolchain's and cargo's sources; their path is cut to start at src/.
-  # src/lib.rs is left out: it holds no code a call runs, and callgrind files under it
+  # crates/minimcp/src/lib.rs is left out: it holds no code a call runs, and callgrind files under it
   # generic code of other crates instantiated in this one.
   callgrind_annotate --threshold=100 "$OUT/cg" 2>/dev/null | awk '
     $1 ~ /^[0-9,]+$/ {

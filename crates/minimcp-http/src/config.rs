@@ -1,5 +1,5 @@
 //! How the HTTP transport listens, and its limits: the public configuration
-//! (`minimcp::http::HttpConfig`), which every other file of the transport reads.
+//! (`minimcp_http::HttpConfig`), which every other file of the transport reads.
 
 use std::fmt;
 use std::net::SocketAddr;

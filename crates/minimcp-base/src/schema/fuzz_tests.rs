@@ -414,7 +414,7 @@ fn verdicts_agree_with_pythons_jsonschema() {
     }
     let probe = probe.args(["-c", "import jsonschema"]).output();
     if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("SKIPPED: src/schema/fuzz_tests.rs: python3 with jsonschema is not available (set MINIMCP_JSONSCHEMA_PATH to a `pip install --target` directory)");
+        eprintln!("SKIPPED: crates/minimcp-base/src/schema/fuzz_tests.rs: python3 with jsonschema is not available (set MINIMCP_JSONSCHEMA_PATH to a `pip install --target` directory)");
         return;
     }
     eprintln!(

@@ -1,6 +1,6 @@
 //! Cyclomatic decisions of Java, C, C++, PHP and Ruby: lizard's decision tokens for each,
 //! less the tokens lizard counts that decide nothing (types that look like operators), plus
-//! the decisions lizard misses (see `src/toolsets/README.md`, "Differences kept").
+//! the decisions lizard misses (see `crates/minimcp-toolsets/README.md`, "Differences kept").
 //!
 //! - Java: `if for while catch case && ||` and the ternary `?` (not a wildcard's `<?>`).
 //! - C and C++: `if for while catch case && || ?`, C++'s `and`/`or`, and the preprocessor's

@@ -27,7 +27,7 @@
 //! every bound.
 //!
 //! ```no_run
-//! use minimcp::toolsets::{workspace, Options};
+//! use minimcp_toolsets::{workspace, Options};
 //!
 //! let config = workspace::Config { roots: vec![".".into()], ..Default::default() };
 //! let options = Options::new(&config).expect("the root is a readable directory");
