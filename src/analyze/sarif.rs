@@ -1,5 +1,5 @@
 //! The SARIF 2.1.0 log of `minimcp analyze --format sarif`, in the shape GitHub code
-//! scanning accepts (https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning):
+//! scanning accepts (<https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning>):
 //! rules with help text, results with regions relative to `%SRCROOT%` (the directory the
 //! command ran in, deliberately left without an absolute `uri`: a log names no path of the
 //! machine that made it), and `partialFingerprints` made of what names a function (its

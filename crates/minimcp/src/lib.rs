@@ -102,7 +102,7 @@ pub mod prompt {
     pub use crate::model::{Prompt, PromptArgument, PromptMessage, Role};
 }
 
-/// Resources: a source of them ([`ResourceSource`]) and what it lists and reads.
+/// Resources: a source of them ([`ResourceSource`](crate::resource::ResourceSource)) and what it lists and reads.
 pub mod resource {
     pub use crate::model::{
         Page, ResourceBody, ResourceContents, ResourceInfo, ResourceSource, TemplateInfo,

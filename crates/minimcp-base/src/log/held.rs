@@ -30,7 +30,7 @@ pub enum Field<'a> {
     /// Text the server chose, or client text already [`clean`]ed: written as it is
     /// (escaped in JSON).
     Text(&'a str),
-    /// Text the client chose: written as [`push_clean`] writes it.
+    /// Text the client chose: written as `push_clean` writes it.
     Client(&'a str),
     /// A whole number.
     Number(i64),
@@ -186,7 +186,7 @@ fn push_clean_to(out: &mut String, field: &str, json: bool) {
     }
 }
 
-/// [`push_clean`] into a new string.
+/// `push_clean` into a new string.
 pub fn clean(field: &str) -> String {
     let mut out = String::new();
     push_clean(&mut out, field);

@@ -78,7 +78,7 @@ impl Path<'_> {
 }
 
 /// Checks `value` against `schema` without changing it (used for structured tool output).
-/// Returns every problem found (up to [`MAX_ERRORS`]), each naming the argument and the fix.
+/// Returns every problem found (up to `MAX_ERRORS`), each naming the argument and the fix.
 pub fn validate_ref(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
     let mut validator = Validator {
         root: schema,
