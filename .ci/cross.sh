@@ -9,7 +9,7 @@
 #   release artifacts (.ci/release.sh): built once, their SHA256SUMS printed
 #   static x86_64 Linux: every integration test that spawns the binary, against it
 #   static aarch64 Linux, under qemu: the stdio protocol, workspace, edit and platform tests
-#   Windows x86_64, under Wine: the library's unit tests, then the integration tests that
+#   Windows x86_64, under Wine: the library crates' unit tests, then the integration tests that
 #     spawn the binary, against the release .exe (the ones that cannot run there are named
 #     below, each with why). Two writers in other processes (edit_race) and a write after
 #     another process changed the file (edit) run there: Windows locks with LockFileEx and
@@ -93,10 +93,10 @@ lint_targets=(aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-gnu x86
 rustup target add "${lint_targets[@]}" >/dev/null 2>&1 ||
   { echo "cross: rustup cannot add ${lint_targets[*]}: static.rust-lang.org is unreachable" >&2; exit 1; }
 for target in aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-gnu; do
-  CARGO_TARGET_DIR="$scratch/lint" cargo clippy --locked --quiet --target "$target" --lib --bins -- -D warnings
+  CARGO_TARGET_DIR="$scratch/lint" cargo clippy --locked --quiet --workspace --target "$target" --lib --bins -- -D warnings
   echo "clippy $target: clean"
 done
-CARGO_TARGET_DIR="$scratch/lint" cargo check --locked --quiet --target x86_64-unknown-freebsd --lib --bins
+CARGO_TARGET_DIR="$scratch/lint" cargo check --locked --quiet --workspace --target x86_64-unknown-freebsd --lib --bins
 echo "check x86_64-unknown-freebsd: ok"
 took "clippy and check" "$t"
 
@@ -143,11 +143,11 @@ echo "aarch64 under qemu: $(counts "$scratch/arm.log")"
 took "aarch64 tests" "$t"
 
 export WINEPREFIX="$scratch/wine" WINEDEBUG=-all
-step "cross: Windows under Wine: the library's unit tests"
+step "cross: Windows under Wine: the unit tests of the library crates (minimcp, minimcp-base, minimcp-http, minimcp-toolsets)"
 t=$(date +%s)
 "$wine" wineboot --init >/dev/null 2>&1 || true
 run_tests "$scratch/wine-lib.log" "${debian[@]}" CARGO_TARGET_X86_64_WIN7_WINDOWS_GNU_RUNNER="$wine" \
-  /usr/bin/cargo test --locked "${build_std[@]}" --target x86_64-win7-windows-gnu --lib
+  /usr/bin/cargo test --locked "${build_std[@]}" --target x86_64-win7-windows-gnu --workspace --lib
 echo "Windows unit tests under Wine: $(counts "$scratch/wine-lib.log")"
 took "Windows unit tests" "$t"
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Check the relative links of the project's Markdown documents.
 
-Every relative link in README.md, SECURITY.md, CHANGELOG.md, benches/README.md, conformance/*.md, docs/*.md and the
-documents they point to under src/ and tests/ must name an existing file, and every `#anchor`
+Every relative link in README.md, SECURITY.md, CHANGELOG.md, benches/README.md, conformance/*.md, docs/*.md,
+tests/README.md and each crate's READMEs (crates/*/README.md, crates/minimcp/src/README.md) must name an existing file, and every `#anchor`
 a heading of its target (GitHub's anchor rules: lowercase, punctuation dropped, spaces to
 hyphens, -1, -2 … for repeats). Links inside code spans and fenced blocks are not links.
 External links (with a scheme) are left alone. Exit status 1 lists every broken link.
@@ -13,8 +13,9 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOCS = ["README.md", "SECURITY.md", "CHANGELOG.md", "benches/README.md", "src/README.md",
-        "src/toolsets/README.md", "tests/README.md"] + sorted(
+DOCS = ["README.md", "SECURITY.md", "CHANGELOG.md", "benches/README.md", "crates/minimcp/src/README.md",
+        "tests/README.md"] + sorted(
+    os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "crates", "*", "README.md"))) + sorted(
     os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "conformance", "*.md"))) + sorted(
     os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))
 

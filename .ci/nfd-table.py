@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes src/toolsets/workspace/nfd_table.rs: Unicode's canonical decompositions (each one
+"""Writes crates/minimcp-toolsets/src/workspace/nfd_table.rs: Unicode's canonical decompositions (each one
 fully decomposed) and canonical combining classes, from Python's unicodedata, for the
-workspace's NFD (src/toolsets/workspace/nfd.rs).
+workspace's NFD (crates/minimcp-toolsets/src/workspace/nfd.rs).
 
     python3 .ci/nfd-table.py           # print the table
     python3 .ci/nfd-table.py --write   # rewrite the file
@@ -17,7 +17,7 @@ import sys
 import unicodedata
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGET = os.path.join(ROOT, "src/toolsets/workspace/nfd_table.rs")
+TARGET = os.path.join(ROOT, "crates/minimcp-toolsets/src/workspace/nfd_table.rs")
 
 
 def rust_char(cp):

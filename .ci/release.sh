@@ -34,7 +34,7 @@ git clone --quiet --no-hardlinks "$repo" "$work/minimcp"
 cd "$work/minimcp"
 commit=$(git rev-parse HEAD)
 version=$(cargo metadata --locked --no-deps --format-version 1 |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["packages"][0]["version"])')
+  python3 -c 'import json, sys; print(next(p for p in json.load(sys.stdin)["packages"] if p["name"] == "minimcp-cli")["version"])')
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 remap="--remap-path-prefix=$work/minimcp=/minimcp --remap-path-prefix=$cargo_home/registry/src=/registry --remap-path-prefix=/usr/lib/rustlib/src/rust=/rust"
 
@@ -44,20 +44,20 @@ clean=(env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS -u CARGO_BUILD_RUSTFLAGS -u C
 
 # x86_64 Linux: the pinned (rustup) toolchain, glibc linked in.
 "${clean[@]}" RUSTFLAGS="$remap -C target-feature=+crt-static" \
-  cargo build --release --locked --quiet --target x86_64-unknown-linux-gnu --target-dir "$work/target"
+  cargo build --release --locked --quiet -p minimcp-cli --target x86_64-unknown-linux-gnu --target-dir "$work/target"
 cp "$work/target/x86_64-unknown-linux-gnu/release/minimcp" "$out/minimcp-$version-x86_64-linux"
 
 # The others: Debian's toolchain builds the standard library for the target itself.
 debian=("${clean[@]}" PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1)
 "${debian[@]}" RUSTFLAGS="$remap -C target-feature=+crt-static" \
   CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
-  /usr/bin/cargo build --release --locked --quiet -Zbuild-std=std,panic_abort \
+  /usr/bin/cargo build --release --locked --quiet -p minimcp-cli -Zbuild-std=std,panic_abort \
   --target aarch64-unknown-linux-gnu --target-dir "$work/target"
 cp "$work/target/aarch64-unknown-linux-gnu/release/minimcp" "$out/minimcp-$version-aarch64-linux"
 
 "${debian[@]}" RUSTFLAGS="$remap -C link-arg=-Wl,--no-insert-timestamp" \
   CARGO_TARGET_X86_64_WIN7_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
-  /usr/bin/cargo build --release --locked --quiet -Zbuild-std=std,panic_abort \
+  /usr/bin/cargo build --release --locked --quiet -p minimcp-cli -Zbuild-std=std,panic_abort \
   --target x86_64-win7-windows-gnu --target-dir "$work/target"
 cp "$work/target/x86_64-win7-windows-gnu/release/minimcp.exe" "$out/minimcp-$version-x86_64-windows.exe"
 

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Lines of Rust that each feature combination compiles, tests left out.
+"""Lines of Rust that each crate of the workspace compiles, tests left out, per feature.
 
-Builds the library and binary once per combination (`cargo build --no-default-features
---features X`), reads the dep-info files cargo writes beside them (the exact list of source
-files that build compiled; the binary's own are main.rs and its modules under src/), and counts their lines without `#[cfg(test)]` items as .ci/lines.py does (the
-per-layer table in docs/reading-the-code.md); the `*_tests.rs` files a non-test build never reads are not in
-the list at all. Code under `#[cfg(feature = ...)]` inside a compiled file is counted.
+Builds each crate (`cargo build -p CRATE --message-format=json`, the toolsets once per
+feature alone and once with all, the binary with none and with all), reads the dep-info file
+cargo writes beside each artifact (the exact list of source files that build compiled), keeps
+the crate's own files, and counts their lines without `#[cfg(test)]` items as .ci/lines.py
+does (the per-crate table in docs/reading-the-code.md); the `*_tests.rs` files a non-test
+build never reads are not in the list at all. Code under `#[cfg(feature = ...)]` inside a
+compiled file is counted. The `minimcp` row is the library crate as a vendor builds it.
 
-    python3 benches/feature-lines.py            # none, each feature alone, all
-    python3 benches/feature-lines.py --files    # and the files of the no-features build
+    python3 benches/feature-lines.py            # every crate, each toolset alone, all
+    python3 benches/feature-lines.py --files    # and the files of the library crate
 """
 import importlib.util
 import json
@@ -29,15 +31,19 @@ def cargo(*args):
     return subprocess.run(["cargo", *args], cwd=ROOT, check=True, capture_output=True, text=True).stdout
 
 
-def compiled_files(flags):
-    """The src/ files rustc read for the lib and for the bin built with `flags`."""
-    out = cargo("build", "--quiet", "--lib", "--bins", "--message-format=json", *flags)
-    files = {"lib": set(), "bin": set()}
+def compiled_files(crate, flags):
+    """The files of `crate` (under its own folder) rustc read for it, built with `flags`."""
+    out = cargo("build", "--quiet", "--locked", "-p", crate, "--lib", "--bins", "--message-format=json", *flags)
+    meta = json.loads(cargo("metadata", "--no-deps", "--format-version", "1"))
+    manifest = next(p["manifest_path"] for p in meta["packages"] if p["name"] == crate)
+    src = os.path.join(os.path.dirname(manifest), "src") + os.sep
+    files = set()
     for line in out.splitlines():
         msg = json.loads(line)
-        if msg.get("reason") != "compiler-artifact" or msg["target"]["name"] != "minimcp":
+        if msg.get("reason") != "compiler-artifact" or msg.get("manifest_path") != manifest:
             continue
-        kind = "lib" if "lib" in msg["target"]["kind"] else "bin"
+        if not {"lib", "bin"} & set(msg["target"]["kind"]):
+            continue
         for artifact in msg["filenames"]:
             dep_info = re.sub(r"(\.rlib|\.rmeta|\.so|\.a)?$", "", artifact) + ".d"
             if not os.path.exists(dep_info):
@@ -45,11 +51,9 @@ def compiled_files(flags):
             with open(dep_info) as f:
                 first = f.readline()  # "target: dep dep ..."
             for dep in first.split(":", 1)[1].split():
-                if dep.endswith(".rs") and "/src/" in dep and dep.startswith(ROOT):
-                    files[kind].add(os.path.relpath(dep, ROOT))
-    # Cargo's dep-info of the binary lists the library's files too: keep its own.
-    files["bin"] -= files["lib"]
-    return {kind: sorted(names) for kind, names in files.items()}
+                if dep.endswith(".rs") and dep.startswith(src):
+                    files.add(os.path.relpath(dep, ROOT))
+    return sorted(files)
 
 
 def non_test_lines(path):
@@ -59,19 +63,20 @@ def non_test_lines(path):
 
 def main():
     meta = json.loads(cargo("metadata", "--no-deps", "--format-version", "1"))
-    features = sorted(k for k in meta["packages"][0]["features"] if k != "default")
-    combos = [("none", ["--no-default-features"])]
-    combos += [(f, ["--no-default-features", "--features", f]) for f in features]
-    combos += [("all", ["--all-features"])]
-    print(f"{'build':<12} {'files':>5} {'library':>8} {'binary':>7} {'total':>7}")
-    for name, flags in combos:
-        files = compiled_files(flags)
-        lib = sum(non_test_lines(f) for f in files["lib"])
-        bin_ = sum(non_test_lines(f) for f in files["bin"])
-        count = len(files["lib"]) + len(files["bin"])
-        print(f"{name:<12} {count:>5} {lib:>8} {bin_:>7} {lib + bin_:>7}")
-        if name == "none" and "--files" in sys.argv:
-            for f in files["lib"] + files["bin"]:
+    toolsets = next(p for p in meta["packages"] if p["name"] == "minimcp-toolsets")
+    features = sorted(k for k in toolsets["features"] if k != "default")
+    builds = [("minimcp", "minimcp", ["--no-default-features"])]
+    builds += [("minimcp-base", "minimcp-base", []), ("minimcp-http", "minimcp-http", [])]
+    builds += [(f"toolsets: {f}", "minimcp-toolsets", ["--no-default-features", "--features", f]) for f in features]
+    builds += [("toolsets: all", "minimcp-toolsets", ["--all-features"])]
+    builds += [("binary: none", "minimcp-cli", ["--no-default-features"]), ("binary: all", "minimcp-cli", ["--all-features"])]
+    print(f"{'build':<22} {'files':>5} {'lines':>7}")
+    for name, crate, flags in builds:
+        files = compiled_files(crate, flags)
+        lines = sum(non_test_lines(f) for f in files)
+        print(f"{name:<22} {len(files):>5} {lines:>7}")
+        if name == "minimcp" and "--files" in sys.argv:
+            for f in files:
                 print(f"    {non_test_lines(f):>6}  {f}")
 
 

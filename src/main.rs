@@ -17,7 +17,7 @@ use cli::Command;
 
 fn main() -> ExitCode {
     let status = run();
-    minimcp::log::flush();
+    minimcp_base::log::flush();
     status
 }
 

@@ -3,7 +3,8 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use minimcp::{log, Server};
+use minimcp::Server;
+use minimcp_base::log;
 
 use crate::cli::{self, keyfile, Options};
 
@@ -61,7 +62,7 @@ fn serve_http(server: &Server, http: &cli::Http) -> ExitCode {
     }
     let mut config = http.config.clone();
     config.token = token;
-    match minimcp::http::serve(server, config) {
+    match minimcp_http::serve(server, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // The cause too: "cannot listen on …" alone does not say what to fix.
@@ -121,18 +122,18 @@ pub(crate) fn build(options: &Options) -> Option<Server> {
 fn add_profile(builder: minimcp::Builder, options: &Options) -> Option<minimcp::Builder> {
     match options.profile {
         #[cfg(feature = "conformance")]
-        cli::Profile::Conformance => Some(minimcp::toolsets::conformance::add(builder)),
+        cli::Profile::Conformance => Some(minimcp_toolsets::conformance::add(builder)),
         // The transcript corpus (conformance/) needs a few fixtures of its own; they stay out
         // of the conformance profile, which serves exactly what the official suite expects.
         #[cfg(feature = "conformance")]
-        cli::Profile::Transcripts => Some(minimcp::toolsets::transcript::add(
-            minimcp::toolsets::conformance::add(builder),
+        cli::Profile::Transcripts => Some(minimcp_toolsets::transcript::add(
+            minimcp_toolsets::conformance::add(builder),
         )),
         #[cfg(feature = "workspace")]
         cli::Profile::Workspace => {
             // Without --root: the client's roots, else the working directory (which the
             // toolset refuses to serve when it is `/` or the home directory).
-            let config = minimcp::toolsets::workspace::Config {
+            let config = minimcp_toolsets::workspace::Config {
                 roots: options.roots.clone(),
                 fallback: if options.roots.is_empty() {
                     std::env::current_dir().ok()
@@ -146,7 +147,7 @@ fn add_profile(builder: minimcp::Builder, options: &Options) -> Option<minimcp::
                 analysis_time: options.analysis_time,
                 max_write_bytes: options.max_write_bytes,
             };
-            match minimcp::toolsets::Options::new(&config) {
+            match minimcp_toolsets::Options::new(&config) {
                 Ok(shared) => Some(cli::registry::add_named(
                     builder,
                     &options.toolsets,

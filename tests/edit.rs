@@ -171,7 +171,7 @@ impl Drop for Client {
 
 /// SHA-256 of `bytes` the way `sha256sum` spells it, through the crate's own public helper.
 fn sha256(bytes: &[u8]) -> String {
-    minimcp::sha256_hex(bytes)
+    minimcp_base::encoding::sha256_hex(bytes)
 }
 
 /// No temporary file of a write is left anywhere below `dir`.

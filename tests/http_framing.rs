@@ -2,7 +2,7 @@
 //! is sent named attacks and randomly damaged requests, each followed by a legitimate
 //! pipelined request on the same connection, and every request it executes must be one a
 //! strict RFC 9112 reader — written here from the grammar, independently of
-//! `src/http/wire.rs` — also executes.
+//! `crates/minimcp-http/src/wire.rs` — also executes.
 //!
 //! Every request is a 2026-07-28 `tools/call` of the conformance profile's `echo` with its
 //! own JSON-RPC id and text, so the answers tell which requests ran. Invariants per case:

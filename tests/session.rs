@@ -9,10 +9,9 @@ use std::rc::Rc;
 use std::thread;
 use std::time::Duration;
 
-use minimcp::{
-    Content, Elicited, HandlerError, Limits, LogLevel, Page, Prompt, PromptArgument, PromptMessage,
-    ResourceContents, ResourceInfo, ResourceSource, Server, TemplateInfo, Tool, ToolOutput,
-};
+use minimcp::prompt::{Prompt, PromptArgument, PromptMessage};
+use minimcp::resource::{Page, ResourceContents, ResourceInfo, ResourceSource, TemplateInfo};
+use minimcp::{Content, Elicited, HandlerError, Limits, LogLevel, Server, Tool, ToolOutput};
 use serde_json::{json, Value};
 
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -70,7 +69,7 @@ fn object(properties: Value, required: &[&str]) -> Value {
 }
 
 fn test_server(limits: Limits) -> Server {
-    minimcp::log::set_level(minimcp::log::Level::Off);
+    minimcp_base::log::set_level(minimcp_base::log::Level::Off);
     let no_args = json!({"type": "object", "additionalProperties": false});
     Server::builder("test-server", "9.9.9")
         .title("Test Server")

@@ -11,10 +11,12 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `version = "…"` of Cargo.toml's `[package]`.
+/// `version = "…"` of Cargo.toml's `[workspace.package]`, which every crate inherits.
 fn cargo_version() -> String {
     let manifest = std::fs::read_to_string(root().join("Cargo.toml")).expect("Cargo.toml");
-    let package = &manifest[manifest.find("[package]").expect("[package]")..];
+    let package = &manifest[manifest
+        .find("[workspace.package]")
+        .expect("[workspace.package]")..];
     let line = package
         .lines()
         .find(|l| l.starts_with("version = "))

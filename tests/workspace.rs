@@ -1288,8 +1288,12 @@ fn call_search_files_works_on_the_crate_itself() {
     );
     let result: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
     let found = matches(&result);
-    assert!(found.iter().any(|p| p == "src/lib.rs"), "{found:?}");
+    assert!(found.iter().any(|p| p == "src/main.rs"), "{found:?}");
     assert!(found.iter().any(|p| p == "tests/workspace.rs"), "{found:?}");
+    assert!(
+        found.iter().any(|p| p == "crates/minimcp/src/lib.rs"),
+        "{found:?}"
+    );
     assert!(
         found.iter().all(|p| !p.starts_with("target/")),
         "target/ is .gitignored"
@@ -1301,7 +1305,7 @@ fn call_search_files_works_on_the_crate_itself() {
 /// executes: a check that fails the moment someone adds one.
 #[test]
 fn the_toolset_source_uses_no_writing_or_executing_api() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/toolsets/workspace");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/minimcp-toolsets/src/workspace");
     let forbidden = [
         "std::process",
         "Command",

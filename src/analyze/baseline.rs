@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use minimcp::toolsets::analysis::batch::Function;
+use minimcp_toolsets::analysis::batch::Function;
 use serde_json::{json, Value};
 
 use super::config::Limits;

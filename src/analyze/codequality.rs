@@ -1,5 +1,5 @@
 //! The GitLab Code Quality report of `minimcp analyze --format gitlab`: a JSON array of
-//! Code Climate issues (https://docs.gitlab.com/ci/testing/code_quality/), which a job
+//! Code Climate issues (<https://docs.gitlab.com/ci/testing/code_quality/>), which a job
 //! uploads as `artifacts: reports: codequality` to see the functions in merge requests.
 //! A function that fails a limit is `major`; one the baseline holds or an exemption allows
 //! is `info`. Fingerprints are the SARIF log's (file, name, which one of that name, rule),

@@ -19,7 +19,7 @@
 
 use std::path::{Path, PathBuf};
 
-use minimcp::toolsets::analysis::batch::Globs;
+use minimcp_toolsets::analysis::batch::Globs;
 
 use super::toml::{self, Item, Table, Value};
 

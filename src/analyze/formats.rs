@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use minimcp::toolsets::analysis::batch::{self, code_cell};
+use minimcp_toolsets::analysis::batch::{self, code_cell};
 use serde::Serialize;
 use serde_json::{json, Value};
 

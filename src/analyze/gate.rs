@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use minimcp::toolsets::analysis::batch::Function;
-use minimcp::toolsets::analysis::exempt::{Exemption, Kind};
+use minimcp_toolsets::analysis::batch::Function;
+use minimcp_toolsets::analysis::exempt::{Exemption, Kind};
 
 use super::baseline::Baseline;
 use super::config::{Config, Limits};

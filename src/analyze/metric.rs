@@ -1,6 +1,6 @@
 //! The two metrics that have limits.
 
-use minimcp::toolsets::analysis::batch::Function;
+use minimcp_toolsets::analysis::batch::Function;
 
 use super::config::Limits;
 

@@ -1,7 +1,7 @@
 //! `minimcp analyze` and `minimcp churn`: the analysis toolset's reports for CI and people,
 //! whole (no result budget), with limits that set the exit status, a baseline to ratchet
 //! against, and a diff mode. The engine is the library's
-//! [`minimcp::toolsets::analysis::batch`]; here `config.rs` reads `.minimcp.toml`,
+//! [`minimcp_toolsets::analysis::batch`]; here `config.rs` reads `.minimcp.toml`,
 //! `gate.rs` decides what fails, `summary.rs` writes the default report and `formats.rs`,
 //! `sarif.rs`, `codequality.rs` and `checkstyle.rs` the others; `baseline.rs` the baseline
 //! file, `churn.rs` churn.
@@ -23,7 +23,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use minimcp::toolsets::analysis::batch::{self, Function, Report};
+use minimcp_toolsets::analysis::batch::{self, Function, Report};
 
 use crate::cli::analyze::{Analyze, Format};
 use crate::progress::Progress;

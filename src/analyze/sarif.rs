@@ -1,5 +1,5 @@
 //! The SARIF 2.1.0 log of `minimcp analyze --format sarif`, in the shape GitHub code
-//! scanning accepts (https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning):
+//! scanning accepts (<https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning>):
 //! rules with help text, results with regions relative to `%SRCROOT%` (the directory the
 //! command ran in, deliberately left without an absolute `uri`: a log names no path of the
 //! machine that made it), and `partialFingerprints` made of what names a function (its
@@ -28,7 +28,7 @@ const SRCROOT: &str = "%SRCROOT%";
 /// The fingerprint of a finding: a SHA-256 of the file, the function's name, which one of
 /// that name it is, and the rule.
 pub(crate) fn fingerprint(f: &Finding<'_>) -> String {
-    minimcp::sha256_hex(
+    minimcp_base::encoding::sha256_hex(
         format!(
             "{}\0{}\0{}\0{}",
             f.function.file,

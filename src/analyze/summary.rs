@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::io::{self, Write};
 
-use minimcp::toolsets::analysis::batch::Function;
+use minimcp_toolsets::analysis::batch::Function;
 
 use super::gate::{Compared, Finding, Source, State};
 use super::Run;

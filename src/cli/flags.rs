@@ -170,7 +170,7 @@ pub(crate) fn refuse(sub: Sub, name: &str) -> String {
         return format!("{name} applies to {} only; {help}", others.join(" and "));
     }
     let names = of(sub).flat_map(|f| f.names.iter().copied());
-    match minimcp::closest(name, names.filter(|n| n.starts_with("--"))) {
+    match minimcp_base::schema::closest(name, names.filter(|n| n.starts_with("--"))) {
         Some(near) => format!("unknown option {name}; did you mean {near}? {help}"),
         None => format!("unknown option {name}; {help}"),
     }

@@ -185,7 +185,7 @@ pub(crate) fn describe(options: &Options, sub: Sub) -> String {
 
 #[cfg(feature = "http")]
 fn transport(options: &Options) -> String {
-    use minimcp::http::Listen;
+    use minimcp_http::Listen;
     let Some(http) = &options.http else {
         return "talks to one MCP client on stdin/stdout and".into();
     };

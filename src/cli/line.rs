@@ -5,10 +5,10 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-#[cfg(feature = "http")]
-use minimcp::http::Listen;
-use minimcp::log::{Format, Level};
 use minimcp::{Limits, Version};
+use minimcp_base::log::{Format, Level};
+#[cfg(feature = "http")]
+use minimcp_http::Listen;
 
 use super::flags::Sub;
 use super::values::{
@@ -110,7 +110,7 @@ impl Line {
             http_addr: None,
             #[cfg(feature = "http")]
             http: Http {
-                config: minimcp::http::HttpConfig::new(SocketAddr::from(([127, 0, 0, 1], 0))),
+                config: minimcp_http::HttpConfig::new(SocketAddr::from(([127, 0, 0, 1], 0))),
                 token_file: None,
             },
             #[cfg(feature = "http")]

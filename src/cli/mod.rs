@@ -22,8 +22,8 @@ mod values;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use minimcp::log::{Format, Level};
 use minimcp::{Limits, Version};
+use minimcp_base::log::{Format, Level};
 
 pub(crate) use features::missing_feature;
 use flags::Sub;
@@ -112,7 +112,7 @@ impl Options {
 #[cfg(feature = "http")]
 #[derive(Debug, PartialEq)]
 pub(crate) struct Http {
-    pub(crate) config: minimcp::http::HttpConfig,
+    pub(crate) config: minimcp_http::HttpConfig,
     pub(crate) token_file: Option<PathBuf>,
 }
 

@@ -1,9 +1,11 @@
 //! The toolsets of the default profile by name: what `--toolsets` takes, `--help` lists and
 //! the server is built from. Only the binary chooses toolsets by name, so the registry is
-//! here; each toolset's `add` is the library's (`minimcp::toolsets::NAME::add`).
+//! here; each toolset's `add` is the library's (`minimcp_toolsets::NAME::add`, in the crate `minimcp-toolsets`).
 
 #[cfg(feature = "workspace")]
-use minimcp::{toolsets::Options, Builder};
+use minimcp::Builder;
+#[cfg(feature = "workspace")]
+use minimcp_toolsets::Options;
 
 /// A toolset of the default profile.
 pub(crate) struct Toolset {
@@ -27,28 +29,28 @@ pub(crate) const TOOLSETS: &[Toolset] = &[
     Toolset {
         name: "workspace",
         summary: "files as tools, resources and prompts",
-        add: minimcp::toolsets::workspace::add,
+        add: minimcp_toolsets::workspace::add,
         opt_in: false,
     },
     #[cfg(feature = "templates")]
     Toolset {
         name: "templates",
         summary: "project file templates and scaffolding",
-        add: minimcp::toolsets::templates::add,
+        add: minimcp_toolsets::templates::add,
         opt_in: false,
     },
     #[cfg(feature = "analysis")]
     Toolset {
         name: "analysis",
         summary: "code complexity and git churn",
-        add: minimcp::toolsets::analysis::add,
+        add: minimcp_toolsets::analysis::add,
         opt_in: false,
     },
     #[cfg(feature = "edit")]
     Toolset {
         name: "edit",
         summary: "MODIFIES FILES (write, edit, patch, move); off unless named",
-        add: minimcp::toolsets::edit::add,
+        add: minimcp_toolsets::edit::add,
         opt_in: true,
     },
 ];

@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 
 #[cfg(all(feature = "http", feature = "workspace"))]
-use minimcp::http::Listen;
+use minimcp_http::Listen;
 
 use super::features::{built_features, missing_features, OPTIONAL_TOOLSETS};
 use super::values::*;

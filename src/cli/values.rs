@@ -6,12 +6,12 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-#[cfg(feature = "http")]
-use minimcp::http::Listen;
-use minimcp::log::Level;
-#[cfg(feature = "workspace")]
-pub(super) use minimcp::toolsets::workspace::{expand_home, DEFAULT_DENY, DEFAULT_DENY_WRITE};
 use minimcp::{Limits, Version};
+use minimcp_base::log::Level;
+#[cfg(feature = "http")]
+use minimcp_http::Listen;
+#[cfg(feature = "workspace")]
+pub(super) use minimcp_toolsets::workspace::{expand_home, DEFAULT_DENY, DEFAULT_DENY_WRITE};
 
 use super::features::{missing_feature, OPTIONAL_TOOLSETS};
 
@@ -68,8 +68,8 @@ pub(super) fn deny(list: &mut Vec<String>, flag: &str, pattern: &str) -> Result<
     Ok(())
 }
 
-pub(super) fn log_format(format: &str) -> Result<minimcp::log::Format, String> {
-    minimcp::log::Format::parse(format)
+pub(super) fn log_format(format: &str) -> Result<minimcp_base::log::Format, String> {
+    minimcp_base::log::Format::parse(format)
         .ok_or_else(|| format!("unknown log format {format:?}; use text or json"))
 }
 

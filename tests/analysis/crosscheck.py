@@ -95,7 +95,7 @@ def lizard_cognitive(root, lang):
 
 
 # ---- exclusions: patterns where minimcp is right by McCabe's definition and the reference
-# is not. Each names the rule in src/toolsets/README.md ("Differences kept"); the functions it
+# is not. Each names the rule in crates/minimcp-toolsets/README.md ("Differences kept"); the functions it
 # covers are counted and printed, never silently dropped.
 _lines = {}
 
@@ -154,7 +154,7 @@ EXCLUDED = {lang: (lambda root, lang=lang: brace_exclusions(lang, root))
             for lang in ("rust", "javascript", "typescript", "go")}
 
 
-# ---- Java, C, C++, PHP, Ruby: where lizard is wrong (src/toolsets/README.md, "Differences
+# ---- Java, C, C++, PHP, Ruby: where lizard is wrong (crates/minimcp-toolsets/README.md, "Differences
 # kept"). Each rule holds only when the difference is at most the count of its construct in
 # the function's text, on the side the rule says.
 IFNDEF = re.compile(r"^[ \t]*#[ \t]*(?:ifndef|elifdef|elifndef)\b", re.M)
