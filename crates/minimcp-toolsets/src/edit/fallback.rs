@@ -9,8 +9,8 @@
 //!   file in more than indentation where it is unclear which new line it is (is its
 //!   whitespace to be kept?), equal lines the file spells differently (in whitespace or
 //!   line break) of which the edit keeps some, blank lines added among blank lines
-//!   holding whitespace, a last blank line deleted whose whitespace the model did not
-//!   show, mixed line breaks, final line breaks that disagree.
+//!   holding whitespace, a blank line at the file's end deleted whose whitespace the
+//!   model did not show, mixed line breaks, final line breaks that disagree.
 
 use std::collections::HashMap;
 
@@ -168,15 +168,19 @@ pub(crate) fn rewrite(
             ));
         }
     }
-    // A last line the file holds whitespace in, sent blank without it, and deleted: `new_text`
-    // may have lost that whitespace as its own unterminated last line (the line kept, only its
-    // break deleted), which reads the same once the whitespace is gone.
-    if old_ends && !kept[m - 1] && old_lines[m - 1].trim().is_empty() {
-        let held = file(m - 1);
-        if !held.is_empty() && held != old_lines[m - 1] {
+    // At the file's end, a line holding only whitespace that `old_text` sent without it and
+    // the edit deletes, with every line after it: `new_text` may have lost that whitespace as
+    // its own unterminated last line (the file then ending in it, without a break), which
+    // reads the same once the whitespace is gone.
+    if old_ends && at + m == lines.len() && (new_ends || new_lines.is_empty()) {
+        let after_kept = kept.iter().rposition(|&k| k).map_or(0, |k| k + 1);
+        let lost = (after_kept..m).find(|&k| {
+            old_lines[k].trim().is_empty() && !file(k).is_empty() && file(k) != old_lines[k]
+        });
+        if let Some(k) = lost {
             return refuse(format!(
-                "the file's line {} holds only whitespace, which `old_text` does not show, and the edit deletes it: it is unclear whether the line goes or only its line break. Send that line's whitespace exactly.",
-                at + m
+                "the file's line {} holds only whitespace, which `old_text` does not show, and the edit deletes it with the lines after it: it is unclear whether the file is to end with that whitespace. Send that line's whitespace exactly.",
+                at + k + 1
             ));
         }
     }

@@ -185,12 +185,20 @@ fn what_the_text_does_not_decide_is_refused_with_the_lines_to_copy() {
     assert!(err.contains("differ in whitespace or line break"), "{err}");
     // ... which the kept last line's break, not replaced, does not decide.
     assert_eq!(applied("x;\r\nx;\ny\n", "x;\nx;", "x;"), "x;\ny\n");
-    // A last blank line holding whitespace, sent without it and deleted: is the line deleted,
-    // or only its break (the whitespace of `new_text`'s unterminated last line lost)?
+    // A blank line at the file's end holding whitespace, sent without it and deleted: is the
+    // line deleted, or does the file end in it (`new_text`'s unterminated last line lost)?
     let err = refused("a:\n\tb\n\t\n", "b\n\n", "b\n");
     assert!(
-        err.contains("whether the line goes or only its line break"),
+        err.contains("whether the file is to end with that whitespace"),
         "{err}"
+    );
+    // ... also with a line after it deleted (or the file ending "b\n  " was meant).
+    let err = refused("a;\nb;\n  \nc;\n", "b;\n\nc;\n", "b;\n");
+    assert!(err.contains("line 3 holds only whitespace"), "{err}");
+    // Not the file's end: a last line joined to the next one is not a reading.
+    assert_eq!(
+        applied("a;\nb;\n  \nc;\nd;\n", "b;\n\nc;\n", "b;\n"),
+        "a;\nb;\nd;\n"
     );
     // Sent with its whitespace, it says which.
     assert_eq!(applied("a:\n\tb\n\t\n", "b\n\t\n", "b\n"), "a:\n\tb\n");
