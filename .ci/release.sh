@@ -15,7 +15,7 @@
 # is a fresh temporary one each run; every path that could reach a binary (the checkout,
 # the registry, Debian's std sources) is mapped to a fixed name, and the Windows linker
 # writes no timestamp, so two runs anywhere on this machine kind give the same SHA256SUMS
-# (.ci/cross.sh checks it).
+# (not compared in CI, which builds once: docs/platforms.md says how to check it).
 set -euo pipefail
 
 out=${1:?usage: .ci/release.sh OUT_DIR}

@@ -33,9 +33,13 @@ def cargo(*args):
 
 def compiled_files(crate, flags):
     """The files of `crate` (under its own folder) rustc read for it, built with `flags`."""
-    out = cargo("build", "--quiet", "--locked", "-p", crate, "--lib", "--bins", "--message-format=json", *flags)
     meta = json.loads(cargo("metadata", "--no-deps", "--format-version", "1"))
-    manifest = next(p["manifest_path"] for p in meta["packages"] if p["name"] == crate)
+    package = next(p for p in meta["packages"] if p["name"] == crate)
+    manifest = package["manifest_path"]
+    # The library target, or the binary's (asking for a target a package lacks is an error).
+    kinds = {k for t in package["targets"] for k in t["kind"]}
+    targets = [f for k, f in (("lib", "--lib"), ("bin", "--bins")) if k in kinds]
+    out = cargo("build", "--quiet", "--locked", "-p", crate, *targets, "--message-format=json", *flags)
     src = os.path.join(os.path.dirname(manifest), "src") + os.sep
     files = set()
     for line in out.splitlines():
