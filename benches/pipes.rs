@@ -3,7 +3,7 @@
 //!
 //! No timing is asserted anywhere (numbers belong in notes, not in tests); every run does
 //! check that each request got exactly one correct answer. For side-by-side numbers against
-//! rmcp and the official SDKs use `../shared/bench/run-peers.sh` (see the README).
+//! rmcp and the official SDKs use `../shared/bench/run-peers.sh` (see benches/README.md).
 //!
 //! Options (after `--`): `--requests N` (default 200000), `--window W` (default 256),
 //! `--modern` (2026-07-28 requests with per-request `_meta` instead of a handshake),

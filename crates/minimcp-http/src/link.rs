@@ -3,7 +3,7 @@
 //!
 //! Why the dispatch thread writes: when it handed each answer back to the I/O thread, every
 //! request woke three threads, and those wakeups were most of the CPU a request cost (a
-//! third less CPU per call without the hand-back; see the README's HTTP benchmark). So the
+//! third less CPU per call without the hand-back; see benches/README.md, "Over Streamable HTTP"). So the
 //! dispatch thread writes what the socket takes at once, with the socket switched to
 //! non-blocking for that one write, and never waits for a client: what the socket cannot
 //! take (a slow client, a large answer) goes to a short-lived writer thread, at most one per

@@ -7,7 +7,7 @@
 //! JSON-RPC errors: they answer `isError: true` with a message naming what to change, and
 //! `structuredContent.error = {code, kind, message}` carrying the spec's code. Resources
 //! answer with MCP's own codes (see `resources.rs`); the spec's rate limit is the server's
-//! `--rate-limit` (JSON-RPC −32000). The README's error table lists this mapping.
+//! `--rate-limit` (JSON-RPC −32000).
 
 use serde_json::{json, Value};
 use thiserror::Error;
