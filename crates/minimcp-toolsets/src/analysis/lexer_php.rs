@@ -18,7 +18,7 @@ impl Lexer<'_> {
             }
             match c {
                 b'\n' => self.newline(),
-                b' ' | b'\t' | b'\r' | 0x0c => self.blank(),
+                b' ' | b'\t' | b'\r' | 0x0c => self.skip_blank(),
                 b'#' if self.peek(1) != b'[' => self.php_line_comment(),
                 b'/' if self.peek(1) == b'/' => self.php_line_comment(),
                 b'/' if self.peek(1) == b'*' => self.block_comment(),
