@@ -31,6 +31,13 @@ impl Lexer<'_> {
                 }
                 b'<' if self.b[self.i..].starts_with(b"<<<") && self.heredoc() => {}
                 b'"' | b'\'' | b'`' => self.quoted(),
+                // The commonest punctuation, which starts no longer operator: straight to
+                // its token, past `op`'s search of the operator tables.
+                b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' | b',' => {
+                    let start = self.i;
+                    self.i += 1;
+                    self.push(Kind::Op, start, self.line);
+                }
                 b'0'..=b'9' => self.number(),
                 b'.' if self.peek(1).is_ascii_digit() => self.number(),
                 _ => self.op(),
