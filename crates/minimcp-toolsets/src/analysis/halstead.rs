@@ -90,10 +90,13 @@ impl<'s> Counter<'s> {
         from_counts(counts[0], counts[1], counts[2], counts[3])
     }
 
-    /// A new generation, with room for `expected` tokens.
+    /// A new generation, with room for `expected` tokens: a slot per token. A function's
+    /// distinct texts are far fewer than its tokens, so the table is seldom half full, and
+    /// `grow` doubles it when it is; two slots per token made filling new tables a tenth
+    /// of the counting.
     fn start(&mut self, expected: usize) {
-        if self.slots.len() < 2 * expected || self.generation == u32::MAX {
-            self.slots = vec![Slot::default(); (2 * expected).next_power_of_two().max(64)];
+        if self.slots.len() < expected || self.generation == u32::MAX {
+            self.slots = vec![Slot::default(); expected.next_power_of_two().max(64)];
             self.generation = 0;
         }
         self.generation += 1;

@@ -17,7 +17,11 @@ impl Lexer<'_> {
                 continue;
             }
             match c {
-                b'\n' => self.newline(),
+                b'\n' => {
+                    // With the next line's indentation: one turn of the loop, not two.
+                    self.newline();
+                    self.skip_blank();
+                }
                 b' ' | b'\t' | b'\r' | 0x0c => self.skip_blank(),
                 b'#' if self.peek(1) != b'[' => self.php_line_comment(),
                 b'/' if self.peek(1) == b'/' => self.php_line_comment(),
