@@ -37,16 +37,28 @@ impl Lexer<'_> {
                 b'"' | b'\'' | b'`' => self.quoted(),
                 // The commonest punctuation, which starts no longer operator: straight to
                 // its token, past `op`'s search of the operator tables.
-                b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' | b',' => {
-                    let start = self.i;
-                    self.i += 1;
-                    self.push(Kind::Op, start, self.line);
-                }
+                b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' | b',' => self.php_op(1),
+                // So are PHP's commonest longer operators, none of them the start of a longer
+                // one: `$this->x`, `A::b`, `'k' => $v`.
+                b'-' | b'=' if self.peek(1) == b'>' => self.php_op(2),
+                b':' if self.peek(1) == b':' => self.php_op(2),
+                // And assignment, when no `==`, `===` follows.
+                b'=' if self.peek(1) != b'=' => self.php_op(1),
                 b'0'..=b'9' => self.number(),
                 b'.' if self.peek(1).is_ascii_digit() => self.number(),
+                // Concatenation, when it is not `.=`, `..` or `...`.
+                b'.' if !matches!(self.peek(1), b'.' | b'=') => self.php_op(1),
                 _ => self.op(),
             }
         }
+    }
+
+    /// The operator of `len` bytes at `i`.
+    #[inline(always)]
+    fn php_op(&mut self, len: usize) {
+        let start = self.i;
+        self.i += len;
+        self.push(Kind::Op, start, self.line);
     }
 
     /// Text outside the code, up to the next `<?php`, `<?=` or `<?` (consumed): one string.

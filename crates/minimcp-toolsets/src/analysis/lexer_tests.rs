@@ -155,3 +155,15 @@ fn block_comments_end_at_the_first_close_that_is_not_an_open() {
         .collect();
     assert_eq!(lines, [("a", 1), ("b", 5), ("c", 7)]);
 }
+
+#[test]
+fn php_operators_take_the_longest_match_on_their_short_paths() {
+    let src = "<?php $a->b?->c::d => $e = $f == $g === $h . $i .= $j ... $k .5 .. =>= ->> :: =";
+    assert_eq!(
+        texts(src, Lang::Php),
+        [
+            "$a", "->", "b", "?->", "c", "::", "d", "=>", "$e", "=", "$f", "==", "$g", "===", "$h",
+            ".", "$i", ".=", "$j", "...", "$k", ".5", "..", "=>", "=", "->", ">", "::", "="
+        ]
+    );
+}
