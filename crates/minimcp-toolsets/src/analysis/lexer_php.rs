@@ -17,8 +17,12 @@ impl Lexer<'_> {
                 continue;
             }
             match c {
-                b'\n' => self.newline(),
-                b' ' | b'\t' | b'\r' | 0x0c => self.blank(),
+                b'\n' => {
+                    // With the next line's indentation: one turn of the loop, not two.
+                    self.newline();
+                    self.skip_blank();
+                }
+                b' ' | b'\t' | b'\r' | 0x0c => self.skip_blank(),
                 b'#' if self.peek(1) != b'[' => self.php_line_comment(),
                 b'/' if self.peek(1) == b'/' => self.php_line_comment(),
                 b'/' if self.peek(1) == b'*' => self.block_comment(),
@@ -31,11 +35,30 @@ impl Lexer<'_> {
                 }
                 b'<' if self.b[self.i..].starts_with(b"<<<") && self.heredoc() => {}
                 b'"' | b'\'' | b'`' => self.quoted(),
+                // The commonest punctuation, which starts no longer operator: straight to
+                // its token, past `op`'s search of the operator tables.
+                b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' | b',' => self.php_op(1),
+                // So are PHP's commonest longer operators, none of them the start of a longer
+                // one: `$this->x`, `A::b`, `'k' => $v`.
+                b'-' | b'=' if self.peek(1) == b'>' => self.php_op(2),
+                b':' if self.peek(1) == b':' => self.php_op(2),
+                // And assignment, when no `==`, `===` follows.
+                b'=' if self.peek(1) != b'=' => self.php_op(1),
                 b'0'..=b'9' => self.number(),
                 b'.' if self.peek(1).is_ascii_digit() => self.number(),
+                // Concatenation, when it is not `.=`, `..` or `...`.
+                b'.' if !matches!(self.peek(1), b'.' | b'=') => self.php_op(1),
                 _ => self.op(),
             }
         }
+    }
+
+    /// The operator of `len` bytes at `i`.
+    #[inline(always)]
+    fn php_op(&mut self, len: usize) {
+        let start = self.i;
+        self.i += len;
+        self.push(Kind::Op, start, self.line);
     }
 
     /// Text outside the code, up to the next `<?php`, `<?=` or `<?` (consumed): one string.

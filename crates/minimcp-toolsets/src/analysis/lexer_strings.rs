@@ -10,19 +10,21 @@ impl Lexer<'_> {
     pub(super) fn word(&mut self) {
         let start = self.i;
         self.ident_tail();
-        let word = &self.src[start..self.i];
+        // Bytes, not `&str`: slicing a `str` checks both ends for char boundaries, on
+        // every name.
+        let word = &self.b[start..self.i];
         let next = self.peek(0);
         match self.lang {
             Lang::Rust => {
-                if matches!(word, "r" | "br" | "cr") && (next == b'"' || next == b'#') {
+                if matches!(word, b"r" | b"br" | b"cr") && (next == b'"' || next == b'#') {
                     if self.rust_raw_string(start) {
                         return;
                     }
-                } else if matches!(word, "b" | "c") && (next == b'"' || next == b'\'') {
+                } else if matches!(word, b"b" | b"c") && (next == b'"' || next == b'\'') {
                     self.i = start + 1;
                     self.quoted_from(start);
                     return;
-                } else if word == "r" && next == b'#' && is_ident_start(self.peek(1)) {
+                } else if word == b"r" && next == b'#' && is_ident_start(self.peek(1)) {
                     // A raw identifier, `r#type`.
                     self.i += 1;
                     self.ident_tail();
@@ -32,7 +34,7 @@ impl Lexer<'_> {
             }
             Lang::Python => {
                 let prefix = word.len() <= 3
-                    && word.bytes().all(|c| {
+                    && word.iter().all(|c| {
                         matches!(c.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f' | b't')
                     });
                 if prefix && (next == b'"' || next == b'\'') {
@@ -41,11 +43,11 @@ impl Lexer<'_> {
                 }
             }
             Lang::C | Lang::Cpp if next == b'"' || next == b'\'' => {
-                if matches!(word, "R" | "u8R" | "uR" | "UR" | "LR") && next == b'"' {
+                if matches!(word, b"R" | b"u8R" | b"uR" | b"UR" | b"LR") && next == b'"' {
                     self.cpp_raw_string(start);
                     return;
                 }
-                if matches!(word, "u8" | "u" | "U" | "L") {
+                if matches!(word, b"u8" | b"u" | b"U" | b"L") {
                     self.quoted_from(start);
                     return;
                 }

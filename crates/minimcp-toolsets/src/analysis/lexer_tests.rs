@@ -128,3 +128,42 @@ fn reserved_words_after_a_dot_are_property_names() {
     assert_eq!(measured(src, Lang::JavaScript), [("f".into(), 1, 2)]);
     assert_eq!(measured(src, Lang::TypeScript), [("f".into(), 1, 2)]);
 }
+
+#[test]
+fn block_comments_end_at_the_first_close_that_is_not_an_open() {
+    // A `*` right after a `/` inside the comment belongs to that `/*`: `/*/` closes nothing.
+    for (body, expected) in [
+        ("a /* x /*/ y */ b", &["a", "b"][..]),
+        ("a /*/ b */ c", &["a", "c"]),
+        ("a /**/ b /***/ c", &["a", "b", "c"]),
+        ("a /* x //*/ b", &["a"]),
+        ("a /* b", &["a"]),
+        ("a /* b *", &["a"]),
+        ("a /* b **/ c", &["a", "c"]),
+    ] {
+        for lang in [Lang::JavaScript, Lang::Go, Lang::Java, Lang::C, Lang::Cpp] {
+            assert_eq!(code(body, lang), expected, "{lang:?}: {body}");
+        }
+        let php = format!("<?php {body}");
+        assert_eq!(code(&php, Lang::Php), expected, "PHP: {body}");
+    }
+    // Lines inside a comment still count, over and past the eight bytes read at once.
+    let src = "a /**\n * Docblock line one.\n * Two\n\n **/ b\n/*\n*/c";
+    let lines: Vec<_> = lex(src, Lang::Java)
+        .iter()
+        .map(|t| (t.text, t.line))
+        .collect();
+    assert_eq!(lines, [("a", 1), ("b", 5), ("c", 7)]);
+}
+
+#[test]
+fn php_operators_take_the_longest_match_on_their_short_paths() {
+    let src = "<?php $a->b?->c::d => $e = $f == $g === $h . $i .= $j ... $k .5 .. =>= ->> :: =";
+    assert_eq!(
+        texts(src, Lang::Php),
+        [
+            "$a", "->", "b", "?->", "c", "::", "d", "=>", "$e", "=", "$f", "==", "$g", "===", "$h",
+            ".", "$i", ".=", "$j", "...", "$k", ".5", "..", "=>", "=", "->", ">", "::", "="
+        ]
+    );
+}

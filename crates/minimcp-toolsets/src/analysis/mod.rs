@@ -6,6 +6,7 @@
 //! whole) → `functions` (where each function starts and ends, which tokens it owns) →
 //! `cyclomatic`, `cognitive`/`cognitive_py`, `halstead` → `measure`.
 
+mod bytes;
 mod cognitive;
 mod cognitive_py;
 mod cognitive_rb;

@@ -57,8 +57,9 @@ impl RowWriter {
         RowWriter { pieces }
     }
 
-    /// Appends one function's row.
-    pub(crate) fn write(&self, out: &mut Vec<u8>, path: &str, lang: Lang, m: &Measured) {
+    /// Appends one function's row; `path` is its file's path as a JSON string ([`string`]),
+    /// made once for all the functions of a file.
+    pub(crate) fn write(&self, out: &mut Vec<u8>, path: &[u8], lang: Lang, m: &Measured) {
         let h = &m.halstead;
         let mut pieces = self.pieces.iter();
         let mut next =
@@ -70,7 +71,7 @@ impl RowWriter {
         next(out);
         digits(out, m.end_line);
         next(out);
-        string(out, path);
+        out.extend_from_slice(path);
         next(out);
         float(out, round(h.difficulty));
         next(out);
@@ -101,6 +102,11 @@ impl RowWriter {
 
 /// `n` in decimal, as serde_json writes it.
 fn digits(out: &mut Vec<u8>, mut n: u32) {
+    // Most counts are one digit (nesting, cognitive, cyclomatic): one push, not a copy.
+    if n < 10 {
+        out.push(b'0' + n as u8);
+        return;
+    }
     let mut buf = [0u8; 10];
     let mut at = buf.len();
     loop {
@@ -128,7 +134,7 @@ fn float(out: &mut Vec<u8>, x: f64) {
 /// `s` as a JSON string, escaped as serde_json escapes it: it escapes only control
 /// characters, `"` and `\`, so a string without them (nearly every path and name) is
 /// copied as it is.
-fn string(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     if s.bytes().any(|c| c < 0x20 || c == b'"' || c == b'\\') {
         let _ = serde_json::to_writer(&mut *out, s);
         return;
