@@ -13,7 +13,7 @@
 //! to a third of that duration later). The oracle is the test's own record of each version,
 //! compared with `std::fs` reads. `cargo test` runs 10 kills with a fixed seed (targets up to
 //! 48 KiB); `MINIMCP_PATCH_CRASH_SEED=N|random`, `MINIMCP_PATCH_CRASH_KILLS` and
-//! `MINIMCP_PATCH_CRASH_KIB` for longer runs (`.ci/run`: 40 kills, up to 256 KiB).
+//! `MINIMCP_PATCH_CRASH_KIB` for longer runs (`.ci/run`: 200 kills, up to 256 KiB, against the release binary).
 
 mod common;
 

@@ -21,7 +21,7 @@
 //! `cargo test` runs 40 kills with a fixed seed (a few seconds); for longer runs:
 //! - `MINIMCP_CRASH_SEED=N` (or `random`): the seed, printed at the start and in the summary,
 //!   so a failing run replays with `MINIMCP_CRASH_SEED=N MINIMCP_CRASH_KILLS=K`;
-//! - `MINIMCP_CRASH_KILLS=K`: kills (`.ci/run` runs 400 with a random seed);
+//! - `MINIMCP_CRASH_KILLS=K`: kills (`.ci/run` runs 200 with a random seed, against the release binary);
 //! - `MINIMCP_CRASH_MIN_KIB=N`, `MINIMCP_CRASH_MAX_KIB=N`: the sizes of the versions written
 //!   (default 100 to 300 KiB; `.ci/run` 256 KiB to 4 MiB).
 

@@ -20,7 +20,7 @@
 //! The race tests run a thread that keeps swapping a directory in the root for a symlink to an
 //! outside directory of the same shape while the server writes, edits, creates and moves
 //! through it; `MINIMCP_ESCAPE_RACE_OPS=N` sets the requests per race (default 400 per race
-//! in `cargo test`, `.ci/run` 2000).
+//! in `cargo test`, `.ci/run` 4000, against the release binary).
 
 mod common;
 
