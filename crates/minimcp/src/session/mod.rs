@@ -46,7 +46,7 @@ use parked::Parked;
 pub use port::{Origin, Polled, Port};
 use resources::{Listen, Watch};
 use tools::ToolResult;
-use trace::{Ending, Trace};
+use trace::Trace;
 
 /// One client session (over HTTP, every 2026-07-28 request shares one too).
 pub struct Session<'s> {
@@ -243,76 +243,35 @@ impl<'s> Session<'s> {
     /// Works out the reply to one request; `None` when it gets none now (cancelled, parked,
     /// or an open `subscriptions/listen`). A request that came `alone` may be parked.
     fn answer(&mut self, request: Request, alone: bool) -> Option<Reply> {
-        let Some(trace) = self.trace(&request) else {
-            return self.answer_untraced(request, alone);
+        let trace = self.trace(&request, None);
+        let refused = if self.in_flight(&request.id) {
+            Some(McpError::DuplicateId(request.id.to_string()))
+        } else {
+            let rate = self.rate.as_mut().and_then(|rate| rate.take().err());
+            rate.map(|retry_after_ms| McpError::RateLimited { retry_after_ms })
         };
-        let id = request.id.clone();
-        let reply = self.answer_untraced(request, alone);
-        self.end_trace(trace, &id, reply.as_ref());
-        reply
-    }
-
-    /// The log line of `request`, when lines are written: numbered by its exchange where
-    /// the transport numbers them (the access line's `req=`), and by this session unless
-    /// it is a 2026-07-28 request (which belongs to none).
-    fn trace(&self, request: &Request) -> Option<Trace<'s>> {
-        if !log::enabled(log::Level::Info) {
-            return None; // before anything is worked out: this is every request's path
+        let Some(error) = refused else {
+            // Only a request that may ask its client is kept for running again.
+            let copy = (alone && self.handshake.client_may_be_asked()).then(|| request.clone());
+            return self.run(request, copy, None, trace);
+        };
+        let reply = Reply::plain(Err(error), false);
+        if let Some(trace) = trace {
+            trace.answered(&reply);
         }
-        let method = Method::parse(&request.method);
-        let meta = request_meta(request.params.as_ref());
-        let stateless = Era::of_request(method, meta) == Era::Stateless;
-        let req = self.port.request_number(self.origin);
-        Trace::start(
-            request,
-            self.server,
-            req,
-            (!stateless).then_some(self.number),
-        )
-    }
-
-    /// Writes the line of request `id`, which got `reply` (`None`: none now), unless it is
-    /// parked: its line is written when it is answered, counting from its first run.
-    fn end_trace(&mut self, trace: Trace<'_>, id: &RequestId, reply: Option<&Reply>) {
-        let origin = self.origin;
-        let at_origin = |o: Origin, i: &RequestId| o == origin && i == id;
-        match reply {
-            Some(reply) => trace.finish(Ending::of(reply)),
-            None if self
-                .parked
-                .iter()
-                .any(|p| at_origin(p.origin, &p.request.id)) =>
-            {
-                self.keep_started(id, trace.started())
-            }
-            None if self.listens.iter().any(|l| l.id == *id) => trace.finish(Ending::Stream),
-            None => trace.finish(Ending::Cancelled),
-        }
-    }
-
-    /// [`Session::answer`] without its log line.
-    fn answer_untraced(&mut self, request: Request, alone: bool) -> Option<Reply> {
-        if self.in_flight(&request.id) {
-            let error = McpError::DuplicateId(request.id.to_string());
-            return Some(Reply::plain(Err(error), false));
-        }
-        if let Some(Err(retry_after_ms)) = self.rate.as_mut().map(TokenBucket::take) {
-            let error = McpError::RateLimited { retry_after_ms };
-            return Some(Reply::plain(Err(error), false));
-        }
-        // Only a request that may ask its client is kept for running again.
-        let copy = (alone && self.handshake.client_may_be_asked()).then(|| request.clone());
-        self.run(request, copy, None)
+        Some(reply)
     }
 
     /// Runs `request`'s method with the client's `answers` so far; parks `copy` when its
     /// handler asked the client something (what this run replied was worked out without
-    /// the answer, and is dropped).
+    /// the answer, and is dropped). Its log line (`trace`) is written once it ends, or by
+    /// the run that answers it when it is parked.
     fn run(
         &mut self,
         request: Request,
         copy: Option<Request>,
         answers: Option<Answers>,
+        trace: Option<Trace<'s>>,
     ) -> Option<Reply> {
         let running = Running {
             id: request.id.clone(),
@@ -328,11 +287,21 @@ impl<'s> Session<'s> {
         let ran = mem::replace(&mut self.running, outer)?;
         if ran.cancelled {
             log::debug(format_args!("request {} cancelled: no response", ran.id));
+            if let Some(trace) = trace {
+                trace.finish("cancelled", None);
+            }
             return None;
         }
         if let (Some(question), Some(request)) = (ran.asked, copy) {
-            self.park(request, *question, ran.answers.unwrap_or_default());
+            let started = trace.map(|trace| trace.started);
+            self.park(request, *question, ran.answers.unwrap_or_default(), started);
             return None;
+        }
+        match (trace, &reply) {
+            (Some(trace), Some(reply)) => trace.answered(reply),
+            // No reply, and so no response yet: an open `subscriptions/listen` stream.
+            (Some(trace), None) => trace.finish("stream", None),
+            (None, _) => {}
         }
         reply
     }

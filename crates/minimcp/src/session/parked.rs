@@ -38,8 +38,8 @@ pub(crate) struct Parked {
     awaiting: u64,
     pub(crate) deadline: Instant,
     timeout: Duration,
-    /// When the request first ran: its log line counts the wait.
-    started: Instant,
+    /// When the request first ran, if its log line is written: the line counts the wait.
+    started: Option<Instant>,
 }
 
 /// A session that ends (DELETE, expiry, the server stopping) ends its parked requests'
@@ -53,8 +53,15 @@ impl Drop for Session<'_> {
 }
 
 impl Session<'_> {
-    /// Sends the client `question` and parks `request` until it answers.
-    pub(super) fn park(&mut self, request: Request, question: Question, answers: Answers) {
+    /// Sends the client `question` and parks `request`, first run at `started`, until it
+    /// answers.
+    pub(super) fn park(
+        &mut self,
+        request: Request,
+        question: Question,
+        answers: Answers,
+        started: Option<Instant>,
+    ) {
         let id = self.next_question_id;
         self.next_question_id += 1;
         let Question {
@@ -76,21 +83,8 @@ impl Session<'_> {
             awaiting: id,
             deadline: Instant::now() + timeout,
             timeout,
-            started: Instant::now(),
+            started,
         });
-    }
-
-    /// Keeps `started` as when request `id`, parked at the current origin, first ran, for
-    /// its log line.
-    pub(super) fn keep_started(&mut self, id: &RequestId, started: Instant) {
-        let origin = self.origin;
-        let parked = self
-            .parked
-            .iter_mut()
-            .find(|p| p.origin == origin && p.request.id == *id);
-        if let Some(parked) = parked {
-            parked.started = started;
-        }
     }
 
     /// A response from the client: the answer a parked request waits for, or late (its
@@ -126,11 +120,8 @@ impl Session<'_> {
         ));
         self.answering(origin, |this| {
             let copy = request.clone();
-            let trace = this.trace(&request).map(|t| t.since(started));
-            let reply = this.run(request, Some(copy), Some(answers));
-            if let Some(trace) = trace {
-                this.end_trace(trace, &id, reply.as_ref());
-            }
+            let trace = this.trace(&request, started);
+            let reply = this.run(request, Some(copy), Some(answers), trace);
             if this.parked.iter().any(|p| p.request.id == id) {
                 return;
             }
