@@ -51,25 +51,12 @@ pub enum HandlerError {
 /// The client's roots as last listed, per handshake session: handlers ask for them freely
 /// (every tool call may need them) and the client is asked again only after
 /// `notifications/roots/list_changed` (REQUIREMENTS.md SR-1).
+#[derive(Default)]
 pub(crate) struct RootsCache {
     pub(crate) roots: Option<Rc<[Value]>>,
     /// Counts `list_changed` notifications, so an answer requested before one arrived is
     /// not kept as current.
     pub(crate) generation: u64,
-    /// This handshake session's number, unique in the process ([`Context::session_id`]):
-    /// one cache is made per session, at `initialize`.
-    pub(crate) session: u64,
-}
-
-impl Default for RootsCache {
-    fn default() -> RootsCache {
-        static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        RootsCache {
-            roots: None,
-            generation: 0,
-            session: NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        }
-    }
 }
 
 /// The session, as a running handler reaches it.
@@ -117,6 +104,8 @@ impl Client {
 pub(crate) struct Scope {
     pub(crate) id: RequestId,
     pub(crate) client: Client,
+    /// The handshake session's number ([`Context::session_id`]).
+    pub(crate) session: Option<u64>,
     pub(crate) progress_token: Option<Value>,
     pub(crate) last_progress: Option<f64>,
     pub(crate) request_timeout: Duration,
@@ -456,10 +445,7 @@ impl<'a> Context<'a> {
     /// never reused, so a handler can keep what it told this session (what it served, for
     /// instance) apart from other sessions' over HTTP. `None` in 2026-07-28, where each
     /// request stands alone, and for requests outside a session.
-    pub fn session_id(&mut self) -> Option<u64> {
-        if self.scope.client.version.is_stateless() {
-            return None;
-        }
-        self.link.roots_cache().map(|cache| cache.session)
+    pub fn session_id(&self) -> Option<u64> {
+        self.scope.session
     }
 }

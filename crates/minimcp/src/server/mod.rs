@@ -89,7 +89,7 @@ pub struct Server {
     pub(crate) sources: Vec<Box<dyn ResourceSource>>,
     pub(crate) limits: Limits,
     /// Whether some source reports additions and removals (asked once, at build).
-    list_changes: bool,
+    pub(crate) list_changes: bool,
     /// Signs 2026-07-28 `requestState`; fresh per process unless given.
     pub(crate) state_key: minimcp_base::request_state::StateKeys,
     /// [`Server::implementation`] for each of [`Version::ALL`], built once: every
@@ -172,15 +172,6 @@ impl Server {
         &self.limits
     }
 
-    pub(crate) fn has_resources(&self) -> bool {
-        !self.sources.is_empty()
-    }
-
-    /// True when some source reports additions and removals.
-    pub(crate) fn resources_list_changes(&self) -> bool {
-        self.list_changes
-    }
-
     /// Whether the server serves the methods of `capability`: tools, prompts and resources
     /// when it has some, completions when a prompt has arguments or a template variables,
     /// logging always. The methods and the `capabilities` object both follow this.
@@ -188,7 +179,7 @@ impl Server {
         match capability {
             Capability::Tools => !self.tools.is_empty(),
             Capability::Prompts => !self.prompts.is_empty(),
-            Capability::Resources => self.has_resources(),
+            Capability::Resources => !self.sources.is_empty(),
             Capability::Completions => {
                 self.prompts.iter().any(|p| !p.arguments.is_empty())
                     || self.sources.iter().any(|s| !s.templates().is_empty())
@@ -203,7 +194,7 @@ impl Server {
         let mut caps = Map::new();
         for capability in Capability::ALL.into_iter().filter(|&c| self.offers(c)) {
             let declared = match capability {
-                Capability::Resources if self.resources_list_changes() => {
+                Capability::Resources if self.list_changes => {
                     json!({ "subscribe": true, "listChanged": true })
                 }
                 Capability::Resources => json!({ "subscribe": true }),
@@ -316,71 +307,67 @@ impl Builder {
     }
 
     /// Checks every definition and builds the server.
-    pub fn build(mut self) -> Result<Server, ConfigError> {
+    pub fn build(self) -> Result<Server, ConfigError> {
+        let mut errors = self.errors;
         let mut tool_index = Index::default();
         for (i, tool) in self.tools.iter().enumerate() {
+            let name = &tool.name;
             // MCP 2025-11-25 tool names.
-            let valid_chars = tool
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-            if tool.name.is_empty() || tool.name.len() > 128 || !valid_chars {
-                self.errors.push(format!(
-                    "tool {:?}: a name must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.'",
-                    tool.name
-                ));
+            let valid_chars =
+                (name.chars()).all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+            if name.is_empty() || name.len() > 128 || !valid_chars {
+                errors.push(format!("tool {name:?}: a name must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.'"));
             }
             if tool.description.trim().is_empty() {
-                self.errors.push(format!(
-                    "tool {:?}: the description must not be empty",
-                    tool.name
-                ));
+                errors.push(format!("tool {name:?}: the description must not be empty"));
             }
             if let Err(e) = check_schema(&tool.input_schema) {
-                self.errors
-                    .push(format!("tool {:?}: inputSchema: {e}", tool.name));
+                errors.push(format!("tool {name:?}: inputSchema: {e}"));
             }
             if let Some(Err(e)) = tool.output_schema.as_ref().map(check_schema) {
-                self.errors
-                    .push(format!("tool {:?}: outputSchema: {e}", tool.name));
+                errors.push(format!("tool {name:?}: outputSchema: {e}"));
             }
-            if tool_index.insert(tool.name.clone(), i).is_some() {
-                self.errors
-                    .push(format!("tool {:?} is defined twice", tool.name));
+            if tool_index.insert(name.clone(), i).is_some() {
+                errors.push(format!("tool {name:?} is defined twice"));
             }
         }
         let mut prompt_index = Index::default();
         for (i, prompt) in self.prompts.iter().enumerate() {
-            if prompt_index.insert(prompt.name.clone(), i).is_some() {
-                self.errors
-                    .push(format!("prompt {:?} is defined twice", prompt.name));
+            let name = &prompt.name;
+            if prompt_index.insert(name.clone(), i).is_some() {
+                errors.push(format!("prompt {name:?} is defined twice"));
             }
             let mut names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
             names.sort_unstable();
             if names.windows(2).any(|w| w[0] == w[1]) {
-                self.errors.push(format!(
-                    "prompt {:?} has two arguments with one name",
-                    prompt.name
-                ));
+                errors.push(format!("prompt {name:?} has two arguments with one name"));
             }
         }
-        if self.limits.max_message_bytes < 1024 {
-            self.errors
-                .push("max_message_bytes must be at least 1024".into());
+        let limits = &self.limits;
+        let bad_rate = limits
+            .rate_limit
+            .is_some_and(|r| !(r.is_finite() && r > 0.0));
+        for (bad, message) in [
+            (
+                limits.max_message_bytes < 1024,
+                "max_message_bytes must be at least 1024",
+            ),
+            (
+                limits.max_response_bytes < 1024,
+                "max_response_bytes must be at least 1024",
+            ),
+            (limits.page_size == 0, "page_size must be at least 1"),
+            (
+                bad_rate,
+                "rate_limit must be a positive number of requests per second",
+            ),
+        ] {
+            if bad {
+                errors.push(message.into());
+            }
         }
-        if self.limits.max_response_bytes < 1024 {
-            self.errors
-                .push("max_response_bytes must be at least 1024".into());
-        }
-        if self.limits.page_size == 0 {
-            self.errors.push("page_size must be at least 1".into());
-        }
-        if matches!(self.limits.rate_limit, Some(r) if !(r.is_finite() && r > 0.0)) {
-            self.errors
-                .push("rate_limit must be a positive number of requests per second".into());
-        }
-        if !self.errors.is_empty() {
-            return Err(ConfigError(self.errors.join("; ")));
+        if !errors.is_empty() {
+            return Err(ConfigError(errors.join("; ")));
         }
         let mut sources = Vec::with_capacity(self.sources.len() + 1);
         if !self.statics.is_empty() {

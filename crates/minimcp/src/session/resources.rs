@@ -181,11 +181,11 @@ impl Session<'_> {
             return Err(McpError::Overloaded(open));
         }
         let mut honoured = Map::new();
-        let list_changed = wants("resourcesListChanged") && self.server.resources_list_changes();
+        let list_changed = wants("resourcesListChanged") && self.server.list_changes;
         if list_changed {
             honoured.insert("resourcesListChanged".into(), json!(true));
         }
-        if !self.server.has_resources() {
+        if self.server.sources.is_empty() {
             uris.clear();
         }
         if !uris.is_empty() {
@@ -222,8 +222,7 @@ impl Session<'_> {
     }
 
     fn watching_list(&self) -> bool {
-        let legacy =
-            matches!(&self.handshake, Handshake::Ready(_)) && self.server.resources_list_changes();
+        let legacy = matches!(&self.handshake, Handshake::Ready(_)) && self.server.list_changes;
         legacy || self.listens.iter().any(|l| l.resources_list_changed)
     }
 
@@ -297,7 +296,7 @@ impl Session<'_> {
     fn announce(&mut self, uri: Option<&str>) {
         let legacy = match (&self.handshake, uri) {
             (Handshake::Ready(n), Some(uri)) => n.subscriptions.contains(uri),
-            (Handshake::Ready(_), None) => self.server.resources_list_changes(),
+            (Handshake::Ready(_), None) => self.server.list_changes,
             _ => false,
         };
         let (method, mut params) = match uri {
