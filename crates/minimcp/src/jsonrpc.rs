@@ -71,11 +71,6 @@ impl RequestId {
             _ => None,
         }
     }
-
-    /// An integer id, as minted by the server for its own requests.
-    pub(crate) fn number(n: u64) -> RequestId {
-        RequestId::Unsigned(n)
-    }
 }
 
 /// Strings print quoted, so `7` and `"7"` look different in logs (lsp-server does the same).
@@ -305,32 +300,14 @@ fn id_kind(value: &Value) -> &'static str {
     }
 }
 
-/// How the `id` member of an error response is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum UnreadableId {
-    /// `"id": null`, as JSON-RPC 2.0 says.
-    Null,
-    /// No `id` member, as the 2025-11-25 and later schemas say (they make `id` optional and
-    /// do not allow `null`; the TypeScript SDK rejects `null`).
-    Omit,
-}
-
-/// The `id` of an outgoing response: the request's, or written as the policy says when it
-/// could not be read.
+/// The `id` of an outgoing response: the request's or, when it could not be read, `null` as
+/// JSON-RPC 2.0 says, or no `id` member as the 2025-11-25 and later schemas say (they make
+/// `id` optional and do not allow `null`; the TypeScript SDK rejects `null`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum ResponseId<'a> {
     Id(&'a RequestId),
-    Unreadable(UnreadableId),
-}
-
-impl<'a> ResponseId<'a> {
-    /// The id to use for an error about a message whose id may be unknown.
-    pub(crate) fn recovered(id: Option<&'a RequestId>, policy: UnreadableId) -> ResponseId<'a> {
-        match id {
-            Some(id) => ResponseId::Id(id),
-            None => ResponseId::Unreadable(policy),
-        }
-    }
+    Null,
+    Omit,
 }
 
 /// An outgoing message (a request is the server's), serialized compactly with the members
@@ -348,8 +325,8 @@ impl<T: Serialize + ?Sized> Serialize for Outgoing<'_, T> {
         map.serialize_entry("jsonrpc", "2.0")?;
         let write_id = |map: &mut S::SerializeMap, id: &ResponseId<'_>| match id {
             ResponseId::Id(id) => map.serialize_entry("id", id),
-            ResponseId::Unreadable(UnreadableId::Null) => map.serialize_entry("id", &()),
-            ResponseId::Unreadable(UnreadableId::Omit) => Ok(()),
+            ResponseId::Null => map.serialize_entry("id", &()),
+            ResponseId::Omit => Ok(()),
         };
         match self {
             Outgoing::Result(id, result) => {
@@ -707,24 +684,18 @@ mod tests {
             data: None,
         };
         assert_eq!(
-            serde_json::to_string(&Outgoing::<Value>::Error(
-                ResponseId::Unreadable(UnreadableId::Null),
-                &error
-            ))
-            .expect("serializes"),
+            serde_json::to_string(&Outgoing::<Value>::Error(ResponseId::Null, &error))
+                .expect("serializes"),
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad"}}"#
         );
         assert_eq!(
-            serde_json::to_string(&Outgoing::<Value>::Error(
-                ResponseId::Unreadable(UnreadableId::Omit),
-                &error
-            ))
-            .expect("serializes"),
+            serde_json::to_string(&Outgoing::<Value>::Error(ResponseId::Omit, &error))
+                .expect("serializes"),
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"bad"}}"#
         );
         assert_eq!(
             render(&Outgoing::Request(
-                &RequestId::number(1),
+                &RequestId::Unsigned(1),
                 "roots/list",
                 &json!({})
             )),

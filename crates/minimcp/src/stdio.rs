@@ -373,18 +373,15 @@ impl LineReader {
     /// Moves the next chunk into the buffer: waiting for it until `deadline` when `wait`,
     /// else only when it is already there. False when none came.
     fn fill(&mut self, wait: bool, deadline: Option<Instant>) -> io::Result<bool> {
+        // `Err(true)`: the reading thread dropped its sender at the end of the input.
+        let chunks = &self.chunks;
         let received = match (wait, deadline) {
-            (false, _) => self.chunks.try_recv().map_err(|e| match e {
-                TryRecvError::Empty => RecvTimeoutError::Timeout,
-                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-            }),
-            (true, None) => self
-                .chunks
-                .recv()
-                .map_err(|_| RecvTimeoutError::Disconnected),
-            (true, Some(at)) => self
-                .chunks
-                .recv_timeout(at.saturating_duration_since(Instant::now())),
+            (false, _) => chunks
+                .try_recv()
+                .map_err(|e| e == TryRecvError::Disconnected),
+            (true, None) => chunks.recv().map_err(|_| true),
+            (true, Some(at)) => (chunks.recv_timeout(at.saturating_duration_since(Instant::now())))
+                .map_err(|e| e == RecvTimeoutError::Disconnected),
         };
         match received {
             Ok(chunk) => {
@@ -394,9 +391,8 @@ impl LineReader {
                 self.start = 0;
                 self.buf.extend_from_slice(&chunk);
             }
-            Err(RecvTimeoutError::Timeout) => return Ok(false),
-            // The reading thread drops its sender at the end of the input.
-            Err(RecvTimeoutError::Disconnected) => self.eof = true,
+            Err(false) => return Ok(false),
+            Err(true) => self.eof = true,
         }
         Ok(true)
     }

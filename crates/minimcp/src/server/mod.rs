@@ -192,7 +192,7 @@ impl Server {
     /// (conformance/REQUIREMENTS.md L-7), as that version spells it.
     pub(crate) fn capabilities(&self, version: Version) -> Value {
         let mut caps = Map::new();
-        for capability in Capability::ALL.into_iter().filter(|&c| self.offers(c)) {
+        for (capability, key) in Capability::ALL.into_iter().filter(|&(c, _)| self.offers(c)) {
             let declared = match capability {
                 Capability::Resources if self.list_changes => {
                     json!({ "subscribe": true, "listChanged": true })
@@ -202,7 +202,7 @@ impl Server {
                 Capability::Completions if !version.has_annotations() => continue,
                 _ => json!({}),
             };
-            caps.insert(capability.key().into(), declared);
+            caps.insert(key.into(), declared);
         }
         Value::Object(caps)
     }

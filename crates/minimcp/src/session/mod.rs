@@ -25,6 +25,7 @@ mod trace;
 use std::collections::VecDeque;
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -47,6 +48,9 @@ pub use port::{Origin, Polled, Port};
 use resources::{Listen, Watch};
 use tools::ToolResult;
 use trace::Trace;
+
+/// Numbers the sessions of this process, in the order they start, for the log.
+static SESSIONS: AtomicU64 = AtomicU64::new(1);
 
 /// One client session (over HTTP, every 2026-07-28 request shares one too).
 pub struct Session<'s> {
@@ -150,7 +154,7 @@ impl<'s> Session<'s> {
             watch: Watch::new(server.limits.poll_interval),
             rate: server.limits.rate_limit.map(TokenBucket::new),
             closed: false,
-            number: trace::next_session(),
+            number: SESSIONS.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -378,7 +382,7 @@ impl<'s> Session<'s> {
     fn running_id(&self) -> RequestId {
         self.running
             .as_ref()
-            .map_or(RequestId::number(0), |r| r.id.clone())
+            .map_or(RequestId::Unsigned(0), |r| r.id.clone())
     }
 
     /// The scope the handler of the running request runs in.

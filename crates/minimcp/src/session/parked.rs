@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use super::{Incoming, Session};
 use crate::context::{Answer, Answers, Question};
 use crate::error::McpError;
-use crate::jsonrpc::{Message, Outgoing, Request, RequestId, Response, ResponseId};
+use crate::jsonrpc::{Message, Outgoing, Request, RequestId, Response};
 use crate::model::InputError;
 use crate::session::port::Origin;
 use minimcp_base::log;
@@ -71,7 +71,7 @@ impl Session<'_> {
             timeout,
         } = question;
         self.write(
-            &Outgoing::Request(&RequestId::number(id), method, &params),
+            &Outgoing::Request(&RequestId::Unsigned(id), method, &params),
             None,
         );
         self.port.flush();
@@ -90,7 +90,7 @@ impl Session<'_> {
     /// A response from the client: the answer a parked request waits for, or late (its
     /// question timed out or was withdrawn) and ignored.
     pub(super) fn answered(&mut self, response: Response) {
-        let awaits = |p: &Parked| RequestId::number(p.awaiting) == response.id;
+        let awaits = |p: &Parked| RequestId::Unsigned(p.awaiting) == response.id;
         let Some(at) = self.parked.iter().position(awaits) else {
             let id = &response.id;
             return log::warn(format_args!(
@@ -207,7 +207,7 @@ impl Session<'_> {
             _ => None,
         };
         self.answering(origin, |this| {
-            let id = ResponseId::recovered(id, this.unreadable_id());
+            let id = this.response_id(id);
             this.write(&Outgoing::<Value>::Error(id, &error), Some(error.code));
             this.port.finish(origin);
         });

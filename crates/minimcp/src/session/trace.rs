@@ -11,7 +11,6 @@
 //! and the method and id, which the client chose, are cut short and reduced to visible ASCII.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -21,14 +20,6 @@ use crate::jsonrpc::{Request, RequestId};
 use crate::protocol::{request_meta, Era, Method};
 use crate::server::Server;
 use minimcp_base::log::{self, clean, Field};
-
-/// Numbers the sessions of this process, in the order they start, for the log.
-static SESSIONS: AtomicU64 = AtomicU64::new(1);
-
-/// The next session's number.
-pub(crate) fn next_session() -> u64 {
-    SESSIONS.fetch_add(1, Ordering::Relaxed)
-}
 
 /// A request being served, for its line once it ends. Nothing is formatted before then.
 pub(crate) struct Trace<'s> {
