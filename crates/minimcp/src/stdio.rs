@@ -264,56 +264,52 @@ impl LineReader {
 
     /// The next unit. Blocks until a line arrives, the input ends, or `deadline` passes.
     fn next(&mut self, deadline: Option<Instant>) -> io::Result<Next> {
+        self.read(true, deadline, &|_| true)
+    }
+
+    /// The next unit already here that `wanted` accepts, without waiting.
+    fn poll(&mut self, wanted: &dyn Fn(&Value) -> bool) -> Option<Unit> {
+        match self.read(false, None, wanted) {
+            Ok(Next::Unit(unit)) => Some(unit),
+            Ok(_) => None,
+            Err(e) => {
+                log::warn(format_args!("reading input failed: {e}"));
+                None
+            }
+        }
+    }
+
+    /// The next unit `wanted` accepts: a line it refuses stays first (`Idle`), a line over
+    /// the limit is always taken. Waits for it until `deadline` when `wait`, else only looks
+    /// at what has arrived.
+    fn read(
+        &mut self,
+        wait: bool,
+        deadline: Option<Instant>,
+        wanted: &dyn Fn(&Value) -> bool,
+    ) -> io::Result<Next> {
         loop {
             return Ok(match self.scan() {
                 Scan::Line { start, end, next } => {
+                    let unit = parse(&self.buf[start..end]);
+                    if unit.value().is_some_and(|value| !wanted(value)) {
+                        return Ok(Next::Idle);
+                    }
                     self.take(next);
-                    Next::Unit(parse(&self.buf[start..end]))
+                    Next::Unit(unit)
                 }
-                Scan::TooLarge { size, id } => Next::Unit(self.too_large(size, id)),
+                Scan::TooLarge { size, id } => {
+                    let error = EnvelopeError::TooLarge {
+                        size,
+                        limit: self.max,
+                    };
+                    Next::Unit(Unit(Err((error, id))))
+                }
                 Scan::Eof => Next::Closed,
-                Scan::More if self.fill(true, deadline)? => continue,
+                Scan::More if self.fill(wait, deadline)? => continue,
                 Scan::More => Next::Idle,
             });
         }
-    }
-
-    /// The next unit already here that `wanted` accepts, without waiting; a line it refuses
-    /// stays first. A line over the limit is always taken.
-    fn poll(&mut self, wanted: &dyn Fn(&Value) -> bool) -> Option<Unit> {
-        loop {
-            return match self.scan() {
-                Scan::Line { start, end, next } => {
-                    let unit = parse(&self.buf[start..end]);
-                    if unit.value().is_some_and(|value| !wanted(value)) {
-                        return None;
-                    }
-                    self.take(next);
-                    Some(unit)
-                }
-                Scan::TooLarge { size, id } => Some(self.too_large(size, id)),
-                Scan::Eof => None,
-                Scan::More => match self.fill(false, None) {
-                    Ok(true) => continue,
-                    Ok(false) => None,
-                    Err(e) => {
-                        log::warn(format_args!("reading input failed: {e}"));
-                        None
-                    }
-                },
-            };
-        }
-    }
-
-    /// The unit of a line skipped as too large.
-    fn too_large(&self, size: u64, id: Option<RequestId>) -> Unit {
-        Unit(Err((
-            EnvelopeError::TooLarge {
-                size,
-                limit: self.max,
-            },
-            id,
-        )))
     }
 
     /// Where the next line in the buffer is, without taking it (blank lines and a line
