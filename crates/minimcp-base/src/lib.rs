@@ -10,12 +10,14 @@
 //! - [`uri_template`]: matching URIs against RFC 6570 templates;
 //! - [`request_state`]: state sealed with HMAC-SHA256, bound to a request and expiring;
 //! - [`log`]: diagnostics on stderr, never stdout;
+//! - [`lines`]: newline-delimited framing of a stream read on a thread, each line bounded;
 //! - [`json_size`]: the length of a value as compact JSON, without building it.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod encoding;
+pub mod lines;
 pub mod log;
 pub mod request_state;
 pub mod schema;
