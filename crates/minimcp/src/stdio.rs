@@ -102,7 +102,7 @@ impl Stdio<'_> {
         }
         match self.failed.take() {
             Some(e) => Err(Error::Write(e)),
-            None => read(&mut self.input, true, deadline, &|_| true).map_err(Error::Read),
+            None => read(&mut self.input, true, deadline, |_| true).map_err(Error::Read),
         }
     }
 
@@ -167,7 +167,7 @@ fn read(
     input: &mut LineReader<Option<RequestId>>,
     wait: bool,
     deadline: Option<Instant>,
-    wanted: &dyn Fn(&Value) -> bool,
+    wanted: impl Fn(&Value) -> bool,
 ) -> io::Result<Next> {
     loop {
         return Ok(match input.scan() {
@@ -224,7 +224,7 @@ mod tests {
 
     /// The `n` of the next unit, `Idle` or `Closed`.
     fn next(reader: &mut LineReader<Option<RequestId>>, deadline: Option<Instant>) -> String {
-        match read(reader, true, deadline, &|_| true).expect("read") {
+        match read(reader, true, deadline, |_| true).expect("read") {
             Next::Unit(unit) => unit.value().expect("json")["n"].to_string(),
             Next::Idle => "idle".into(),
             Next::Closed => "closed".into(),

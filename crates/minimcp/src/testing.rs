@@ -59,7 +59,6 @@ impl TestClient {
         let scope = Scope {
             id: RequestId::Unsigned(1),
             client: Client::unknown(self.version),
-            session: None,
             progress_token: self.progress.then(|| json!("test")),
             last_progress: None,
             request_timeout: Duration::from_secs(1),

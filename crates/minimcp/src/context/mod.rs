@@ -75,6 +75,10 @@ pub(crate) trait Link {
     /// Lets the transport end this request's delivery early (see
     /// [`Context::release_stream`]).
     fn release_stream(&mut self) {}
+    /// The handshake session's number ([`Context::session_id`]); `None` without one.
+    fn session(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The client a request is served for: negotiated by `initialize`, or, in 2026-07-28,
@@ -104,8 +108,6 @@ impl Client {
 pub(crate) struct Scope {
     pub(crate) id: RequestId,
     pub(crate) client: Client,
-    /// The handshake session's number ([`Context::session_id`]).
-    pub(crate) session: Option<u64>,
     pub(crate) progress_token: Option<Value>,
     pub(crate) last_progress: Option<f64>,
     pub(crate) request_timeout: Duration,
@@ -446,6 +448,7 @@ impl<'a> Context<'a> {
     /// instance) apart from other sessions' over HTTP. `None` in 2026-07-28, where each
     /// request stands alone, and for requests outside a session.
     pub fn session_id(&self) -> Option<u64> {
-        self.scope.session
+        let stateless = self.scope.client.version.is_stateless();
+        self.link.session().filter(|_| !stateless)
     }
 }

@@ -147,6 +147,10 @@ impl Link for Session<'_> {
     fn roots_cache(&mut self) -> Option<&mut RootsCache> {
         self.handshake.negotiated_mut().map(|n| &mut n.roots)
     }
+
+    fn session(&self) -> Option<u64> {
+        self.handshake.negotiated().map(|_| self.number)
+    }
 }
 
 impl Session<'_> {

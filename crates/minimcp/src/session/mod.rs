@@ -390,8 +390,6 @@ impl<'s> Session<'s> {
         Scope {
             id: self.running_id(),
             client: client.clone(),
-            session: (self.handshake.negotiated().is_some() && !client.version.is_stateless())
-                .then_some(self.number),
             progress_token: self.running.as_mut().and_then(|r| r.progress.take()),
             last_progress: None,
             request_timeout: self.server.limits.request_timeout,
