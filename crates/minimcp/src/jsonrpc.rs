@@ -14,7 +14,6 @@
 //!    uses named parameters only).
 
 use std::fmt;
-use std::io;
 
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -351,57 +350,6 @@ impl<T: Serialize + ?Sized> Serialize for Outgoing<'_, T> {
     }
 }
 
-/// Counts bytes, keeps at most `limit` of them.
-struct Limited<'a> {
-    buf: &'a mut Vec<u8>,
-    written: usize,
-    limit: usize,
-}
-
-impl io::Write for Limited<'_> {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        self.written += data.len();
-        if self.written <= self.limit {
-            self.buf.extend_from_slice(data);
-        }
-        Ok(data.len())
-    }
-    /// serde_json writes every token with `write_all`; the default one loops around
-    /// `write`, which here always takes everything.
-    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
-        self.write(data).map(drop)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// A message did not fit the response limit; nothing of it was written.
-#[derive(Debug)]
-pub(crate) struct TooLarge(pub(crate) usize);
-
-/// Appends `message` to `buf` as compact JSON, unless it would exceed `limit` bytes (then
-/// `buf` is left as it was). Serializing counts past the limit without keeping the bytes.
-pub(crate) fn to_json_limited(
-    message: &impl Serialize,
-    limit: usize,
-    buf: &mut Vec<u8>,
-) -> Result<(), TooLarge> {
-    let mark = buf.len();
-    let mut writer = Limited {
-        buf,
-        written: 0,
-        limit,
-    };
-    let ok = serde_json::to_writer(&mut writer, message).is_ok();
-    let written = writer.written;
-    if !ok || written > limit {
-        buf.truncate(mark);
-        return Err(TooLarge(written));
-    }
-    Ok(())
-}
-
 /// Finds the top-level `"id"` of a JSON object from a prefix of its text.
 ///
 /// Used for lines too long to parse: the id usually comes early (`{"jsonrpc":"2.0","id":7,…`),
@@ -701,15 +649,6 @@ mod tests {
             )),
             r#"{"jsonrpc":"2.0","id":1,"method":"roots/list","params":{}}"#
         );
-    }
-
-    #[test]
-    fn output_refuses_messages_over_the_limit_without_writing_any_part() {
-        let mut out = Vec::new();
-        to_json_limited(&"short", 100, &mut out).expect("fits");
-        let err = to_json_limited(&"x".repeat(200), 100, &mut out).expect_err("too large");
-        assert_eq!(err.0, 202);
-        assert_eq!(out, b"\"short\"");
     }
 
     #[test]

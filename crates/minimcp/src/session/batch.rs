@@ -6,9 +6,10 @@ use serde_json::Value;
 
 use super::{Incoming, Reply, Session};
 use crate::error::EnvelopeError;
-use crate::jsonrpc::{to_json_limited, Message, Outgoing, Rejected, RequestId, ResponseId};
+use crate::jsonrpc::{Message, Outgoing, Rejected, RequestId, ResponseId};
 use crate::session::port::Origin;
 use minimcp_base::log;
+use minimcp_base::to_json_limited;
 
 /// One item of a batch.
 type Item = Result<Message, Rejected>;

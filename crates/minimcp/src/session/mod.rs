@@ -34,15 +34,14 @@ use serde_json::{json, Value};
 use crate::context::{Answers, Client, Context, Inputs, Question, Scope};
 use crate::error::{EnvelopeError, McpError};
 use crate::jsonrpc::{
-    classify, to_json_limited, ErrorObject, Message, Outgoing, Rejected, Request, RequestId,
-    ResponseId, TooLarge, Unit,
+    classify, ErrorObject, Message, Outgoing, Rejected, Request, RequestId, ResponseId, Unit,
 };
 use crate::model::HandlerError;
 use crate::protocol::{request_meta, Era, Method, Version};
 use crate::server::Server;
 use handler::{is_token, TokenBucket};
 use handshake::Handshake;
-use minimcp_base::log;
+use minimcp_base::{log, to_json_limited, TooLarge};
 use parked::Parked;
 pub use port::{Origin, Polled, Port};
 use resources::{Listen, Watch};
