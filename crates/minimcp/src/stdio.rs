@@ -318,7 +318,7 @@ mod tests {
             reader.fill(true, None).expect("read");
         }
         let two = |v: &Value| v["n"] == 2;
-        let poll = |reader: &mut LineReader<_>| match read(reader, false, None, &two) {
+        let poll = |reader: &mut LineReader<_>| match read(reader, false, None, two) {
             Ok(Next::Unit(unit)) => Some(unit),
             _ => None,
         };
