@@ -186,7 +186,7 @@ impl<'a> Context<'a> {
         let increasing = self.scope.last_progress.is_none_or(|last| progress > last);
         if !progress.is_finite() || !increasing {
             minimcp_base::log::debug(format_args!(
-                "dropped progress {progress} for request {}: not above the last value",
+                "dropped progress {progress} for request {:?}: not above the last value",
                 self.scope.id
             ));
             return false;

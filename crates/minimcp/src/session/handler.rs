@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use super::port::Polled;
-use super::{Outcome, Session};
+use super::{Handshake, Outcome, Session};
 use crate::context::{Client, Inputs, Link, RootsCache};
 use crate::error::McpError;
 use crate::model::{HandlerError, InputError};
@@ -127,7 +127,8 @@ impl Link for Session<'_> {
         if self.closed {
             return Err(InputError::Cancelled);
         }
-        if !self.handshake.is_ready() {
+        // Only once `notifications/initialized` has arrived.
+        if !matches!(self.handshake, Handshake::Ready(_)) {
             return Err(InputError::NotReady);
         }
         if !self.running.as_ref().is_some_and(|r| r.parkable) {
@@ -308,11 +309,6 @@ pub(super) fn string<'a>(
         .get(key)
         .and_then(Value::as_str)
         .ok_or_else(|| invalid(message))
-}
-
-/// Whether `token` can be a `progressToken`: a string or an integer.
-pub(super) fn is_token(token: &Value) -> bool {
-    token.is_string() || token.as_i64().is_some() || token.as_u64().is_some()
 }
 
 /// An invalid-params error with `message`.

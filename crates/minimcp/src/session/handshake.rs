@@ -65,17 +65,6 @@ impl Handshake {
             Handshake::Initializing(n) | Handshake::Ready(n) => Some(n),
         }
     }
-
-    /// True once `notifications/initialized` has arrived: the server may ask the client.
-    pub(crate) fn is_ready(&self) -> bool {
-        matches!(self, Handshake::Ready(_))
-    }
-
-    /// Whether a handler may ask this session's client anything: only when it declared
-    /// something to be asked (otherwise asking fails before any question is sent).
-    pub(crate) fn client_may_be_asked(&self) -> bool {
-        self.negotiated().is_some_and(|n| n.may_be_asked)
-    }
 }
 
 impl Session<'_> {
@@ -208,7 +197,9 @@ impl Session<'_> {
                 self.port.finish(listen.origin);
                 self.unwatch_unused();
             }
-            None => log::debug(format_args!("ignored cancellation of {id}: not in flight")),
+            None => log::debug(format_args!(
+                "ignored cancellation of {id:?}: not in flight"
+            )),
         }
     }
 }

@@ -39,7 +39,7 @@ use crate::jsonrpc::{
 use crate::model::HandlerError;
 use crate::protocol::{request_meta, Era, Method, Version};
 use crate::server::Server;
-use handler::{is_token, TokenBucket};
+use handler::TokenBucket;
 use handshake::Handshake;
 use minimcp_base::{log, to_json_limited, TooLarge};
 use parked::Parked;
@@ -248,14 +248,16 @@ impl<'s> Session<'s> {
     fn answer(&mut self, request: Request, alone: bool) -> Option<Reply> {
         let trace = self.trace(&request, None);
         let refused = if self.in_flight(&request.id) {
-            Some(McpError::DuplicateId(request.id.to_string()))
+            Some(McpError::DuplicateId(format!("{:?}", request.id)))
         } else {
             let rate = self.rate.as_mut().and_then(|rate| rate.take().err());
             rate.map(|retry_after_ms| McpError::RateLimited { retry_after_ms })
         };
         let Some(error) = refused else {
-            // Only a request that may ask its client is kept for running again.
-            let copy = (alone && self.handshake.client_may_be_asked()).then(|| request.clone());
+            // Only a request that may ask its client (which declared something a handler may
+            // ask it) is kept for running again.
+            let may_ask = self.handshake.negotiated().is_some_and(|n| n.may_be_asked);
+            let copy = (alone && may_ask).then(|| request.clone());
             return self.run(request, copy, None, trace);
         };
         let reply = Reply::plain(Err(error), false);
@@ -289,7 +291,7 @@ impl<'s> Session<'s> {
         let reply = self.dispatch(request);
         let ran = mem::replace(&mut self.running, outer)?;
         if ran.cancelled {
-            log::debug(format_args!("request {} cancelled: no response", ran.id));
+            log::debug(format_args!("request {:?} cancelled: no response", ran.id));
             if let Some(trace) = trace {
                 trace.finish("cancelled", None);
             }
@@ -321,7 +323,11 @@ impl<'s> Session<'s> {
         let era = Era::of_request(method, meta);
         let stateless = era == Era::Stateless;
         if let (Some(running), Some(token)) = (self.running.as_mut(), meta) {
-            running.progress = token.get("progressToken").filter(|t| is_token(t)).cloned();
+            // A `progressToken` is a string or an integer.
+            let token = token
+                .get("progressToken")
+                .filter(|t| t.is_string() || t.is_i64() || t.is_u64());
+            running.progress = token.cloned();
         }
         let client = match (era, &self.handshake, method) {
             (Era::Stateless, ..) => handler::stateless_client(&mut params),

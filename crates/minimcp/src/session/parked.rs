@@ -94,7 +94,7 @@ impl Session<'_> {
         let Some(at) = self.parked.iter().position(awaits) else {
             let id = &response.id;
             return log::warn(format_args!(
-                "ignored a response to {id}: no question of ours waits for it"
+                "ignored a response to {id:?}: no question of ours waits for it"
             ));
         };
         let parked = self.parked.swap_remove(at);
@@ -115,7 +115,7 @@ impl Session<'_> {
         answers.insert(key, answer);
         let id = request.id.clone();
         log::debug(format_args!(
-            "request {id} resumes with {} answer(s)",
+            "request {id:?} resumes with {} answer(s)",
             answers.len()
         ));
         self.answering(origin, |this| {
