@@ -26,7 +26,6 @@ use std::collections::VecDeque;
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -170,25 +169,6 @@ impl<'s> Session<'s> {
         self.serve_queue();
     }
 
-    /// When [`Session::tick`] next has something to do: a change check, if anything is
-    /// watched, or a parked question's timeout.
-    pub fn deadline(&self) -> Option<Instant> {
-        let watch = self.is_watching().then_some(self.watch.next_poll);
-        let parked = self.parked.iter().map(|p| p.deadline).min();
-        watch.into_iter().chain(parked).min()
-    }
-
-    /// Does what is due: checks watched resources, and runs again the parked requests
-    /// whose client did not answer in time.
-    pub fn tick(&mut self) {
-        let now = Instant::now();
-        if self.is_watching() && now >= self.watch.next_poll {
-            self.answering(port::SESSION, Session::poll_changes);
-        }
-        self.expire_parked(now);
-        self.serve_queue();
-    }
-
     /// The negotiated version, if any.
     pub fn version(&self) -> Option<Version> {
         self.handshake.negotiated().map(|n| n.client.version)
@@ -262,7 +242,7 @@ impl<'s> Session<'s> {
         };
         let reply = Reply::plain(Err(error), false);
         if let Some(trace) = trace {
-            trace.answered(&reply);
+            trace.end(Ok(&reply));
         }
         Some(reply)
     }
@@ -290,23 +270,22 @@ impl<'s> Session<'s> {
         let outer = self.running.replace(running);
         let reply = self.dispatch(request);
         let ran = mem::replace(&mut self.running, outer)?;
-        if ran.cancelled {
-            log::debug(format_args!("request {:?} cancelled: no response", ran.id));
-            if let Some(trace) = trace {
-                trace.finish("cancelled", None);
-            }
-            return None;
-        }
-        if let (Some(question), Some(request)) = (ran.asked, copy) {
+        if let (false, Some(question), Some(request)) = (ran.cancelled, ran.asked, copy) {
             let started = trace.map(|trace| trace.started);
             self.park(request, *question, ran.answers.unwrap_or_default(), started);
             return None;
         }
-        match (trace, &reply) {
-            (Some(trace), Some(reply)) => trace.answered(reply),
-            // No reply, and so no response yet: an open `subscriptions/listen` stream.
-            (Some(trace), None) => trace.finish("stream", None),
-            (None, _) => {}
+        if ran.cancelled {
+            log::debug(format_args!("request {:?} cancelled: no response", ran.id));
+        }
+        let reply = reply.filter(|_| !ran.cancelled);
+        if let Some(trace) = trace {
+            // No reply, and not cancelled: an open `subscriptions/listen` stream.
+            trace.end(
+                reply
+                    .as_ref()
+                    .ok_or(if ran.cancelled { "cancelled" } else { "stream" }),
+            );
         }
         reply
     }
@@ -425,13 +404,9 @@ impl<'s> Session<'s> {
                 "a handler panicked; answered with an internal error"
             ));
         }
-        let asked = inputs.question.take();
-        if let Some(running) = self
-            .running
-            .as_mut()
-            .filter(|_| replayed && asked.is_some())
-        {
-            running.asked = asked;
+        let asked = inputs.question.take().filter(|_| replayed);
+        if let (Some(running), Some(asked)) = (self.running.as_mut(), asked) {
+            running.asked = Some(asked);
             running.answers = Some(mem::take(&mut inputs.answers));
         }
         (result.ok(), inputs)
@@ -459,19 +434,6 @@ impl<'s> Session<'s> {
     fn notify_now(&mut self, method: &str, params: &Value) {
         self.write(&Outgoing::Notification(method, params), None);
         self.port.flush();
-    }
-
-    /// True when `id` is the id of a request in flight: running, parked, queued, or an open
-    /// `subscriptions/listen` (a second request with it would make its reply ambiguous).
-    fn in_flight(&self, id: &RequestId) -> bool {
-        let queued = |(q, _): &(Incoming, Origin)| match q {
-            Incoming::Single(Message::Request(r)) => r.id == *id,
-            _ => false,
-        };
-        self.running.as_ref().is_some_and(|r| r.id == *id)
-            || self.parked.iter().any(|p| p.request.id == *id)
-            || self.queue.iter().any(queued)
-            || self.listens.iter().any(|l| l.id == *id)
     }
 
     /// Runs `f` with output going to `origin`, then restores the current origin.

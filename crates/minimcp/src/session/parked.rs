@@ -14,6 +14,9 @@
 //! a parked request of the same origin (over stdio: the one client), so that one origin's
 //! answers go out in the order of its requests. A `ping` is answered at once; a full queue
 //! refuses with −32003.
+//!
+//! Here too are the session's timers: a parked question's timeout and change polling for
+//! subscriptions ([`Session::deadline`], [`Session::tick`]).
 
 use std::time::{Duration, Instant};
 
@@ -24,7 +27,7 @@ use crate::context::{Answer, Answers, Question};
 use crate::error::McpError;
 use crate::jsonrpc::{Message, Outgoing, Request, RequestId, Response};
 use crate::model::InputError;
-use crate::session::port::Origin;
+use crate::session::port::{Origin, SESSION};
 use minimcp_base::log;
 
 /// A request whose handler waits for the client's answer to question `awaiting`.
@@ -53,6 +56,25 @@ impl Drop for Session<'_> {
 }
 
 impl Session<'_> {
+    /// When [`Session::tick`] next has something to do: a change check, if anything is
+    /// watched, or a parked question's timeout.
+    pub fn deadline(&self) -> Option<Instant> {
+        let watch = self.is_watching().then_some(self.watch.next_poll);
+        let parked = self.parked.iter().map(|p| p.deadline).min();
+        watch.into_iter().chain(parked).min()
+    }
+
+    /// Does what is due: checks watched resources, and runs again the parked requests
+    /// whose client did not answer in time.
+    pub fn tick(&mut self) {
+        let now = Instant::now();
+        if self.is_watching() && now >= self.watch.next_poll {
+            self.answering(SESSION, Session::poll_changes);
+        }
+        self.expire_parked(now);
+        self.serve_queue();
+    }
+
     /// Sends the client `question` and parks `request`, first run at `started`, until it
     /// answers.
     pub(super) fn park(
@@ -186,6 +208,19 @@ impl Session<'_> {
             self.serve_queue();
         }
         self.serve_queue();
+    }
+
+    /// True when `id` is the id of a request in flight: running, parked, queued, or an open
+    /// `subscriptions/listen` (a second request with it would make its reply ambiguous).
+    pub(super) fn in_flight(&self, id: &RequestId) -> bool {
+        let queued = |(q, _): &(Incoming, Origin)| match q {
+            Incoming::Single(Message::Request(r)) => r.id == *id,
+            _ => false,
+        };
+        self.running.as_ref().is_some_and(|r| r.id == *id)
+            || self.parked.iter().any(|p| p.request.id == *id)
+            || self.queue.iter().any(queued)
+            || self.listens.iter().any(|l| l.id == *id)
     }
 
     /// True when input carrying a request from `origin` must wait: a request of `origin` is

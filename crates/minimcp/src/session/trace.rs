@@ -92,25 +92,22 @@ impl<'s> Session<'s> {
 }
 
 impl Trace<'_> {
-    /// Writes the line of a request answered with `reply`.
-    pub(super) fn answered(self, reply: &Reply) {
+    /// Writes the line of a request answered with `Ok(reply)`, or that ended with none as
+    /// `Err(outcome)`.
+    pub(super) fn end(self, ending: Result<&Reply, &str>) {
         let is = |result: &Value, key: &str, value: Value| result.get(key) == Some(&value);
-        let (outcome, code) = match &reply.outcome {
-            Ok(Payload::Tool(result)) if result.is_error => ("tool_error", None),
-            Ok(Payload::Json(result)) if is(result, "isError", Value::Bool(true)) => {
+        let (outcome, code) = match ending.map(|reply| &reply.outcome) {
+            Ok(Ok(Payload::Tool(result))) if result.is_error => ("tool_error", None),
+            Ok(Ok(Payload::Json(result))) if is(result, "isError", Value::Bool(true)) => {
                 ("tool_error", None)
             }
-            Ok(Payload::Json(result)) if is(result, "resultType", "input_required".into()) => {
+            Ok(Ok(Payload::Json(result))) if is(result, "resultType", "input_required".into()) => {
                 ("input_required", None)
             }
-            Ok(_) => ("result", None),
-            Err(error) => ("error", Some(error.code)),
+            Ok(Ok(_)) => ("result", None),
+            Ok(Err(error)) => ("error", Some(error.code)),
+            Err(outcome) => (outcome, None),
         };
-        self.finish(outcome, code);
-    }
-
-    /// Writes the line: the request ended in `outcome` (`error`: with its `code`).
-    pub(super) fn finish(self, outcome: &str, code: Option<i64>) {
         let took = i64::try_from(self.started.elapsed().as_micros()).unwrap_or(i64::MAX);
         let number = |n: Option<u64>| n.map_or(Field::Absent, |n| Field::Number(n as i64));
         let id = match &self.id {
