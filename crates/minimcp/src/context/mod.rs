@@ -11,7 +11,7 @@
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use thiserror::Error;
 
 use crate::jsonrpc::RequestId;
@@ -277,27 +277,20 @@ impl<'a> Context<'a> {
                 since: Version::V2025_06_18.as_str(),
             });
         }
-        let supported = self
-            .scope
-            .client
+        let client = &self.scope.client;
+        // `{}` means form mode; otherwise `form` must be listed (2025-11-25).
+        let form = |modes: &Map<String, Value>| modes.is_empty() || modes.contains_key("form");
+        let declared = client
             .capabilities
             .get("elicitation")
-            .is_some_and(|e| {
-                // `{}` means form mode; otherwise `form` must be listed (2025-11-25).
-                e.as_object()
-                    .is_some_and(|modes| modes.is_empty() || modes.contains_key("form"))
-            });
+            .and_then(Value::as_object);
+        let supported = declared.is_some_and(form);
         let mut params = json!({ "message": message, "requestedSchema": schema });
-        if self.scope.client.version >= Version::V2025_11_25 {
+        if client.version >= Version::V2025_11_25 {
             params["mode"] = json!("form");
         }
-        let answer = self.ask(
-            key,
-            "elicitation/create",
-            params,
-            supported,
-            json!({ "elicitation": { "form": {} } }),
-        )?;
+        let required = json!({ "elicitation": { "form": {} } });
+        let answer = self.ask(key, "elicitation/create", params, supported, required)?;
         match answer.get("action").and_then(Value::as_str) {
             Some("accept") => {
                 let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
@@ -372,13 +365,8 @@ impl<'a> Context<'a> {
             None => None,
         };
         let supported = self.scope.client.capabilities.get("roots").is_some();
-        let answer = self.ask(
-            key,
-            "roots/list",
-            json!({}),
-            supported,
-            json!({ "roots": {} }),
-        );
+        let (params, required) = (json!({}), json!({ "roots": {} }));
+        let answer = self.ask(key, "roots/list", params, supported, required);
         let (kept, result) = match answer {
             // Asking again would make every later request wait as long: the session is
             // taken to have no roots until the client says they changed.
@@ -408,13 +396,8 @@ impl<'a> Context<'a> {
         // Keys are stable across rounds because the handler asks in the same order (or
         // names its questions).
         let inputs = &mut self.scope.inputs;
-        let key = key.unwrap_or_else(|| {
-            format!(
-                "{}-{}",
-                method.split('/').next().unwrap_or(method),
-                inputs.asked
-            )
-        });
+        let kind = method.split('/').next().unwrap_or(method);
+        let key = key.unwrap_or_else(|| format!("{kind}-{}", inputs.asked));
         inputs.asked += 1;
         if let Some(answer) = inputs.answers.get(&key) {
             let answer = answer.clone();
