@@ -311,6 +311,18 @@ pub(super) fn string<'a>(
         .ok_or_else(|| invalid(message))
 }
 
+/// `params[key]` as an object, or an invalid-params error with `message`.
+pub(super) fn object<'a>(
+    params: &'a Map<String, Value>,
+    key: &str,
+    message: &str,
+) -> Result<&'a Map<String, Value>, McpError> {
+    params
+        .get(key)
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid(message))
+}
+
 /// An invalid-params error with `message`.
 pub(super) fn invalid(message: impl Into<String>) -> McpError {
     McpError::InvalidParams(message.into())

@@ -21,7 +21,7 @@ use std::rc::Rc;
 use serde_json::{json, Map, Value};
 
 use super::handler::log_level;
-use super::handler::{invalid, string};
+use super::handler::{invalid, object, string};
 use super::{Incoming, Outcome, Session};
 use crate::context::{Client, RootsCache};
 use crate::jsonrpc::{Message, Notification, RequestId};
@@ -74,10 +74,8 @@ impl Session<'_> {
             "protocolVersion",
             "`protocolVersion` must be a string, such as \"2025-11-25\"",
         )?;
-        let capabilities = params
-            .get("capabilities")
-            .filter(|c| c.is_object())
-            .ok_or_else(|| invalid("`capabilities` must be an object (`{}` for none)"))?;
+        let none = "`capabilities` must be an object (`{}` for none)";
+        let capabilities = object(params, "capabilities", none)?;
         let info = match params.get("clientInfo") {
             None => json!({}),
             Some(info @ Value::Object(_)) => info.clone(),
@@ -101,7 +99,7 @@ impl Session<'_> {
         self.handshake = Handshake::Initializing(Negotiated {
             client: Client {
                 version,
-                capabilities: Rc::new(capabilities.clone()),
+                capabilities: Rc::new(Value::Object(capabilities.clone())),
                 info: Rc::new(info),
                 log_level: Some(LogLevel::Info),
             },

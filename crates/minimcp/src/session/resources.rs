@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::handler::{bad_cursor, decode_cursor, encode_cursor, handler_error, with_cursor};
-use super::handler::{invalid, string};
+use super::handler::{invalid, object, string};
 use super::port::Origin;
 use super::{Handshake, Outcome, Session};
 use crate::context::Client;
@@ -163,12 +163,8 @@ impl Session<'_> {
     /// open (no response) until the client cancels it or the session ends.
     pub(super) fn listen(&mut self, params: &Map<String, Value>) -> Result<(), McpError> {
         let id = self.running_id();
-        let filter = params
-            .get("notifications")
-            .and_then(Value::as_object)
-            .ok_or_else(|| {
-                invalid("`notifications` must be an object saying which notifications to receive")
-            })?;
+        let what = "`notifications` must be an object saying which notifications to receive";
+        let filter = object(params, "notifications", what)?;
         let wants = |key: &str| filter.get(key).and_then(Value::as_bool).unwrap_or(false);
         let mut uris = match filter.get("resourceSubscriptions") {
             None => BTreeSet::new(),
