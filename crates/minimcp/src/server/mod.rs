@@ -313,8 +313,8 @@ impl Builder {
         for (i, tool) in self.tools.iter().enumerate() {
             let name = &tool.name;
             // MCP 2025-11-25 tool names.
-            let valid_chars =
-                (name.chars()).all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+            let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+            let valid_chars = name.chars().all(valid);
             if name.is_empty() || name.len() > 128 || !valid_chars {
                 errors.push(format!("tool {name:?}: a name must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.'"));
             }
@@ -344,27 +344,20 @@ impl Builder {
             }
         }
         let limits = &self.limits;
-        let bad_rate = limits
+        if limits.max_message_bytes < 1024 {
+            errors.push("max_message_bytes must be at least 1024".into());
+        }
+        if limits.max_response_bytes < 1024 {
+            errors.push("max_response_bytes must be at least 1024".into());
+        }
+        if limits.page_size == 0 {
+            errors.push("page_size must be at least 1".into());
+        }
+        if limits
             .rate_limit
-            .is_some_and(|r| !(r.is_finite() && r > 0.0));
-        for (bad, message) in [
-            (
-                limits.max_message_bytes < 1024,
-                "max_message_bytes must be at least 1024",
-            ),
-            (
-                limits.max_response_bytes < 1024,
-                "max_response_bytes must be at least 1024",
-            ),
-            (limits.page_size == 0, "page_size must be at least 1"),
-            (
-                bad_rate,
-                "rate_limit must be a positive number of requests per second",
-            ),
-        ] {
-            if bad {
-                errors.push(message.into());
-            }
+            .is_some_and(|r| !(r.is_finite() && r > 0.0))
+        {
+            errors.push("rate_limit must be a positive number of requests per second".into());
         }
         if !errors.is_empty() {
             return Err(ConfigError(errors.join("; ")));

@@ -69,21 +69,15 @@ impl Handshake {
 
 impl Session<'_> {
     pub(super) fn initialize(&mut self, params: &Map<String, Value>) -> Outcome {
-        let requested = string(
-            params,
-            "protocolVersion",
-            "`protocolVersion` must be a string, such as \"2025-11-25\"",
-        )?;
+        let version = "`protocolVersion` must be a string, such as \"2025-11-25\"";
+        let requested = string(params, "protocolVersion", version)?;
         let none = "`capabilities` must be an object (`{}` for none)";
         let capabilities = object(params, "capabilities", none)?;
+        let named = "`clientInfo` must be an object with `name` and `version`";
         let info = match params.get("clientInfo") {
             None => json!({}),
             Some(info @ Value::Object(_)) => info.clone(),
-            Some(_) => {
-                return Err(invalid(
-                    "`clientInfo` must be an object with `name` and `version`",
-                ))
-            }
+            Some(_) => return Err(invalid(named)),
         };
         let version = protocol::negotiate(requested);
         log::info(format_args!(

@@ -136,12 +136,8 @@ impl Session<'_> {
                 "tool {name} returned {size} bytes, over the {budget}-byte result budget"
             ));
             let what = format!("The result of tool {name}");
-            return failed(ask_for_less(
-                &what,
-                size,
-                budget,
-                "budget for one tool result",
-            ));
+            let which = "budget for one tool result";
+            return failed(ask_for_less(&what, size, budget, which));
         }
         Ok(tool_result(output, version, server))
     }
