@@ -316,26 +316,20 @@ impl<T: Serialize + ?Sized> Serialize for Outgoing<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("jsonrpc", "2.0")?;
-        let write_id = |map: &mut S::SerializeMap, id: &ResponseId<'_>| match id {
-            ResponseId::Id(id) => map.serialize_entry("id", id),
-            ResponseId::Null => map.serialize_entry("id", &()),
-            ResponseId::Omit => Ok(()),
-        };
         match self {
-            Outgoing::Result(id, result) => {
-                write_id(&mut map, id)?;
-                map.serialize_entry("result", result)?;
+            Outgoing::Result(ResponseId::Id(id), _) | Outgoing::Error(ResponseId::Id(id), _) => {
+                map.serialize_entry("id", id)?
             }
-            Outgoing::Error(id, error) => {
-                write_id(&mut map, id)?;
-                map.serialize_entry("error", error)?;
+            Outgoing::Result(ResponseId::Null, _) | Outgoing::Error(ResponseId::Null, _) => {
+                map.serialize_entry("id", &())?
             }
-            Outgoing::Notification(method, params) => {
-                map.serialize_entry("method", method)?;
-                map.serialize_entry("params", params)?;
-            }
-            Outgoing::Request(id, method, params) => {
-                map.serialize_entry("id", id)?;
+            Outgoing::Request(id, ..) => map.serialize_entry("id", id)?,
+            _ => {}
+        }
+        match self {
+            Outgoing::Result(_, result) => map.serialize_entry("result", result)?,
+            Outgoing::Error(_, error) => map.serialize_entry("error", error)?,
+            Outgoing::Notification(method, params) | Outgoing::Request(_, method, params) => {
                 map.serialize_entry("method", method)?;
                 map.serialize_entry("params", params)?;
             }

@@ -131,12 +131,11 @@ pub(crate) struct NotificationBudget {
 impl NotificationBudget {
     fn allow(&mut self) -> bool {
         let now = Instant::now();
-        match self.window {
-            Some(start) if now.duration_since(start) < Duration::from_secs(1) => {}
-            _ => {
-                self.window = Some(now);
-                self.sent = 0;
-            }
+        if self
+            .window
+            .is_none_or(|start| now.duration_since(start) >= Duration::from_secs(1))
+        {
+            (self.window, self.sent) = (Some(now), 0);
         }
         self.sent += 1;
         self.sent <= MAX_NOTIFICATIONS_PER_SECOND
