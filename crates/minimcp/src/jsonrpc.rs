@@ -324,6 +324,7 @@ impl<T: Serialize + ?Sized> Serialize for Outgoing<'_, T> {
                 map.serialize_entry("id", &())?
             }
             Outgoing::Request(id, ..) => map.serialize_entry("id", id)?,
+            // A notification, or an unreadable id that the version leaves out.
             _ => {}
         }
         match self {

@@ -156,7 +156,6 @@ enum Next {
     Unit(Unit),
     /// The deadline passed first.
     Idle,
-    /// The input ended.
     Closed,
 }
 

@@ -35,7 +35,6 @@ pub(crate) enum Handshake {
     New,
     /// `initialize` answered; `notifications/initialized` not yet received.
     Initializing(Negotiated),
-    /// Fully operating.
     Ready(Negotiated),
 }
 

@@ -93,7 +93,6 @@ struct Running {
 
 /// A classified unit of input.
 enum Incoming {
-    /// One message.
     Single(Message),
     /// A non-empty JSON-RPC batch in a 2025-03-26 session, its items classified in order.
     Batch(Vec<Result<Message, Rejected>>),

@@ -154,11 +154,9 @@ pub(crate) struct ToolResult {
     pub(crate) server_info: Option<Arc<Value>>,
 }
 
-/// One content block of a [`ToolResult`].
 pub(crate) enum Block {
     /// `{"type": "text", "text": …}`: nearly every block.
     Text(String),
-    /// Any other block, as JSON.
     Json(Value),
 }
 

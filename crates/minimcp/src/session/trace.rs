@@ -147,11 +147,8 @@ fn name<'s>(request: &Request, server: &'s Server) -> Option<Cow<'s, str>> {
         "prompts/get" => &server.prompt_index,
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
             let (scheme, _) = text("uri")?.split_once(':')?;
-            let valid = !scheme.is_empty()
-                && scheme.len() <= 32
-                && scheme
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+            let scheme_byte = |b: u8| b.is_ascii_alphanumeric() || b"+-.".contains(&b);
+            let valid = !scheme.is_empty() && scheme.len() <= 32 && scheme.bytes().all(scheme_byte);
             return Some(match valid {
                 true => Cow::Owned(format!("{scheme}:")),
                 false => Cow::Borrowed("?"),
