@@ -6,7 +6,8 @@
 //!
 //! - [`schema`]: a small JSON Schema validator for tool arguments, with messages a model can
 //!   act on (checked against Python's `jsonschema`);
-//! - [`encoding`]: base64, SHA-256, HMAC-SHA256 and random keys (FIPS and RFC vectors);
+//! - [`encoding`]: base64, SHA-256, HMAC-SHA256 and random keys (FIPS and RFC vectors), and
+//!   the FNV-1a hash;
 //! - [`uri_template`]: matching URIs against RFC 6570 templates;
 //! - [`request_state`]: state sealed with HMAC-SHA256, bound to a request and expiring;
 //! - [`log`]: diagnostics on stderr, never stdout;

@@ -4,7 +4,7 @@
 //! one session against it. Build one with [`Server::builder`].
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,6 +15,7 @@ use crate::context::{Context, HandlerError};
 use crate::model::{Prompt, ResourceContents, ResourceInfo, ResourceSource, TemplateInfo, Tool};
 use crate::protocol::{Capability, Version};
 use crate::resources::{StaticResources, Template};
+use minimcp_base::encoding::Fnv1a;
 use minimcp_base::schema::check_schema;
 use minimcp_base::uri_template::UriTemplate;
 
@@ -101,28 +102,7 @@ pub struct Server {
 /// Tools or prompts by name. The names are the server's own (no client chooses what goes
 /// in), so an unkeyed hash is safe here: FNV-1a costs a few instructions per byte where
 /// std's SipHash cost about 1 % of a small `tools/call`.
-pub(crate) type Index = HashMap<String, usize, BuildHasherDefault<NameHash>>;
-
-/// FNV-1a, 64 bits.
-pub(crate) struct NameHash(u64);
-
-impl Default for NameHash {
-    fn default() -> Self {
-        NameHash(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for NameHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
+pub(crate) type Index = HashMap<String, usize, BuildHasherDefault<Fnv1a>>;
 
 /// Builds a [`Server`].
 pub struct Builder {
