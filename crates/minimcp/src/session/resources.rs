@@ -16,7 +16,7 @@ use super::{Handshake, Outcome, Session};
 use crate::context::Client;
 use crate::error::McpError;
 use crate::jsonrpc::{Outgoing, RequestId};
-use crate::model::HandlerError;
+use crate::model::{HandlerError, ResourceInfo};
 use crate::protocol::meta;
 use crate::server::trim_listing;
 use minimcp_base::request_state::Binding;
@@ -89,10 +89,8 @@ impl Session<'_> {
             Some(Err(error)) => return Err(handler_error(error, "resources/list")),
             None => return Err(McpError::Internal),
         };
-        let listed: Vec<Value> = listed
-            .into_iter()
-            .map(|r| trim_listing(json!(r), client.version))
-            .collect();
+        let trim = |r: ResourceInfo| trim_listing(json!(r), client.version);
+        let listed: Vec<Value> = listed.into_iter().map(trim).collect();
         Ok(with_cursor(json!({ "resources": listed }), next))
     }
 
@@ -240,24 +238,17 @@ impl Session<'_> {
     /// Starts watching `uri` (when a subscription to it opens).
     fn watch_uri(&mut self, uri: &str) {
         let fingerprint = self.fingerprint(uri);
-        self.watch
-            .fingerprints
-            .entry(uri.to_string())
-            .or_insert(fingerprint);
+        let fingerprints = &mut self.watch.fingerprints;
+        fingerprints.entry(uri.to_string()).or_insert(fingerprint);
         self.start_list_watch();
     }
 
     /// Stops watching URIs no subscription refers to any more.
     pub(crate) fn unwatch_unused(&mut self) {
-        let legacy: BTreeSet<String> = self
-            .handshake
-            .negotiated()
-            .map(|n| n.subscriptions.clone())
-            .unwrap_or_default();
-        let listens = &self.listens;
-        self.watch
-            .fingerprints
-            .retain(|uri, _| legacy.contains(uri) || listens.iter().any(|l| l.uris.contains(uri)));
+        let legacy = self.handshake.negotiated().map(|n| &n.subscriptions);
+        let (listens, fingerprints) = (&self.listens, &mut self.watch.fingerprints);
+        let listened = |uri: &String| listens.iter().any(|l| l.uris.contains(uri));
+        fingerprints.retain(|uri, _| legacy.is_some_and(|s| s.contains(uri)) || listened(uri));
     }
 
     /// Takes the resource list's first fingerprint once anyone wants its changes.

@@ -16,7 +16,6 @@ use serde_json::{json, Map, Value};
 use super::handler::{invalid, string};
 use super::{Outcome, Payload, Session};
 use crate::context::Client;
-use crate::context::Inputs;
 use crate::error::McpError;
 use crate::jsonrpc::ErrorObject;
 use crate::model::{Arguments, Content, HandlerError, ToolOutput};
@@ -99,8 +98,7 @@ impl Session<'_> {
             return Err(McpError::Internal);
         };
         let arguments = Arguments(arguments);
-        let (result, inputs): (_, Inputs) =
-            self.run_handler(scope, |ctx| (tool.handler)(&arguments, ctx));
+        let (result, inputs) = self.run_handler(scope, |ctx| (tool.handler)(&arguments, ctx));
         let output = match result {
             Some(Ok(output)) => output,
             None => return Err(McpError::Internal),
