@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use super::port::Polled;
-use super::{Handshake, Outcome, Session};
+use super::{Outcome, Session};
 use crate::context::{Client, Inputs, Link, RootsCache};
 use crate::error::McpError;
 use crate::model::{HandlerError, InputError};
@@ -127,8 +127,7 @@ impl Link for Session<'_> {
         if self.closed {
             return Err(InputError::Cancelled);
         }
-        // Only once `notifications/initialized` has arrived.
-        if !matches!(self.handshake, Handshake::Ready(_)) {
+        if !self.handshake.is_ready() {
             return Err(InputError::NotReady);
         }
         if !self.running.as_ref().is_some_and(|r| r.parkable) {

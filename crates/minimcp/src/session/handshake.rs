@@ -64,6 +64,11 @@ impl Handshake {
             Handshake::Initializing(n) | Handshake::Ready(n) => Some(n),
         }
     }
+
+    /// True once `notifications/initialized` has arrived: the server may ask the client.
+    pub(crate) fn is_ready(&self) -> bool {
+        matches!(self, Handshake::Ready(_))
+    }
 }
 
 impl Session<'_> {
