@@ -153,11 +153,6 @@ impl<'a> Context<'a> {
         Context { link, scope }
     }
 
-    /// What the handler was given and asked, once it has returned.
-    pub(crate) fn into_inputs(self) -> Inputs {
-        self.scope.inputs
-    }
-
     /// The protocol version of this request.
     pub fn protocol_version(&self) -> Version {
         self.scope.client.version

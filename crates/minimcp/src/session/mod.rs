@@ -397,7 +397,7 @@ impl<'s> Session<'s> {
         }
         let mut ctx = Context::new(self, scope);
         let result = panic::catch_unwind(AssertUnwindSafe(|| handler(&mut ctx)));
-        let mut inputs = ctx.into_inputs();
+        let mut inputs = ctx.scope.inputs;
         if result.is_err() {
             log::error(format_args!(
                 "a handler panicked; answered with an internal error"
