@@ -154,7 +154,7 @@ impl Port for Lines<'_> {
 /// What the read loop gets.
 enum Next {
     Unit(Unit),
-    /// The deadline passed first.
+    /// Nothing to take now: the deadline passed, or nothing wanted has arrived.
     Idle,
     Closed,
 }

@@ -280,11 +280,8 @@ impl<'s> Session<'s> {
         let reply = reply.filter(|_| !ran.cancelled);
         if let Some(trace) = trace {
             // No reply, and not cancelled: an open `subscriptions/listen` stream.
-            trace.end(
-                reply
-                    .as_ref()
-                    .ok_or(if ran.cancelled { "cancelled" } else { "stream" }),
-            );
+            let none = if ran.cancelled { "cancelled" } else { "stream" };
+            trace.end(reply.as_ref().ok_or(none));
         }
         reply
     }
