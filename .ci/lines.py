@@ -35,7 +35,7 @@ LAYERS = [
     ("toolsets: conformance", "fixtures for the suites and transcripts", TOOLSETS, ["conformance/", "transcript.rs"]),
     ("minimcp-http", "Streamable HTTP over TCP and Unix sockets", "crates/minimcp-http/src", [""]),
     ("minimcp", "the library: protocol, session, server API and stdio", "crates/minimcp/src", [""]),
-    ("minimcp-base", "what knows nothing of MCP: schema, encoding, URI templates, sealed state, logs", "crates/minimcp-base/src", [""]),
+    ("minimcp-base", "what knows nothing of MCP: schema, encoding, URI templates, sealed state, line framing, logs", "crates/minimcp-base/src", [""]),
 ]
 
 

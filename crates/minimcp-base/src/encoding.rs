@@ -1,5 +1,5 @@
-//! Base64 (standard and URL-safe) and SHA-256/HMAC-SHA256, written out because the design
-//! card allows no crates beyond serde, serde_json and thiserror.
+//! Base64 (standard and URL-safe), SHA-256/HMAC-SHA256 and FNV-1a, written out because
+//! minimcp depends on no crates beyond serde, serde_json and thiserror.
 //!
 //! Base64 is needed for binary content (`blob`, image and audio `data`); HMAC-SHA256 seals the
 //! 2026-07-28 `requestState` so a client cannot forge or replay it (MRTR: "servers MUST
@@ -177,6 +177,28 @@ pub fn random_key() -> [u8; 32] {
         chunk.copy_from_slice(&hasher.finish().to_le_bytes());
     }
     key
+}
+
+/// FNV-1a, 64 bits: a hasher for `HashMap`s whose keys no client chooses (it is unkeyed, so
+/// chosen keys could collide on purpose), a few instructions per byte.
+pub struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv1a {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
 }
 
 #[cfg(test)]

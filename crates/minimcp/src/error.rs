@@ -113,43 +113,33 @@ impl McpError {
     /// The error object sent to the client. `modern` selects the 2026-07-28 code for a
     /// missing resource (−32602 there, −32002 before: conformance/REQUIREMENTS.md ).
     pub(crate) fn to_object(&self, modern: bool) -> ErrorObject {
+        use McpError::*;
         let (code, data) = match self {
-            McpError::MethodNotFound(_) => (rpc::METHOD_NOT_FOUND, None),
-            McpError::InvalidParams(_) | McpError::UnknownTool(..) | McpError::UnknownPrompt(_) => {
-                (rpc::INVALID_PARAMS, None)
-            }
-            McpError::NotInitialized | McpError::AlreadyInitialized | McpError::DuplicateId(_) => {
-                (rpc::INVALID_REQUEST, None)
-            }
-            McpError::ResourceNotFound(uri) => {
-                let code = if modern {
-                    rpc::INVALID_PARAMS
-                } else {
-                    code::RESOURCE_NOT_FOUND
-                };
-                (code, Some(json!({ "uri": uri })))
-            }
-            McpError::UnsupportedProtocolVersion {
+            MethodNotFound(_) => (rpc::METHOD_NOT_FOUND, None),
+            InvalidParams(_) | UnknownTool(..) | UnknownPrompt(_) => (rpc::INVALID_PARAMS, None),
+            NotInitialized | AlreadyInitialized | DuplicateId(_) => (rpc::INVALID_REQUEST, None),
+            ResourceNotFound(uri) if modern => (rpc::INVALID_PARAMS, Some(json!({ "uri": uri }))),
+            ResourceNotFound(uri) => (code::RESOURCE_NOT_FOUND, Some(json!({ "uri": uri }))),
+            UnsupportedProtocolVersion {
                 requested,
                 supported,
-            } => (
-                code::UNSUPPORTED_PROTOCOL_VERSION,
-                Some(json!({ "supported": supported, "requested": requested })),
-            ),
-            McpError::MissingClientCapability(required) => (
-                code::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                Some(json!({ "requiredCapabilities": required })),
-            ),
-            McpError::RateLimited { retry_after_ms } => (
-                code::RATE_LIMITED,
-                Some(json!({ "retryAfterMs": retry_after_ms })),
-            ),
-            McpError::ResponseTooLarge { size, limit } => (
-                code::RESPONSE_TOO_LARGE,
-                Some(json!({ "size": size, "limit": limit })),
-            ),
-            McpError::Overloaded(_) => (code::OVERLOADED, None),
-            McpError::Internal => (rpc::INTERNAL_ERROR, None),
+            } => {
+                let data = json!({ "supported": supported, "requested": requested });
+                (code::UNSUPPORTED_PROTOCOL_VERSION, Some(data))
+            }
+            MissingClientCapability(needed) => {
+                let data = json!({ "requiredCapabilities": needed });
+                (code::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(data))
+            }
+            RateLimited { retry_after_ms: ms } => {
+                (code::RATE_LIMITED, Some(json!({ "retryAfterMs": ms })))
+            }
+            ResponseTooLarge { size, limit } => {
+                let data = json!({ "size": size, "limit": limit });
+                (code::RESPONSE_TOO_LARGE, Some(data))
+            }
+            Overloaded(_) => (code::OVERLOADED, None),
+            Internal => (rpc::INTERNAL_ERROR, None),
         };
         ErrorObject::new(code, self, data)
     }

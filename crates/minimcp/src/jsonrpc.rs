@@ -14,7 +14,6 @@
 //!    uses named parameters only).
 
 use std::fmt;
-use std::io;
 
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -71,11 +70,6 @@ impl RequestId {
             _ => None,
         }
     }
-
-    /// An integer id, as minted by the server for its own requests.
-    pub(crate) fn number(n: u64) -> RequestId {
-        RequestId::Unsigned(n)
-    }
 }
 
 /// Strings print quoted, so `7` and `"7"` look different in logs (lsp-server does the same).
@@ -86,12 +80,6 @@ impl fmt::Debug for RequestId {
             RequestId::Negative(i) => write!(f, "{i}"),
             RequestId::Str(s) => write!(f, "{s:?}"),
         }
-    }
-}
-
-impl fmt::Display for RequestId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
     }
 }
 
@@ -305,32 +293,14 @@ fn id_kind(value: &Value) -> &'static str {
     }
 }
 
-/// How the `id` member of an error response is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum UnreadableId {
-    /// `"id": null`, as JSON-RPC 2.0 says.
-    Null,
-    /// No `id` member, as the 2025-11-25 and later schemas say (they make `id` optional and
-    /// do not allow `null`; the TypeScript SDK rejects `null`).
-    Omit,
-}
-
-/// The `id` of an outgoing response: the request's, or written as the policy says when it
-/// could not be read.
+/// The `id` of an outgoing response: the request's or, when it could not be read, `null` as
+/// JSON-RPC 2.0 says, or no `id` member as the 2025-11-25 and later schemas say (they make
+/// `id` optional and do not allow `null`; the TypeScript SDK rejects `null`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum ResponseId<'a> {
     Id(&'a RequestId),
-    Unreadable(UnreadableId),
-}
-
-impl<'a> ResponseId<'a> {
-    /// The id to use for an error about a message whose id may be unknown.
-    pub(crate) fn recovered(id: Option<&'a RequestId>, policy: UnreadableId) -> ResponseId<'a> {
-        match id {
-            Some(id) => ResponseId::Id(id),
-            None => ResponseId::Unreadable(policy),
-        }
-    }
+    Null,
+    Omit,
 }
 
 /// An outgoing message (a request is the server's), serialized compactly with the members
@@ -346,83 +316,27 @@ impl<T: Serialize + ?Sized> Serialize for Outgoing<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("jsonrpc", "2.0")?;
-        let write_id = |map: &mut S::SerializeMap, id: &ResponseId<'_>| match id {
-            ResponseId::Id(id) => map.serialize_entry("id", id),
-            ResponseId::Unreadable(UnreadableId::Null) => map.serialize_entry("id", &()),
-            ResponseId::Unreadable(UnreadableId::Omit) => Ok(()),
-        };
         match self {
-            Outgoing::Result(id, result) => {
-                write_id(&mut map, id)?;
-                map.serialize_entry("result", result)?;
+            Outgoing::Result(ResponseId::Id(id), _) | Outgoing::Error(ResponseId::Id(id), _) => {
+                map.serialize_entry("id", id)?
             }
-            Outgoing::Error(id, error) => {
-                write_id(&mut map, id)?;
-                map.serialize_entry("error", error)?;
+            Outgoing::Result(ResponseId::Null, _) | Outgoing::Error(ResponseId::Null, _) => {
+                map.serialize_entry("id", &())?
             }
-            Outgoing::Notification(method, params) => {
-                map.serialize_entry("method", method)?;
-                map.serialize_entry("params", params)?;
-            }
-            Outgoing::Request(id, method, params) => {
-                map.serialize_entry("id", id)?;
+            Outgoing::Request(id, ..) => map.serialize_entry("id", id)?,
+            // A notification, or an unreadable id that the version leaves out.
+            _ => {}
+        }
+        match self {
+            Outgoing::Result(_, result) => map.serialize_entry("result", result)?,
+            Outgoing::Error(_, error) => map.serialize_entry("error", error)?,
+            Outgoing::Notification(method, params) | Outgoing::Request(_, method, params) => {
                 map.serialize_entry("method", method)?;
                 map.serialize_entry("params", params)?;
             }
         }
         map.end()
     }
-}
-
-/// Counts bytes, keeps at most `limit` of them.
-struct Limited<'a> {
-    buf: &'a mut Vec<u8>,
-    written: usize,
-    limit: usize,
-}
-
-impl io::Write for Limited<'_> {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        self.written += data.len();
-        if self.written <= self.limit {
-            self.buf.extend_from_slice(data);
-        }
-        Ok(data.len())
-    }
-    /// serde_json writes every token with `write_all`; the default one loops around
-    /// `write`, which here always takes everything.
-    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
-        self.write(data).map(drop)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// A message did not fit the response limit; nothing of it was written.
-#[derive(Debug)]
-pub(crate) struct TooLarge(pub(crate) usize);
-
-/// Appends `message` to `buf` as compact JSON, unless it would exceed `limit` bytes (then
-/// `buf` is left as it was). Serializing counts past the limit without keeping the bytes.
-pub(crate) fn to_json_limited(
-    message: &impl Serialize,
-    limit: usize,
-    buf: &mut Vec<u8>,
-) -> Result<(), TooLarge> {
-    let mark = buf.len();
-    let mut writer = Limited {
-        buf,
-        written: 0,
-        limit,
-    };
-    let ok = serde_json::to_writer(&mut writer, message).is_ok();
-    let written = writer.written;
-    if !ok || written > limit {
-        buf.truncate(mark);
-        return Err(TooLarge(written));
-    }
-    Ok(())
 }
 
 /// Finds the top-level `"id"` of a JSON object from a prefix of its text.
@@ -707,38 +621,23 @@ mod tests {
             data: None,
         };
         assert_eq!(
-            serde_json::to_string(&Outgoing::<Value>::Error(
-                ResponseId::Unreadable(UnreadableId::Null),
-                &error
-            ))
-            .expect("serializes"),
+            serde_json::to_string(&Outgoing::<Value>::Error(ResponseId::Null, &error))
+                .expect("serializes"),
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad"}}"#
         );
         assert_eq!(
-            serde_json::to_string(&Outgoing::<Value>::Error(
-                ResponseId::Unreadable(UnreadableId::Omit),
-                &error
-            ))
-            .expect("serializes"),
+            serde_json::to_string(&Outgoing::<Value>::Error(ResponseId::Omit, &error))
+                .expect("serializes"),
             r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"bad"}}"#
         );
         assert_eq!(
             render(&Outgoing::Request(
-                &RequestId::number(1),
+                &RequestId::Unsigned(1),
                 "roots/list",
                 &json!({})
             )),
             r#"{"jsonrpc":"2.0","id":1,"method":"roots/list","params":{}}"#
         );
-    }
-
-    #[test]
-    fn output_refuses_messages_over_the_limit_without_writing_any_part() {
-        let mut out = Vec::new();
-        to_json_limited(&"short", 100, &mut out).expect("fits");
-        let err = to_json_limited(&"x".repeat(200), 100, &mut out).expect_err("too large");
-        assert_eq!(err.0, 202);
-        assert_eq!(out, b"\"short\"");
     }
 
     #[test]

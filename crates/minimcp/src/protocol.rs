@@ -163,24 +163,14 @@ pub(crate) enum Capability {
 }
 
 impl Capability {
-    pub(crate) const ALL: [Capability; 5] = [
-        Capability::Tools,
-        Capability::Prompts,
-        Capability::Resources,
-        Capability::Completions,
-        Capability::Logging,
+    /// Each, with its key in `capabilities`.
+    pub(crate) const ALL: [(Capability, &'static str); 5] = [
+        (Capability::Tools, "tools"),
+        (Capability::Prompts, "prompts"),
+        (Capability::Resources, "resources"),
+        (Capability::Completions, "completions"),
+        (Capability::Logging, "logging"),
     ];
-
-    /// Its key in `capabilities`.
-    pub(crate) fn key(self) -> &'static str {
-        match self {
-            Capability::Tools => "tools",
-            Capability::Prompts => "prompts",
-            Capability::Resources => "resources",
-            Capability::Completions => "completions",
-            Capability::Logging => "logging",
-        }
-    }
 }
 
 /// A request method this server serves, parsed once from its name. Everything decided about

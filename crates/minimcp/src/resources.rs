@@ -96,23 +96,18 @@ impl ResourceSource for StaticResources {
             .templates
             .iter()
             .find(|t| t.info.uri_template == template)?;
-        Some(
-            found
-                .complete
-                .as_ref()
-                .map(|complete| complete(variable, value, context, ctx))
-                .unwrap_or_default(),
-        )
+        let complete = found.complete.as_ref();
+        Some(complete.map_or_else(Vec::new, |complete| complete(variable, value, context, ctx)))
     }
 
     /// Fixed resources never change; they only need to exist to be subscribed to.
     fn fingerprint(&self, uri: &str) -> Option<u64> {
         let fixed = self.resources.iter().any(|(info, _)| info.uri == uri);
-        (fixed
-            || self
-                .templates
+        let templated = || {
+            self.templates
                 .iter()
-                .any(|t| t.parsed.matches(uri).is_some()))
-        .then_some(0)
+                .any(|t| t.parsed.matches(uri).is_some())
+        };
+        (fixed || templated()).then_some(0)
     }
 }

@@ -1,16 +1,10 @@
 //! The stdio transport: newline-delimited JSON over any pair of byte streams. It does every
 //! read and write of a stdio session; the session ([`Session`]) only sees parsed units.
 //!
-//! One helper thread reads the input in chunks and hands them over a bounded channel, so
-//! the dispatch thread can wait for input with a deadline (a parked question's timeout,
-//! change polling) and a running handler can look at what already arrived without blocking
-//! (cancellation). When the channel is full the thread stops reading: a client that sends
-//! faster than the server answers fills its pipe and waits, holding no more memory here.
-//!
-//! Framing ([`LineReader`]): a trailing `\r` and a leading UTF-8 byte-order mark are
-//! stripped, blank lines are skipped, a last line without a newline at EOF is still
-//! delivered, and a line longer than the limit is skipped *without being held in memory*
-//! (only its first `limit` bytes are kept, to recover the request id).
+//! The input is framed by [`LineReader`], read on a thread of its own: the dispatch thread
+//! can wait for input with a deadline (a parked question's timeout, change polling) and a
+//! running handler can look at what already arrived without blocking (cancellation). A line
+//! over the limit is skipped unheld; its first bytes give the request id to answer.
 //!
 //! Output is buffered and flushed whenever no further complete input line is already here
 //! (pipelined clients get batched writes, interactive clients immediate answers), always
@@ -20,8 +14,6 @@
 use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
-use std::thread;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -30,17 +22,11 @@ use crate::error::{EnvelopeError, Error};
 use crate::jsonrpc::{scan_id, RequestId};
 use crate::server::Server;
 use crate::transport::{parse, Origin, Polled, Port, Session, Unit};
+use minimcp_base::lines::{LineReader, Scan};
 use minimcp_base::log;
 
 /// Bytes of output buffered before writing even though more input is waiting.
 const OUTPUT_HIGH_WATER: usize = 16 * 1024;
-/// Bytes asked for per read. Small on purpose: each chunk is copied once more on its way to
-/// the dispatch thread, and copies under 2 KiB are the cheap kind (vector moves, not a byte
-/// loop); a larger read gained nothing measurable.
-const CHUNK: usize = 2 * 1024;
-/// Chunks read ahead of the dispatch thread before the reader waits for it.
-const CHUNKS_AHEAD: usize = 4;
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Serves one session: reads requests from `input` until it ends, writes responses and
 /// notifications to `output`. Returns `Ok` on end of input and when the client closes
@@ -54,9 +40,9 @@ where
     // Boxed here so the session machinery is compiled once, whatever the stream types: the
     // binary (and with it the server's resident memory) stays small, and a dynamic call per
     // read or write is nothing next to the system call behind it.
-    let input = read_on_a_thread(Box::new(input));
+    let input = LineReader::new(Box::new(input), server.limits.max_message_bytes, scan_id);
     let stdio = Rc::new(RefCell::new(Stdio {
-        input: LineReader::new(input, server.limits.max_message_bytes),
+        input,
         output: Box::new(output),
         pending: Vec::with_capacity(OUTPUT_HIGH_WATER),
         closed: false,
@@ -97,7 +83,7 @@ fn run(session: &mut Session<'_>, stdio: &RefCell<Stdio<'_>>) -> Result<(), Erro
 
 /// Both streams of a stdio session, shared by the read loop and the session's [`Port`].
 struct Stdio<'w> {
-    input: LineReader,
+    input: LineReader<Option<RequestId>>,
     output: Box<dyn Write + 'w>,
     /// Lines sent and not yet written.
     pending: Vec<u8>,
@@ -116,7 +102,7 @@ impl Stdio<'_> {
         }
         match self.failed.take() {
             Some(e) => Err(Error::Write(e)),
-            None => self.input.next(deadline).map_err(Error::Read),
+            None => read(&mut self.input, true, deadline, |_| true).map_err(Error::Read),
         }
     }
 
@@ -154,274 +140,67 @@ impl Port for Lines<'_> {
     }
 
     fn poll(&mut self, wanted: &dyn Fn(&Value) -> bool) -> Option<Polled> {
-        let unit = self.0.borrow_mut().input.poll(wanted);
-        unit.map(|unit| Polled::Unit(unit, 0))
-    }
-}
-
-/// Reads `input` on a thread of its own into a channel of at most [`CHUNKS_AHEAD`] chunks;
-/// the channel closes at the end of the input (after an error, if reading failed).
-fn read_on_a_thread(mut input: Box<dyn Read + Send>) -> Receiver<io::Result<Vec<u8>>> {
-    let (tx, rx) = mpsc::sync_channel(CHUNKS_AHEAD);
-    let reader = move || {
-        let mut buf = vec![0; CHUNK];
-        loop {
-            let chunk = match input.read(&mut buf) {
-                Ok(0) => return,
-                Ok(n) => Ok(buf[..n].to_vec()),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => Err(e),
-            };
-            let failed = chunk.is_err();
-            if tx.send(chunk).is_err() || failed {
-                return;
+        match read(&mut self.0.borrow_mut().input, false, None, wanted) {
+            Ok(Next::Unit(unit)) => Some(Polled::Unit(unit, 0)),
+            Ok(_) => None,
+            Err(e) => {
+                log::warn(format_args!("reading input failed: {e}"));
+                None
             }
         }
-    };
-    if let Err(e) = thread::Builder::new()
-        .name("minimcp-input".into())
-        .spawn(reader)
-    {
-        // The input went with the thread that never started: the session ends at once.
-        log::warn(format_args!("cannot start the input thread: {e}"));
     }
-    rx
 }
 
 /// What the read loop gets.
 enum Next {
     Unit(Unit),
-    /// The deadline passed first.
+    /// Nothing to take now: the deadline passed, or nothing wanted has arrived.
     Idle,
-    /// The input ended.
     Closed,
 }
 
-/// What [`LineReader::scan`] found in the buffer.
-enum Scan {
-    /// A non-blank line at `start..end`; the input goes on at `next`.
-    Line {
-        start: usize,
-        end: usize,
-        next: usize,
-    },
-    /// A line of `size` bytes over the limit, now skipped; `id` is read from its first
-    /// bytes when possible.
-    TooLarge { size: u64, id: Option<RequestId> },
-    /// Nothing more will come.
-    Eof,
-    /// No complete line is here yet.
-    More,
-}
-
-/// Splits the chunks of a stream into lines of at most `max` bytes, each a unit.
-struct LineReader {
-    chunks: Receiver<io::Result<Vec<u8>>>,
-    buf: Vec<u8>,
-    start: usize,
-    /// Bytes from `start` known to hold no newline.
-    scanned: usize,
-    max: usize,
-    eof: bool,
-    /// While skipping a line over the limit: its length so far, and the id from its start.
-    discarding: Option<(u64, Option<RequestId>)>,
-}
-
-impl LineReader {
-    /// A reader of `chunks` that refuses lines longer than `max` bytes.
-    fn new(chunks: Receiver<io::Result<Vec<u8>>>, max: usize) -> Self {
-        LineReader {
-            chunks,
-            buf: Vec::new(),
-            start: 0,
-            scanned: 0,
-            max,
-            eof: false,
-            discarding: None,
-        }
-    }
-
-    /// True when a complete line is already here, so reading it will not block.
-    fn has_buffered_line(&mut self) -> bool {
-        while self.discarding.is_none() {
-            let from = self.start + self.scanned;
-            if let Some(offset) = self.buf[from..].iter().position(|&b| b == b'\n') {
-                // Everything before the newline holds none: `scan` starts there instead of
-                // reading the line a second time.
-                self.scanned += offset;
-                return true;
-            }
-            self.scanned = self.buf.len() - self.start;
-            if self.eof {
-                return self.buf.len() > self.start;
-            }
-            if !matches!(self.fill(false, None), Ok(true)) {
-                return false;
-            }
-        }
-        false
-    }
-
-    /// The next unit. Blocks until a line arrives, the input ends, or `deadline` passes.
-    fn next(&mut self, deadline: Option<Instant>) -> io::Result<Next> {
-        loop {
-            return Ok(match self.scan() {
-                Scan::Line { start, end, next } => {
-                    self.take(next);
-                    Next::Unit(parse(&self.buf[start..end]))
+/// The next unit `wanted` accepts: a line it refuses stays first (`Idle`), a line over the
+/// limit is always taken. Waits for it until `deadline` when `wait`, else only looks at what
+/// has arrived.
+fn read(
+    input: &mut LineReader<Option<RequestId>>,
+    wait: bool,
+    deadline: Option<Instant>,
+    wanted: impl Fn(&Value) -> bool,
+) -> io::Result<Next> {
+    loop {
+        return Ok(match input.scan() {
+            Scan::Line { start, end, next } => {
+                let unit = parse(input.line(start, end));
+                if unit.value().is_some_and(|value| !wanted(value)) {
+                    return Ok(Next::Idle);
                 }
-                Scan::TooLarge { size, id } => Next::Unit(self.too_large(size, id)),
-                Scan::Eof => Next::Closed,
-                Scan::More if self.fill(true, deadline)? => continue,
-                Scan::More => Next::Idle,
-            });
-        }
-    }
-
-    /// The next unit already here that `wanted` accepts, without waiting; a line it refuses
-    /// stays first. A line over the limit is always taken.
-    fn poll(&mut self, wanted: &dyn Fn(&Value) -> bool) -> Option<Unit> {
-        loop {
-            return match self.scan() {
-                Scan::Line { start, end, next } => {
-                    let unit = parse(&self.buf[start..end]);
-                    if unit.value().is_some_and(|value| !wanted(value)) {
-                        return None;
-                    }
-                    self.take(next);
-                    Some(unit)
-                }
-                Scan::TooLarge { size, id } => Some(self.too_large(size, id)),
-                Scan::Eof => None,
-                Scan::More => match self.fill(false, None) {
-                    Ok(true) => continue,
-                    Ok(false) => None,
-                    Err(e) => {
-                        log::warn(format_args!("reading input failed: {e}"));
-                        None
-                    }
-                },
-            };
-        }
-    }
-
-    /// The unit of a line skipped as too large.
-    fn too_large(&self, size: u64, id: Option<RequestId>) -> Unit {
-        Unit(Err((
-            EnvelopeError::TooLarge {
-                size,
-                limit: self.max,
-            },
-            id,
-        )))
-    }
-
-    /// Where the next line in the buffer is, without taking it (blank lines and a line
-    /// over the limit are consumed as they are found).
-    fn scan(&mut self) -> Scan {
-        loop {
-            let pending = &self.buf[self.start..];
-            if let Some((size, _)) = &mut self.discarding {
-                // Drops the line as it arrives, counting it, up to its newline or EOF.
-                let newline = pending.iter().position(|&b| b == b'\n');
-                *size += newline.unwrap_or(pending.len()) as u64;
-                self.start = newline.map_or(self.buf.len(), |offset| self.start + offset + 1);
-                if newline.is_none() && !self.eof {
-                    return Scan::More;
-                }
-                let (size, id) = self.discarding.take().unwrap_or_default();
-                return Scan::TooLarge { size, id };
+                input.take(next);
+                Next::Unit(unit)
             }
-            let newline = pending[self.scanned..].iter().position(|&b| b == b'\n');
-            // A last line without a newline is still a message.
-            let line_end = match newline {
-                Some(offset) => Some(self.start + self.scanned + offset),
-                None => (self.eof && !pending.is_empty()).then_some(self.buf.len()),
-            };
-            if line_end.unwrap_or(self.buf.len()) - self.start > self.max {
-                // Keep only what identifies the request; drop the rest as it arrives.
-                self.discarding = Some((0, scan_id(&pending[..self.max])));
-                self.scanned = 0;
-                continue;
+            Scan::TooLarge { size, head: id } => {
+                let error = EnvelopeError::TooLarge {
+                    size,
+                    limit: input.max(),
+                };
+                Next::Unit(Unit(Err((error, id))))
             }
-            let Some(line_end) = line_end else {
-                self.scanned = pending.len();
-                return if self.eof { Scan::Eof } else { Scan::More };
-            };
-            let next = (line_end + 1).min(self.buf.len());
-            match trim_line(&self.buf[self.start..line_end]) {
-                Some((a, b)) => {
-                    self.scanned = line_end - self.start;
-                    let start = self.start;
-                    return Scan::Line {
-                        start: start + a,
-                        end: start + b,
-                        next,
-                    };
-                }
-                None => self.take(next),
-            }
-        }
+            Scan::Eof => Next::Closed,
+            Scan::More if input.fill(wait, deadline)? => continue,
+            Scan::More => Next::Idle,
+        });
     }
-
-    /// Takes everything before `next`.
-    fn take(&mut self, next: usize) {
-        self.start = next;
-        self.scanned = 0;
-    }
-
-    /// Moves the next chunk into the buffer: waiting for it until `deadline` when `wait`,
-    /// else only when it is already there. False when none came.
-    fn fill(&mut self, wait: bool, deadline: Option<Instant>) -> io::Result<bool> {
-        let received = match (wait, deadline) {
-            (false, _) => self.chunks.try_recv().map_err(|e| match e {
-                TryRecvError::Empty => RecvTimeoutError::Timeout,
-                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-            }),
-            (true, None) => self
-                .chunks
-                .recv()
-                .map_err(|_| RecvTimeoutError::Disconnected),
-            (true, Some(at)) => self
-                .chunks
-                .recv_timeout(at.saturating_duration_since(Instant::now())),
-        };
-        match received {
-            Ok(chunk) => {
-                let chunk = chunk?;
-                // Compact: the buffer never grows past `max` + one chunk.
-                self.buf.drain(..self.start);
-                self.start = 0;
-                self.buf.extend_from_slice(&chunk);
-            }
-            Err(RecvTimeoutError::Timeout) => return Ok(false),
-            // The reading thread drops its sender at the end of the input.
-            Err(RecvTimeoutError::Disconnected) => self.eof = true,
-        }
-        Ok(true)
-    }
-}
-
-/// Where a line starts and ends without a UTF-8 BOM and surrounding blanks (a trailing
-/// `\r` included); `None` for a blank line.
-fn trim_line(line: &[u8]) -> Option<(usize, usize)> {
-    let bom = if line.starts_with(BOM) { BOM.len() } else { 0 };
-    let end = line.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
-    let start = bom
-        + line[bom..end]
-            .iter()
-            .position(|b| !b.is_ascii_whitespace())?;
-    Some((start, end))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use minimcp_base::lines::CHUNK;
     use std::io::Cursor;
     use std::time::Duration;
 
-    fn reader(input: &[u8], max: usize) -> LineReader {
-        LineReader::new(read_on_a_thread(Box::new(Cursor::new(input.to_vec()))), max)
+    fn reader(input: &[u8], max: usize) -> LineReader<Option<RequestId>> {
+        LineReader::new(Box::new(Cursor::new(input.to_vec())), max, scan_id)
     }
 
     fn frames(input: &[u8], max: usize) -> Vec<String> {
@@ -430,10 +209,12 @@ mod tests {
         loop {
             match reader.scan() {
                 Scan::Line { start, end, next } => {
-                    out.push(String::from_utf8_lossy(&reader.buf[start..end]).into_owned());
+                    out.push(String::from_utf8_lossy(reader.line(start, end)).into_owned());
                     reader.take(next);
                 }
-                Scan::TooLarge { size, id } => out.push(format!("too large {size} id={id:?}")),
+                Scan::TooLarge { size, head: id } => {
+                    out.push(format!("too large {size} id={id:?}"))
+                }
                 Scan::Eof => return out,
                 Scan::More => assert!(reader.fill(true, None).expect("in-memory read")),
             }
@@ -441,8 +222,8 @@ mod tests {
     }
 
     /// The `n` of the next unit, `Idle` or `Closed`.
-    fn next(reader: &mut LineReader, deadline: Option<Instant>) -> String {
-        match reader.next(deadline).expect("read") {
+    fn next(reader: &mut LineReader<Option<RequestId>>, deadline: Option<Instant>) -> String {
+        match read(reader, true, deadline, |_| true).expect("read") {
             Next::Unit(unit) => unit.value().expect("json")["n"].to_string(),
             Next::Idle => "idle".into(),
             Next::Closed => "closed".into(),
@@ -498,21 +279,6 @@ mod tests {
     }
 
     #[test]
-    fn reader_memory_stays_bounded_by_the_limit() {
-        let long = "y".repeat(20 * CHUNK);
-        let mut reader = reader(format!("{long}\n").as_bytes(), 1024);
-        assert!(matches!(
-            reader.next(None).expect("read"),
-            Next::Unit(Unit(Err((EnvelopeError::TooLarge { .. }, None))))
-        ));
-        assert!(
-            reader.buf.capacity() <= 2 * (1024 + CHUNK),
-            "buffer grew to {}",
-            reader.buf.capacity()
-        );
-    }
-
-    #[test]
     fn line_exactly_at_the_limit_is_accepted() {
         assert_eq!(
             frames(b"abcd\nabcde\n", 4),
@@ -534,7 +300,7 @@ mod tests {
     #[test]
     fn reads_time_out_and_then_deliver() {
         let (rx, mut tx) = std::io::pipe().expect("pipe");
-        let mut reader = LineReader::new(read_on_a_thread(Box::new(rx)), 100);
+        let mut reader = LineReader::new(Box::new(rx), 100, scan_id);
         let soon = Instant::now() + Duration::from_millis(20);
         assert_eq!(next(&mut reader, Some(soon)), "idle");
         tx.write_all(b"{\"n\":5}\n").expect("write");
@@ -546,14 +312,18 @@ mod tests {
     #[test]
     fn a_poll_takes_what_is_wanted_and_leaves_the_rest_first() {
         let mut reader = reader(b"{\"n\":1}\n{\"n\":2}\n", 100);
-        // Wait until both lines are here.
-        while !reader.eof {
+        // Wait until both lines are here (one read of the input takes both).
+        while !reader.has_buffered_line() {
             reader.fill(true, None).expect("read");
         }
         let two = |v: &Value| v["n"] == 2;
-        assert!(reader.poll(&two).is_none(), "the first line is not wanted");
+        let poll = |reader: &mut LineReader<_>| match read(reader, false, None, two) {
+            Ok(Next::Unit(unit)) => Some(unit),
+            _ => None,
+        };
+        assert!(poll(&mut reader).is_none(), "the first line is not wanted");
         assert_eq!(next(&mut reader, None), "1", "and stays first");
-        let taken = reader.poll(&two).expect("the second is wanted");
+        let taken = poll(&mut reader).expect("the second is wanted");
         assert_eq!(taken.value().expect("json")["n"], 2);
         assert_eq!(next(&mut reader, None), "closed");
     }

@@ -57,7 +57,7 @@ impl TestClient {
     /// A context for one request from this client.
     pub fn context(&mut self) -> Context<'_> {
         let scope = Scope {
-            id: RequestId::number(1),
+            id: RequestId::Unsigned(1),
             client: Client::unknown(self.version),
             progress_token: self.progress.then(|| json!("test")),
             last_progress: None,

@@ -88,7 +88,7 @@ pub fn structured(event: &str, fields: &[(&str, Field<'_>)], text: impl FnOnce(&
                     Field::Client(text) => {
                         start(line);
                         line.push('"');
-                        push_clean_to(line, text, true);
+                        push_clean(line, text, true);
                         line.push('"');
                     }
                     Field::Number(n) => {
@@ -115,7 +115,7 @@ pub fn structured(event: &str, fields: &[(&str, Field<'_>)], text: impl FnOnce(&
 pub fn push_field(line: &mut String, value: &Field<'_>) {
     match value {
         Field::Text(text) => line.push_str(text),
-        Field::Client(text) => push_clean(line, text),
+        Field::Client(text) => push_clean(line, text, false),
         Field::Number(n) => push_number(line, *n),
         Field::Absent => line.push('-'),
     }
@@ -158,14 +158,10 @@ fn push_unsigned(out: &mut String, n: u64) {
 const MAX_FIELD: usize = 64;
 
 /// Appends client-chosen text as a log may hold it: visible ASCII only (anything else becomes
-/// `?`), at most [`MAX_FIELD`] characters (then `…`), and `-` for nothing. A client cannot
-/// forge a line with it, nor make one long.
-pub(crate) fn push_clean(out: &mut String, field: &str) {
-    push_clean_to(out, field, false);
-}
-
-/// [`push_clean`], escaped for the inside of a JSON string when `json`.
-fn push_clean_to(out: &mut String, field: &str, json: bool) {
+/// `?`), at most [`MAX_FIELD`] characters (then `…`), and `-` for nothing; escaped for the
+/// inside of a JSON string when `json`. A client cannot forge a line with it, nor make one
+/// long.
+fn push_clean(out: &mut String, field: &str, json: bool) {
     if field.is_empty() {
         return out.push('-');
     }
@@ -189,7 +185,7 @@ fn push_clean_to(out: &mut String, field: &str, json: bool) {
 /// `push_clean` into a new string.
 pub fn clean(field: &str) -> String {
     let mut out = String::new();
-    push_clean(&mut out, field);
+    push_clean(&mut out, field, false);
     out
 }
 

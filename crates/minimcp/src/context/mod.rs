@@ -11,7 +11,7 @@
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use thiserror::Error;
 
 use crate::jsonrpc::RequestId;
@@ -51,25 +51,12 @@ pub enum HandlerError {
 /// The client's roots as last listed, per handshake session: handlers ask for them freely
 /// (every tool call may need them) and the client is asked again only after
 /// `notifications/roots/list_changed` (REQUIREMENTS.md SR-1).
+#[derive(Default)]
 pub(crate) struct RootsCache {
     pub(crate) roots: Option<Rc<[Value]>>,
     /// Counts `list_changed` notifications, so an answer requested before one arrived is
     /// not kept as current.
     pub(crate) generation: u64,
-    /// This handshake session's number, unique in the process ([`Context::session_id`]):
-    /// one cache is made per session, at `initialize`.
-    pub(crate) session: u64,
-}
-
-impl Default for RootsCache {
-    fn default() -> RootsCache {
-        static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        RootsCache {
-            roots: None,
-            generation: 0,
-            session: NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        }
-    }
 }
 
 /// The session, as a running handler reaches it.
@@ -88,6 +75,10 @@ pub(crate) trait Link {
     /// Lets the transport end this request's delivery early (see
     /// [`Context::release_stream`]).
     fn release_stream(&mut self) {}
+    /// The handshake session's number ([`Context::session_id`]); `None` without one.
+    fn session(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The client a request is served for: negotiated by `initialize`, or, in 2026-07-28,
@@ -140,12 +131,11 @@ pub(crate) struct NotificationBudget {
 impl NotificationBudget {
     fn allow(&mut self) -> bool {
         let now = Instant::now();
-        match self.window {
-            Some(start) if now.duration_since(start) < Duration::from_secs(1) => {}
-            _ => {
-                self.window = Some(now);
-                self.sent = 0;
-            }
+        if self
+            .window
+            .is_none_or(|start| now.duration_since(start) >= Duration::from_secs(1))
+        {
+            (self.window, self.sent) = (Some(now), 0);
         }
         self.sent += 1;
         self.sent <= MAX_NOTIFICATIONS_PER_SECOND
@@ -161,11 +151,6 @@ pub struct Context<'a> {
 impl<'a> Context<'a> {
     pub(crate) fn new(link: &'a mut dyn Link, scope: Scope) -> Self {
         Context { link, scope }
-    }
-
-    /// What the handler was given and asked, once it has returned.
-    pub(crate) fn into_inputs(self) -> Inputs {
-        self.scope.inputs
     }
 
     /// The protocol version of this request.
@@ -195,7 +180,7 @@ impl<'a> Context<'a> {
         let increasing = self.scope.last_progress.is_none_or(|last| progress > last);
         if !progress.is_finite() || !increasing {
             minimcp_base::log::debug(format_args!(
-                "dropped progress {progress} for request {}: not above the last value",
+                "dropped progress {progress} for request {:?}: not above the last value",
                 self.scope.id
             ));
             return false;
@@ -286,27 +271,20 @@ impl<'a> Context<'a> {
                 since: Version::V2025_06_18.as_str(),
             });
         }
-        let supported = self
-            .scope
-            .client
+        let client = &self.scope.client;
+        // `{}` means form mode; otherwise `form` must be listed (2025-11-25).
+        let form = |modes: &Map<String, Value>| modes.is_empty() || modes.contains_key("form");
+        let declared = client
             .capabilities
             .get("elicitation")
-            .is_some_and(|e| {
-                // `{}` means form mode; otherwise `form` must be listed (2025-11-25).
-                e.as_object()
-                    .is_some_and(|modes| modes.is_empty() || modes.contains_key("form"))
-            });
+            .and_then(Value::as_object);
+        let supported = declared.is_some_and(form);
         let mut params = json!({ "message": message, "requestedSchema": schema });
-        if self.scope.client.version >= Version::V2025_11_25 {
+        if client.version >= Version::V2025_11_25 {
             params["mode"] = json!("form");
         }
-        let answer = self.ask(
-            key,
-            "elicitation/create",
-            params,
-            supported,
-            json!({ "elicitation": { "form": {} } }),
-        )?;
+        let required = json!({ "elicitation": { "form": {} } });
+        let answer = self.ask(key, "elicitation/create", params, supported, required)?;
         match answer.get("action").and_then(Value::as_str) {
             Some("accept") => {
                 let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
@@ -381,13 +359,8 @@ impl<'a> Context<'a> {
             None => None,
         };
         let supported = self.scope.client.capabilities.get("roots").is_some();
-        let answer = self.ask(
-            key,
-            "roots/list",
-            json!({}),
-            supported,
-            json!({ "roots": {} }),
-        );
+        let (params, required) = (json!({}), json!({ "roots": {} }));
+        let answer = self.ask(key, "roots/list", params, supported, required);
         let (kept, result) = match answer {
             // Asking again would make every later request wait as long: the session is
             // taken to have no roots until the client says they changed.
@@ -417,13 +390,8 @@ impl<'a> Context<'a> {
         // Keys are stable across rounds because the handler asks in the same order (or
         // names its questions).
         let inputs = &mut self.scope.inputs;
-        let key = key.unwrap_or_else(|| {
-            format!(
-                "{}-{}",
-                method.split('/').next().unwrap_or(method),
-                inputs.asked
-            )
-        });
+        let kind = method.split('/').next().unwrap_or(method);
+        let key = key.unwrap_or_else(|| format!("{kind}-{}", inputs.asked));
         inputs.asked += 1;
         if let Some(answer) = inputs.answers.get(&key) {
             let answer = answer.clone();
@@ -456,10 +424,8 @@ impl<'a> Context<'a> {
     /// never reused, so a handler can keep what it told this session (what it served, for
     /// instance) apart from other sessions' over HTTP. `None` in 2026-07-28, where each
     /// request stands alone, and for requests outside a session.
-    pub fn session_id(&mut self) -> Option<u64> {
-        if self.scope.client.version.is_stateless() {
-            return None;
-        }
-        self.link.roots_cache().map(|cache| cache.session)
+    pub fn session_id(&self) -> Option<u64> {
+        let stateless = self.scope.client.version.is_stateless();
+        self.link.session().filter(|_| !stateless)
     }
 }

@@ -45,20 +45,13 @@ impl Arguments {
 
     /// An optional non-negative integer argument.
     pub fn u64(&self, name: &str) -> Result<Option<u64>, HandlerError> {
-        match self.0.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_u64()
-                .or_else(|| {
-                    v.as_f64()
-                        .filter(|f| f.fract() == 0.0 && *f >= 0.0)
-                        .map(|f| f as u64)
-                })
-                .map(Some)
-                .ok_or_else(|| {
-                    HandlerError::Invalid(format!("`{name}` must be a non-negative integer"))
-                }),
-        }
+        let Some(v) = self.0.get(name).filter(|v| !v.is_null()) else {
+            return Ok(None);
+        };
+        let whole = |f: f64| (f.fract() == 0.0 && f >= 0.0).then_some(f as u64);
+        let n = v.as_u64().or_else(|| v.as_f64().and_then(whole));
+        let invalid = || HandlerError::Invalid(format!("`{name}` must be a non-negative integer"));
+        n.map(Some).ok_or_else(invalid)
     }
 
     /// An optional boolean argument.

@@ -40,22 +40,21 @@ impl Server {
             "description": tool.description,
             "inputSchema": tool.input_schema,
         });
-        if version.has_structured_output() {
-            if let Some(title) = &tool.title {
-                out["title"] = json!(title);
-            }
-            if let Some(schema) = &tool.output_schema {
-                out["outputSchema"] = schema.clone();
-            }
-        }
-        if version.has_annotations() {
-            if let Some(annotations) = &tool.annotations {
-                out["annotations"] = annotations.clone();
-            }
-        }
-        if version.has_icons() {
-            if let Some(icons) = &tool.icons {
-                out["icons"] = icons.clone();
+        let (structured, title) = (version.has_structured_output(), tool.title.as_ref());
+        let title = title.map(|t| json!(t));
+        let optional = [
+            ("title", structured, title.as_ref()),
+            ("outputSchema", structured, tool.output_schema.as_ref()),
+            (
+                "annotations",
+                version.has_annotations(),
+                tool.annotations.as_ref(),
+            ),
+            ("icons", version.has_icons(), tool.icons.as_ref()),
+        ];
+        for (key, known, value) in optional {
+            if let (true, Some(value)) = (known, value) {
+                out[key] = value.clone();
             }
         }
         out

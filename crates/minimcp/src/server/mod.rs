@@ -4,7 +4,7 @@
 //! one session against it. Build one with [`Server::builder`].
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,6 +15,7 @@ use crate::context::{Context, HandlerError};
 use crate::model::{Prompt, ResourceContents, ResourceInfo, ResourceSource, TemplateInfo, Tool};
 use crate::protocol::{Capability, Version};
 use crate::resources::{StaticResources, Template};
+use minimcp_base::encoding::Fnv1a;
 use minimcp_base::schema::check_schema;
 use minimcp_base::uri_template::UriTemplate;
 
@@ -89,7 +90,7 @@ pub struct Server {
     pub(crate) sources: Vec<Box<dyn ResourceSource>>,
     pub(crate) limits: Limits,
     /// Whether some source reports additions and removals (asked once, at build).
-    list_changes: bool,
+    pub(crate) list_changes: bool,
     /// Signs 2026-07-28 `requestState`; fresh per process unless given.
     pub(crate) state_key: minimcp_base::request_state::StateKeys,
     /// [`Server::implementation`] for each of [`Version::ALL`], built once: every
@@ -101,28 +102,7 @@ pub struct Server {
 /// Tools or prompts by name. The names are the server's own (no client chooses what goes
 /// in), so an unkeyed hash is safe here: FNV-1a costs a few instructions per byte where
 /// std's SipHash cost about 1 % of a small `tools/call`.
-pub(crate) type Index = HashMap<String, usize, BuildHasherDefault<NameHash>>;
-
-/// FNV-1a, 64 bits.
-pub(crate) struct NameHash(u64);
-
-impl Default for NameHash {
-    fn default() -> Self {
-        NameHash(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for NameHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
+pub(crate) type Index = HashMap<String, usize, BuildHasherDefault<Fnv1a>>;
 
 /// Builds a [`Server`].
 pub struct Builder {
@@ -172,15 +152,6 @@ impl Server {
         &self.limits
     }
 
-    pub(crate) fn has_resources(&self) -> bool {
-        !self.sources.is_empty()
-    }
-
-    /// True when some source reports additions and removals.
-    pub(crate) fn resources_list_changes(&self) -> bool {
-        self.list_changes
-    }
-
     /// Whether the server serves the methods of `capability`: tools, prompts and resources
     /// when it has some, completions when a prompt has arguments or a template variables,
     /// logging always. The methods and the `capabilities` object both follow this.
@@ -188,7 +159,7 @@ impl Server {
         match capability {
             Capability::Tools => !self.tools.is_empty(),
             Capability::Prompts => !self.prompts.is_empty(),
-            Capability::Resources => self.has_resources(),
+            Capability::Resources => !self.sources.is_empty(),
             Capability::Completions => {
                 self.prompts.iter().any(|p| !p.arguments.is_empty())
                     || self.sources.iter().any(|s| !s.templates().is_empty())
@@ -201,9 +172,9 @@ impl Server {
     /// (conformance/REQUIREMENTS.md L-7), as that version spells it.
     pub(crate) fn capabilities(&self, version: Version) -> Value {
         let mut caps = Map::new();
-        for capability in Capability::ALL.into_iter().filter(|&c| self.offers(c)) {
+        for (capability, key) in Capability::ALL.into_iter().filter(|&(c, _)| self.offers(c)) {
             let declared = match capability {
-                Capability::Resources if self.resources_list_changes() => {
+                Capability::Resources if self.list_changes => {
                     json!({ "subscribe": true, "listChanged": true })
                 }
                 Capability::Resources => json!({ "subscribe": true }),
@@ -211,7 +182,7 @@ impl Server {
                 Capability::Completions if !version.has_annotations() => continue,
                 _ => json!({}),
             };
-            caps.insert(capability.key().into(), declared);
+            caps.insert(key.into(), declared);
         }
         Value::Object(caps)
     }
@@ -316,71 +287,60 @@ impl Builder {
     }
 
     /// Checks every definition and builds the server.
-    pub fn build(mut self) -> Result<Server, ConfigError> {
+    pub fn build(self) -> Result<Server, ConfigError> {
+        let mut errors = self.errors;
         let mut tool_index = Index::default();
         for (i, tool) in self.tools.iter().enumerate() {
+            let name = &tool.name;
             // MCP 2025-11-25 tool names.
-            let valid_chars = tool
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-            if tool.name.is_empty() || tool.name.len() > 128 || !valid_chars {
-                self.errors.push(format!(
-                    "tool {:?}: a name must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.'",
-                    tool.name
-                ));
+            let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+            let valid_chars = name.chars().all(valid);
+            if name.is_empty() || name.len() > 128 || !valid_chars {
+                errors.push(format!("tool {name:?}: a name must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.'"));
             }
             if tool.description.trim().is_empty() {
-                self.errors.push(format!(
-                    "tool {:?}: the description must not be empty",
-                    tool.name
-                ));
+                errors.push(format!("tool {name:?}: the description must not be empty"));
             }
             if let Err(e) = check_schema(&tool.input_schema) {
-                self.errors
-                    .push(format!("tool {:?}: inputSchema: {e}", tool.name));
+                errors.push(format!("tool {name:?}: inputSchema: {e}"));
             }
             if let Some(Err(e)) = tool.output_schema.as_ref().map(check_schema) {
-                self.errors
-                    .push(format!("tool {:?}: outputSchema: {e}", tool.name));
+                errors.push(format!("tool {name:?}: outputSchema: {e}"));
             }
-            if tool_index.insert(tool.name.clone(), i).is_some() {
-                self.errors
-                    .push(format!("tool {:?} is defined twice", tool.name));
+            if tool_index.insert(name.clone(), i).is_some() {
+                errors.push(format!("tool {name:?} is defined twice"));
             }
         }
         let mut prompt_index = Index::default();
         for (i, prompt) in self.prompts.iter().enumerate() {
-            if prompt_index.insert(prompt.name.clone(), i).is_some() {
-                self.errors
-                    .push(format!("prompt {:?} is defined twice", prompt.name));
+            let name = &prompt.name;
+            if prompt_index.insert(name.clone(), i).is_some() {
+                errors.push(format!("prompt {name:?} is defined twice"));
             }
             let mut names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
             names.sort_unstable();
             if names.windows(2).any(|w| w[0] == w[1]) {
-                self.errors.push(format!(
-                    "prompt {:?} has two arguments with one name",
-                    prompt.name
-                ));
+                errors.push(format!("prompt {name:?} has two arguments with one name"));
             }
         }
-        if self.limits.max_message_bytes < 1024 {
-            self.errors
-                .push("max_message_bytes must be at least 1024".into());
+        let limits = &self.limits;
+        if limits.max_message_bytes < 1024 {
+            errors.push("max_message_bytes must be at least 1024".into());
         }
-        if self.limits.max_response_bytes < 1024 {
-            self.errors
-                .push("max_response_bytes must be at least 1024".into());
+        if limits.max_response_bytes < 1024 {
+            errors.push("max_response_bytes must be at least 1024".into());
         }
-        if self.limits.page_size == 0 {
-            self.errors.push("page_size must be at least 1".into());
+        if limits.page_size == 0 {
+            errors.push("page_size must be at least 1".into());
         }
-        if matches!(self.limits.rate_limit, Some(r) if !(r.is_finite() && r > 0.0)) {
-            self.errors
-                .push("rate_limit must be a positive number of requests per second".into());
+        if limits
+            .rate_limit
+            .is_some_and(|r| !(r.is_finite() && r > 0.0))
+        {
+            errors.push("rate_limit must be a positive number of requests per second".into());
         }
-        if !self.errors.is_empty() {
-            return Err(ConfigError(self.errors.join("; ")));
+        if !errors.is_empty() {
+            return Err(ConfigError(errors.join("; ")));
         }
         let mut sources = Vec::with_capacity(self.sources.len() + 1);
         if !self.statics.is_empty() {

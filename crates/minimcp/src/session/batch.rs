@@ -6,9 +6,10 @@ use serde_json::Value;
 
 use super::{Incoming, Reply, Session};
 use crate::error::EnvelopeError;
-use crate::jsonrpc::{to_json_limited, Message, Outgoing, Rejected, ResponseId, UnreadableId};
+use crate::jsonrpc::{Message, Outgoing, Rejected, RequestId, ResponseId};
 use crate::session::port::Origin;
 use minimcp_base::log;
+use minimcp_base::to_json_limited;
 
 /// One item of a batch.
 type Item = Result<Message, Rejected>;
@@ -55,7 +56,7 @@ impl Session<'_> {
             Ok(Message::Notification(notification)) => self.notified(notification),
             Ok(Message::Response(response)) => self.answered(response),
             Err(rejected) if rejected.answer => {
-                let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
+                let id = self.response_id(rejected.id.as_ref());
                 let error = rejected.error.to_object();
                 let _ = to_json_limited(&Outgoing::<Value>::Error(id, &error), usize::MAX, out);
             }
@@ -75,18 +76,19 @@ impl Session<'_> {
         if matches!(rejected.error, EnvelopeError::TooLarge { .. }) {
             log::warn(format_args!("skipped: {}", rejected.error));
         }
-        let id = ResponseId::recovered(rejected.id.as_ref(), self.unreadable_id());
+        let id = self.response_id(rejected.id.as_ref());
         let error = rejected.error.to_object();
         log::debug(format_args!("error {}: {}", error.code, error.message));
         self.write(&Outgoing::<Value>::Error(id, &error), Some(error.code));
     }
 
-    /// How an error response writes an id it could not read: `null` as JSON-RPC 2.0 says,
-    /// or left out where a version's schema has no null id (`Version::omits_unreadable_id`).
-    pub(super) fn unreadable_id(&self) -> UnreadableId {
-        match self.version() {
-            Some(v) if v.omits_unreadable_id() => UnreadableId::Omit,
-            _ => UnreadableId::Null,
+    /// The id of an error about a unit: the one read from it, else `null` as JSON-RPC 2.0
+    /// says, or none where a version's schema has no null id (`Version::omits_unreadable_id`).
+    pub(super) fn response_id<'a>(&self, id: Option<&'a RequestId>) -> ResponseId<'a> {
+        match (id, self.version()) {
+            (Some(id), _) => ResponseId::Id(id),
+            (None, Some(v)) if v.omits_unreadable_id() => ResponseId::Omit,
+            (None, _) => ResponseId::Null,
         }
     }
 

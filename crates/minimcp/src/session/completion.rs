@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::handler::{invalid, string};
+use super::handler::{invalid, object, string};
 use super::{Outcome, Session};
 use crate::context::Client;
 use crate::context::{Context, Scope};
@@ -17,14 +17,9 @@ const REF_TYPE: &str = "`ref.type` must be \"ref/prompt\" or \"ref/resource\"";
 impl Session<'_> {
     pub(super) fn complete(&mut self, params: &Map<String, Value>, client: &Client) -> Outcome {
         let server = self.server;
-        let reference = params
-            .get("ref")
-            .and_then(Value::as_object)
-            .ok_or_else(|| invalid("`ref` must be an object: {\"type\": \"ref/prompt\", \"name\"} or {\"type\": \"ref/resource\", \"uri\"}"))?;
-        let argument = params
-            .get("argument")
-            .and_then(Value::as_object)
-            .ok_or_else(|| invalid("`argument` must be an object with `name` and `value`"))?;
+        let reference = object(params, "ref", "`ref` must be an object: {\"type\": \"ref/prompt\", \"name\"} or {\"type\": \"ref/resource\", \"uri\"}")?;
+        let what = "`argument` must be an object with `name` and `value`";
+        let argument = object(params, "argument", what)?;
         let strings = "`argument.name` and `argument.value` must be strings";
         let arg_name = string(argument, "name", strings)?;
         let value = string(argument, "value", strings)?;
@@ -45,13 +40,9 @@ impl Session<'_> {
             Some("ref/prompt") => {
                 let name = string(reference, "name", "`ref.name` must be a string")?;
                 let prompt = self.prompt(name)?;
-                let arg = prompt
-                    .arguments
-                    .iter()
-                    .find(|a| a.name == arg_name)
-                    .ok_or_else(|| {
-                        invalid(format!("prompt {name} has no argument `{arg_name}`"))
-                    })?;
+                let arg = prompt.arguments.iter().find(|a| a.name == arg_name);
+                let missing = || invalid(format!("prompt {name} has no argument `{arg_name}`"));
+                let arg = arg.ok_or_else(missing)?;
                 match &arg.completer {
                     Some(completer) => {
                         self.run_completer(scope, |ctx| completer(value, &context, ctx))?
@@ -60,22 +51,15 @@ impl Session<'_> {
                 }
             }
             Some("ref/resource") => {
-                let template = string(
-                    reference,
-                    "uri",
-                    "`ref.uri` must be a string: a resource template",
-                )?;
-                self.run_completer(scope, |ctx| {
-                    server
-                        .sources
-                        .iter()
-                        .find_map(|s| s.complete(template, arg_name, value, &context, ctx))
-                })?
-                .ok_or_else(|| {
-                    invalid(format!(
-                        "no resource template {template:?}; see resources/templates/list"
-                    ))
-                })?
+                let what = "`ref.uri` must be a string: a resource template";
+                let template = string(reference, "uri", what)?;
+                let found = self.run_completer(scope, |ctx| {
+                    let mut sources = server.sources.iter();
+                    sources.find_map(|s| s.complete(template, arg_name, value, &context, ctx))
+                })?;
+                let unknown =
+                    format!("no resource template {template:?}; see resources/templates/list");
+                found.ok_or_else(|| invalid(unknown))?
             }
             _ => return Err(invalid(REF_TYPE)),
         };

@@ -147,6 +147,10 @@ impl Link for Session<'_> {
     fn roots_cache(&mut self) -> Option<&mut RootsCache> {
         self.handshake.negotiated_mut().map(|n| &mut n.roots)
     }
+
+    fn session(&self) -> Option<u64> {
+        self.handshake.negotiated().map(|_| self.number)
+    }
 }
 
 impl Session<'_> {
@@ -306,9 +310,16 @@ pub(super) fn string<'a>(
         .ok_or_else(|| invalid(message))
 }
 
-/// Whether `token` can be a `progressToken`: a string or an integer.
-pub(super) fn is_token(token: &Value) -> bool {
-    token.is_string() || token.as_i64().is_some() || token.as_u64().is_some()
+/// `params[key]` as an object, or an invalid-params error with `message`.
+pub(super) fn object<'a>(
+    params: &'a Map<String, Value>,
+    key: &str,
+    message: &str,
+) -> Result<&'a Map<String, Value>, McpError> {
+    params
+        .get(key)
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid(message))
 }
 
 /// An invalid-params error with `message`.

@@ -21,7 +21,7 @@ use std::rc::Rc;
 use serde_json::{json, Map, Value};
 
 use super::handler::log_level;
-use super::handler::{invalid, string};
+use super::handler::{invalid, object, string};
 use super::{Incoming, Outcome, Session};
 use crate::context::{Client, RootsCache};
 use crate::jsonrpc::{Message, Notification, RequestId};
@@ -35,7 +35,6 @@ pub(crate) enum Handshake {
     New,
     /// `initialize` answered; `notifications/initialized` not yet received.
     Initializing(Negotiated),
-    /// Fully operating.
     Ready(Negotiated),
 }
 
@@ -70,33 +69,19 @@ impl Handshake {
     pub(crate) fn is_ready(&self) -> bool {
         matches!(self, Handshake::Ready(_))
     }
-
-    /// Whether a handler may ask this session's client anything: only when it declared
-    /// something to be asked (otherwise asking fails before any question is sent).
-    pub(crate) fn client_may_be_asked(&self) -> bool {
-        self.negotiated().is_some_and(|n| n.may_be_asked)
-    }
 }
 
 impl Session<'_> {
     pub(super) fn initialize(&mut self, params: &Map<String, Value>) -> Outcome {
-        let requested = string(
-            params,
-            "protocolVersion",
-            "`protocolVersion` must be a string, such as \"2025-11-25\"",
-        )?;
-        let capabilities = params
-            .get("capabilities")
-            .filter(|c| c.is_object())
-            .ok_or_else(|| invalid("`capabilities` must be an object (`{}` for none)"))?;
+        let version = "`protocolVersion` must be a string, such as \"2025-11-25\"";
+        let requested = string(params, "protocolVersion", version)?;
+        let none = "`capabilities` must be an object (`{}` for none)";
+        let capabilities = object(params, "capabilities", none)?;
+        let named = "`clientInfo` must be an object with `name` and `version`";
         let info = match params.get("clientInfo") {
             None => json!({}),
             Some(info @ Value::Object(_)) => info.clone(),
-            Some(_) => {
-                return Err(invalid(
-                    "`clientInfo` must be an object with `name` and `version`",
-                ))
-            }
+            Some(_) => return Err(invalid(named)),
         };
         let version = protocol::negotiate(requested);
         log::info(format_args!(
@@ -112,7 +97,7 @@ impl Session<'_> {
         self.handshake = Handshake::Initializing(Negotiated {
             client: Client {
                 version,
-                capabilities: Rc::new(capabilities.clone()),
+                capabilities: Rc::new(Value::Object(capabilities.clone())),
                 info: Rc::new(info),
                 log_level: Some(LogLevel::Info),
             },
@@ -208,7 +193,9 @@ impl Session<'_> {
                 self.port.finish(listen.origin);
                 self.unwatch_unused();
             }
-            None => log::debug(format_args!("ignored cancellation of {id}: not in flight")),
+            None => log::debug(format_args!(
+                "ignored cancellation of {id:?}: not in flight"
+            )),
         }
     }
 }

@@ -25,7 +25,7 @@ mod trace;
 use std::collections::VecDeque;
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -33,20 +33,22 @@ use serde_json::{json, Value};
 use crate::context::{Answers, Client, Context, Inputs, Question, Scope};
 use crate::error::{EnvelopeError, McpError};
 use crate::jsonrpc::{
-    classify, to_json_limited, ErrorObject, Message, Outgoing, Rejected, Request, RequestId,
-    ResponseId, TooLarge, Unit,
+    classify, ErrorObject, Message, Outgoing, Rejected, Request, RequestId, ResponseId, Unit,
 };
 use crate::model::HandlerError;
 use crate::protocol::{request_meta, Era, Method, Version};
 use crate::server::Server;
-use handler::{is_token, TokenBucket};
+use handler::TokenBucket;
 use handshake::Handshake;
-use minimcp_base::log;
+use minimcp_base::{log, to_json_limited, TooLarge};
 use parked::Parked;
 pub use port::{Origin, Polled, Port};
 use resources::{Listen, Watch};
 use tools::ToolResult;
-use trace::{Ending, Trace};
+use trace::Trace;
+
+/// Numbers the sessions of this process, in the order they start, for the log.
+static SESSIONS: AtomicU64 = AtomicU64::new(1);
 
 /// One client session (over HTTP, every 2026-07-28 request shares one too).
 pub struct Session<'s> {
@@ -91,7 +93,6 @@ struct Running {
 
 /// A classified unit of input.
 enum Incoming {
-    /// One message.
     Single(Message),
     /// A non-empty JSON-RPC batch in a 2025-03-26 session, its items classified in order.
     Batch(Vec<Result<Message, Rejected>>),
@@ -150,7 +151,7 @@ impl<'s> Session<'s> {
             watch: Watch::new(server.limits.poll_interval),
             rate: server.limits.rate_limit.map(TokenBucket::new),
             closed: false,
-            number: trace::next_session(),
+            number: SESSIONS.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -164,25 +165,6 @@ impl<'s> Session<'s> {
     pub fn receive(&mut self, unit: Unit, origin: Origin) {
         let incoming = sort(unit, self.version());
         self.take(incoming, origin);
-        self.serve_queue();
-    }
-
-    /// When [`Session::tick`] next has something to do: a change check, if anything is
-    /// watched, or a parked question's timeout.
-    pub fn deadline(&self) -> Option<Instant> {
-        let watch = self.is_watching().then_some(self.watch.next_poll);
-        let parked = self.parked.iter().map(|p| p.deadline).min();
-        watch.into_iter().chain(parked).min()
-    }
-
-    /// Does what is due: checks watched resources, and runs again the parked requests
-    /// whose client did not answer in time.
-    pub fn tick(&mut self) {
-        let now = Instant::now();
-        if self.is_watching() && now >= self.watch.next_poll {
-            self.answering(port::SESSION, Session::poll_changes);
-        }
-        self.expire_parked(now);
         self.serve_queue();
     }
 
@@ -243,76 +225,37 @@ impl<'s> Session<'s> {
     /// Works out the reply to one request; `None` when it gets none now (cancelled, parked,
     /// or an open `subscriptions/listen`). A request that came `alone` may be parked.
     fn answer(&mut self, request: Request, alone: bool) -> Option<Reply> {
-        let Some(trace) = self.trace(&request) else {
-            return self.answer_untraced(request, alone);
+        let trace = self.trace(&request, None);
+        let refused = if self.in_flight(&request.id) {
+            Some(McpError::DuplicateId(format!("{:?}", request.id)))
+        } else {
+            let rate = self.rate.as_mut().and_then(|rate| rate.take().err());
+            rate.map(|retry_after_ms| McpError::RateLimited { retry_after_ms })
         };
-        let id = request.id.clone();
-        let reply = self.answer_untraced(request, alone);
-        self.end_trace(trace, &id, reply.as_ref());
-        reply
-    }
-
-    /// The log line of `request`, when lines are written: numbered by its exchange where
-    /// the transport numbers them (the access line's `req=`), and by this session unless
-    /// it is a 2026-07-28 request (which belongs to none).
-    fn trace(&self, request: &Request) -> Option<Trace<'s>> {
-        if !log::enabled(log::Level::Info) {
-            return None; // before anything is worked out: this is every request's path
+        let Some(error) = refused else {
+            // Only a request that may ask its client (which declared something a handler may
+            // ask it) is kept for running again.
+            let may_ask = self.handshake.negotiated().is_some_and(|n| n.may_be_asked);
+            let copy = (alone && may_ask).then(|| request.clone());
+            return self.run(request, copy, None, trace);
+        };
+        let reply = Reply::plain(Err(error), false);
+        if let Some(trace) = trace {
+            trace.end(Ok(&reply));
         }
-        let method = Method::parse(&request.method);
-        let meta = request_meta(request.params.as_ref());
-        let stateless = Era::of_request(method, meta) == Era::Stateless;
-        let req = self.port.request_number(self.origin);
-        Trace::start(
-            request,
-            self.server,
-            req,
-            (!stateless).then_some(self.number),
-        )
-    }
-
-    /// Writes the line of request `id`, which got `reply` (`None`: none now), unless it is
-    /// parked: its line is written when it is answered, counting from its first run.
-    fn end_trace(&mut self, trace: Trace<'_>, id: &RequestId, reply: Option<&Reply>) {
-        let origin = self.origin;
-        let at_origin = |o: Origin, i: &RequestId| o == origin && i == id;
-        match reply {
-            Some(reply) => trace.finish(Ending::of(reply)),
-            None if self
-                .parked
-                .iter()
-                .any(|p| at_origin(p.origin, &p.request.id)) =>
-            {
-                self.keep_started(id, trace.started())
-            }
-            None if self.listens.iter().any(|l| l.id == *id) => trace.finish(Ending::Stream),
-            None => trace.finish(Ending::Cancelled),
-        }
-    }
-
-    /// [`Session::answer`] without its log line.
-    fn answer_untraced(&mut self, request: Request, alone: bool) -> Option<Reply> {
-        if self.in_flight(&request.id) {
-            let error = McpError::DuplicateId(request.id.to_string());
-            return Some(Reply::plain(Err(error), false));
-        }
-        if let Some(Err(retry_after_ms)) = self.rate.as_mut().map(TokenBucket::take) {
-            let error = McpError::RateLimited { retry_after_ms };
-            return Some(Reply::plain(Err(error), false));
-        }
-        // Only a request that may ask its client is kept for running again.
-        let copy = (alone && self.handshake.client_may_be_asked()).then(|| request.clone());
-        self.run(request, copy, None)
+        Some(reply)
     }
 
     /// Runs `request`'s method with the client's `answers` so far; parks `copy` when its
     /// handler asked the client something (what this run replied was worked out without
-    /// the answer, and is dropped).
+    /// the answer, and is dropped). Its log line (`trace`) is written once it ends, or by
+    /// the run that answers it when it is parked.
     fn run(
         &mut self,
         request: Request,
         copy: Option<Request>,
         answers: Option<Answers>,
+        trace: Option<Trace<'s>>,
     ) -> Option<Reply> {
         let running = Running {
             id: request.id.clone(),
@@ -326,13 +269,19 @@ impl<'s> Session<'s> {
         let outer = self.running.replace(running);
         let reply = self.dispatch(request);
         let ran = mem::replace(&mut self.running, outer)?;
-        if ran.cancelled {
-            log::debug(format_args!("request {} cancelled: no response", ran.id));
+        if let (false, Some(question), Some(request)) = (ran.cancelled, ran.asked, copy) {
+            let started = trace.map(|trace| trace.started);
+            self.park(request, *question, ran.answers.unwrap_or_default(), started);
             return None;
         }
-        if let (Some(question), Some(request)) = (ran.asked, copy) {
-            self.park(request, *question, ran.answers.unwrap_or_default());
-            return None;
+        if ran.cancelled {
+            log::debug(format_args!("request {:?} cancelled: no response", ran.id));
+        }
+        let reply = reply.filter(|_| !ran.cancelled);
+        if let Some(trace) = trace {
+            // No reply, and not cancelled: an open `subscriptions/listen` stream.
+            let none = if ran.cancelled { "cancelled" } else { "stream" };
+            trace.end(reply.as_ref().ok_or(none));
         }
         reply
     }
@@ -349,7 +298,11 @@ impl<'s> Session<'s> {
         let era = Era::of_request(method, meta);
         let stateless = era == Era::Stateless;
         if let (Some(running), Some(token)) = (self.running.as_mut(), meta) {
-            running.progress = token.get("progressToken").filter(|t| is_token(t)).cloned();
+            // A `progressToken` is a string or an integer.
+            let token = token
+                .get("progressToken")
+                .filter(|t| t.is_string() || t.is_i64() || t.is_u64());
+            running.progress = token.cloned();
         }
         let client = match (era, &self.handshake, method) {
             (Era::Stateless, ..) => handler::stateless_client(&mut params),
@@ -409,7 +362,7 @@ impl<'s> Session<'s> {
     fn running_id(&self) -> RequestId {
         self.running
             .as_ref()
-            .map_or(RequestId::number(0), |r| r.id.clone())
+            .map_or(RequestId::Unsigned(0), |r| r.id.clone())
     }
 
     /// The scope the handler of the running request runs in.
@@ -441,19 +394,15 @@ impl<'s> Session<'s> {
         }
         let mut ctx = Context::new(self, scope);
         let result = panic::catch_unwind(AssertUnwindSafe(|| handler(&mut ctx)));
-        let mut inputs = ctx.into_inputs();
+        let mut inputs = ctx.scope.inputs;
         if result.is_err() {
             log::error(format_args!(
                 "a handler panicked; answered with an internal error"
             ));
         }
-        let asked = inputs.question.take();
-        if let Some(running) = self
-            .running
-            .as_mut()
-            .filter(|_| replayed && asked.is_some())
-        {
-            running.asked = asked;
+        let asked = inputs.question.take().filter(|_| replayed);
+        if let (Some(running), Some(asked)) = (self.running.as_mut(), asked) {
+            running.asked = Some(asked);
             running.answers = Some(mem::take(&mut inputs.answers));
         }
         (result.ok(), inputs)
@@ -481,19 +430,6 @@ impl<'s> Session<'s> {
     fn notify_now(&mut self, method: &str, params: &Value) {
         self.write(&Outgoing::Notification(method, params), None);
         self.port.flush();
-    }
-
-    /// True when `id` is the id of a request in flight: running, parked, queued, or an open
-    /// `subscriptions/listen` (a second request with it would make its reply ambiguous).
-    fn in_flight(&self, id: &RequestId) -> bool {
-        let queued = |(q, _): &(Incoming, Origin)| match q {
-            Incoming::Single(Message::Request(r)) => r.id == *id,
-            _ => false,
-        };
-        self.running.as_ref().is_some_and(|r| r.id == *id)
-            || self.parked.iter().any(|p| p.request.id == *id)
-            || self.queue.iter().any(queued)
-            || self.listens.iter().any(|l| l.id == *id)
     }
 
     /// Runs `f` with output going to `origin`, then restores the current origin.

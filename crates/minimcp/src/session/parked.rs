@@ -14,6 +14,9 @@
 //! a parked request of the same origin (over stdio: the one client), so that one origin's
 //! answers go out in the order of its requests. A `ping` is answered at once; a full queue
 //! refuses with −32003.
+//!
+//! Here too are the session's timers: a parked question's timeout and change polling for
+//! subscriptions ([`Session::deadline`], [`Session::tick`]).
 
 use std::time::{Duration, Instant};
 
@@ -22,9 +25,9 @@ use serde_json::{json, Value};
 use super::{Incoming, Session};
 use crate::context::{Answer, Answers, Question};
 use crate::error::McpError;
-use crate::jsonrpc::{Message, Outgoing, Request, RequestId, Response, ResponseId};
+use crate::jsonrpc::{Message, Outgoing, Request, RequestId, Response};
 use crate::model::InputError;
-use crate::session::port::Origin;
+use crate::session::port::{Origin, SESSION};
 use minimcp_base::log;
 
 /// A request whose handler waits for the client's answer to question `awaiting`.
@@ -38,8 +41,8 @@ pub(crate) struct Parked {
     awaiting: u64,
     pub(crate) deadline: Instant,
     timeout: Duration,
-    /// When the request first ran: its log line counts the wait.
-    started: Instant,
+    /// When the request first ran, if its log line is written: the line counts the wait.
+    started: Option<Instant>,
 }
 
 /// A session that ends (DELETE, expiry, the server stopping) ends its parked requests'
@@ -53,8 +56,34 @@ impl Drop for Session<'_> {
 }
 
 impl Session<'_> {
-    /// Sends the client `question` and parks `request` until it answers.
-    pub(super) fn park(&mut self, request: Request, question: Question, answers: Answers) {
+    /// When [`Session::tick`] next has something to do: a change check, if anything is
+    /// watched, or a parked question's timeout.
+    pub fn deadline(&self) -> Option<Instant> {
+        let watch = self.is_watching().then_some(self.watch.next_poll);
+        let parked = self.parked.iter().map(|p| p.deadline).min();
+        watch.into_iter().chain(parked).min()
+    }
+
+    /// Does what is due: checks watched resources, and runs again the parked requests
+    /// whose client did not answer in time.
+    pub fn tick(&mut self) {
+        let now = Instant::now();
+        if self.is_watching() && now >= self.watch.next_poll {
+            self.answering(SESSION, Session::poll_changes);
+        }
+        self.expire_parked(now);
+        self.serve_queue();
+    }
+
+    /// Sends the client `question` and parks `request`, first run at `started`, until it
+    /// answers.
+    pub(super) fn park(
+        &mut self,
+        request: Request,
+        question: Question,
+        answers: Answers,
+        started: Option<Instant>,
+    ) {
         let id = self.next_question_id;
         self.next_question_id += 1;
         let Question {
@@ -64,7 +93,7 @@ impl Session<'_> {
             timeout,
         } = question;
         self.write(
-            &Outgoing::Request(&RequestId::number(id), method, &params),
+            &Outgoing::Request(&RequestId::Unsigned(id), method, &params),
             None,
         );
         self.port.flush();
@@ -76,31 +105,18 @@ impl Session<'_> {
             awaiting: id,
             deadline: Instant::now() + timeout,
             timeout,
-            started: Instant::now(),
+            started,
         });
-    }
-
-    /// Keeps `started` as when request `id`, parked at the current origin, first ran, for
-    /// its log line.
-    pub(super) fn keep_started(&mut self, id: &RequestId, started: Instant) {
-        let origin = self.origin;
-        let parked = self
-            .parked
-            .iter_mut()
-            .find(|p| p.origin == origin && p.request.id == *id);
-        if let Some(parked) = parked {
-            parked.started = started;
-        }
     }
 
     /// A response from the client: the answer a parked request waits for, or late (its
     /// question timed out or was withdrawn) and ignored.
     pub(super) fn answered(&mut self, response: Response) {
-        let awaits = |p: &Parked| RequestId::number(p.awaiting) == response.id;
+        let awaits = |p: &Parked| RequestId::Unsigned(p.awaiting) == response.id;
         let Some(at) = self.parked.iter().position(awaits) else {
             let id = &response.id;
             return log::warn(format_args!(
-                "ignored a response to {id}: no question of ours waits for it"
+                "ignored a response to {id:?}: no question of ours waits for it"
             ));
         };
         let parked = self.parked.swap_remove(at);
@@ -121,16 +137,13 @@ impl Session<'_> {
         answers.insert(key, answer);
         let id = request.id.clone();
         log::debug(format_args!(
-            "request {id} resumes with {} answer(s)",
+            "request {id:?} resumes with {} answer(s)",
             answers.len()
         ));
         self.answering(origin, |this| {
             let copy = request.clone();
-            let trace = this.trace(&request).map(|t| t.since(started));
-            let reply = this.run(request, Some(copy), Some(answers));
-            if let Some(trace) = trace {
-                this.end_trace(trace, &id, reply.as_ref());
-            }
+            let trace = this.trace(&request, started);
+            let reply = this.run(request, Some(copy), Some(answers), trace);
             if this.parked.iter().any(|p| p.request.id == id) {
                 return;
             }
@@ -197,6 +210,19 @@ impl Session<'_> {
         self.serve_queue();
     }
 
+    /// True when `id` is the id of a request in flight: running, parked, queued, or an open
+    /// `subscriptions/listen` (a second request with it would make its reply ambiguous).
+    pub(super) fn in_flight(&self, id: &RequestId) -> bool {
+        let queued = |(q, _): &(Incoming, Origin)| match q {
+            Incoming::Single(Message::Request(r)) => r.id == *id,
+            _ => false,
+        };
+        self.running.as_ref().is_some_and(|r| r.id == *id)
+            || self.parked.iter().any(|p| p.request.id == *id)
+            || self.queue.iter().any(queued)
+            || self.listens.iter().any(|l| l.id == *id)
+    }
+
     /// True when input carrying a request from `origin` must wait: a request of `origin` is
     /// parked, or waits already.
     pub(super) fn is_waiting(&self, origin: Origin) -> bool {
@@ -216,7 +242,7 @@ impl Session<'_> {
             _ => None,
         };
         self.answering(origin, |this| {
-            let id = ResponseId::recovered(id, this.unreadable_id());
+            let id = this.response_id(id);
             this.write(&Outgoing::<Value>::Error(id, &error), Some(error.code));
             this.port.finish(origin);
         });

@@ -27,11 +27,8 @@ impl<'s> Session<'s> {
         client: &Client,
     ) -> Outcome {
         let given = params.remove("arguments");
-        let name = string(
-            &params,
-            "name",
-            "`name` must be a string: the prompt to get",
-        )?;
+        let what = "`name` must be a string: the prompt to get";
+        let name = string(&params, "name", what)?;
         let prompt = self.prompt(name)?;
         let given = match given {
             None => Map::new(),
@@ -47,11 +44,8 @@ impl<'s> Session<'s> {
             };
             if !prompt.arguments.iter().any(|a| a.name == *key) {
                 let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
-                let takes = if names.is_empty() {
-                    "no arguments".to_string()
-                } else {
-                    names.join(", ")
-                };
+                let takes = Some(names.join(", ")).filter(|t| !t.is_empty());
+                let takes = takes.unwrap_or_else(|| "no arguments".into());
                 return Err(invalid(format!(
                     "unknown argument `{key}` for prompt {name}; it takes: {takes}"
                 )));

@@ -10,13 +10,13 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::handler::{bad_cursor, decode_cursor, encode_cursor, handler_error, with_cursor};
-use super::handler::{invalid, string};
+use super::handler::{invalid, object, string};
 use super::port::Origin;
 use super::{Handshake, Outcome, Session};
 use crate::context::Client;
 use crate::error::McpError;
 use crate::jsonrpc::{Outgoing, RequestId};
-use crate::model::HandlerError;
+use crate::model::{HandlerError, ResourceInfo};
 use crate::protocol::meta;
 use crate::server::trim_listing;
 use minimcp_base::request_state::Binding;
@@ -89,10 +89,8 @@ impl Session<'_> {
             Some(Err(error)) => return Err(handler_error(error, "resources/list")),
             None => return Err(McpError::Internal),
         };
-        let listed: Vec<Value> = listed
-            .into_iter()
-            .map(|r| trim_listing(json!(r), client.version))
-            .collect();
+        let trim = |r: ResourceInfo| trim_listing(json!(r), client.version);
+        let listed: Vec<Value> = listed.into_iter().map(trim).collect();
         Ok(with_cursor(json!({ "resources": listed }), next))
     }
 
@@ -163,12 +161,8 @@ impl Session<'_> {
     /// open (no response) until the client cancels it or the session ends.
     pub(super) fn listen(&mut self, params: &Map<String, Value>) -> Result<(), McpError> {
         let id = self.running_id();
-        let filter = params
-            .get("notifications")
-            .and_then(Value::as_object)
-            .ok_or_else(|| {
-                invalid("`notifications` must be an object saying which notifications to receive")
-            })?;
+        let what = "`notifications` must be an object saying which notifications to receive";
+        let filter = object(params, "notifications", what)?;
         let wants = |key: &str| filter.get(key).and_then(Value::as_bool).unwrap_or(false);
         let mut uris = match filter.get("resourceSubscriptions") {
             None => BTreeSet::new(),
@@ -181,11 +175,11 @@ impl Session<'_> {
             return Err(McpError::Overloaded(open));
         }
         let mut honoured = Map::new();
-        let list_changed = wants("resourcesListChanged") && self.server.resources_list_changes();
+        let list_changed = wants("resourcesListChanged") && self.server.list_changes;
         if list_changed {
             honoured.insert("resourcesListChanged".into(), json!(true));
         }
-        if !self.server.has_resources() {
+        if self.server.sources.is_empty() {
             uris.clear();
         }
         if !uris.is_empty() {
@@ -222,8 +216,7 @@ impl Session<'_> {
     }
 
     fn watching_list(&self) -> bool {
-        let legacy =
-            matches!(&self.handshake, Handshake::Ready(_)) && self.server.resources_list_changes();
+        let legacy = matches!(&self.handshake, Handshake::Ready(_)) && self.server.list_changes;
         legacy || self.listens.iter().any(|l| l.resources_list_changed)
     }
 
@@ -245,24 +238,17 @@ impl Session<'_> {
     /// Starts watching `uri` (when a subscription to it opens).
     fn watch_uri(&mut self, uri: &str) {
         let fingerprint = self.fingerprint(uri);
-        self.watch
-            .fingerprints
-            .entry(uri.to_string())
-            .or_insert(fingerprint);
+        let fingerprints = &mut self.watch.fingerprints;
+        fingerprints.entry(uri.to_string()).or_insert(fingerprint);
         self.start_list_watch();
     }
 
     /// Stops watching URIs no subscription refers to any more.
     pub(crate) fn unwatch_unused(&mut self) {
-        let legacy: BTreeSet<String> = self
-            .handshake
-            .negotiated()
-            .map(|n| n.subscriptions.clone())
-            .unwrap_or_default();
-        let listens = &self.listens;
-        self.watch
-            .fingerprints
-            .retain(|uri, _| legacy.contains(uri) || listens.iter().any(|l| l.uris.contains(uri)));
+        let legacy = self.handshake.negotiated().map(|n| &n.subscriptions);
+        let (listens, fingerprints) = (&self.listens, &mut self.watch.fingerprints);
+        let listened = |uri: &String| listens.iter().any(|l| l.uris.contains(uri));
+        fingerprints.retain(|uri, _| legacy.is_some_and(|s| s.contains(uri)) || listened(uri));
     }
 
     /// Takes the resource list's first fingerprint once anyone wants its changes.
@@ -297,7 +283,7 @@ impl Session<'_> {
     fn announce(&mut self, uri: Option<&str>) {
         let legacy = match (&self.handshake, uri) {
             (Handshake::Ready(n), Some(uri)) => n.subscriptions.contains(uri),
-            (Handshake::Ready(_), None) => self.server.resources_list_changes(),
+            (Handshake::Ready(_), None) => self.server.list_changes,
             _ => false,
         };
         let (method, mut params) = match uri {

@@ -16,7 +16,6 @@ use serde_json::{json, Map, Value};
 use super::handler::{invalid, string};
 use super::{Outcome, Payload, Session};
 use crate::context::Client;
-use crate::context::Inputs;
 use crate::error::McpError;
 use crate::jsonrpc::ErrorObject;
 use crate::model::{Arguments, Content, HandlerError, ToolOutput};
@@ -99,8 +98,7 @@ impl Session<'_> {
             return Err(McpError::Internal);
         };
         let arguments = Arguments(arguments);
-        let (result, inputs): (_, Inputs) =
-            self.run_handler(scope, |ctx| (tool.handler)(&arguments, ctx));
+        let (result, inputs) = self.run_handler(scope, |ctx| (tool.handler)(&arguments, ctx));
         let output = match result {
             Some(Ok(output)) => output,
             None => return Err(McpError::Internal),
@@ -136,12 +134,8 @@ impl Session<'_> {
                 "tool {name} returned {size} bytes, over the {budget}-byte result budget"
             ));
             let what = format!("The result of tool {name}");
-            return failed(ask_for_less(
-                &what,
-                size,
-                budget,
-                "budget for one tool result",
-            ));
+            let which = "budget for one tool result";
+            return failed(ask_for_less(&what, size, budget, which));
         }
         Ok(tool_result(output, version, server))
     }
@@ -158,11 +152,9 @@ pub(crate) struct ToolResult {
     pub(crate) server_info: Option<Arc<Value>>,
 }
 
-/// One content block of a [`ToolResult`].
 pub(crate) enum Block {
     /// `{"type": "text", "text": …}`: nearly every block.
     Text(String),
-    /// Any other block, as JSON.
     Json(Value),
 }
 

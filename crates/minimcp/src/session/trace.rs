@@ -11,70 +11,20 @@
 //! and the method and id, which the client chose, are cut short and reduced to visible ASCII.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::Value;
 
-use super::{Payload, Reply};
+use super::{Payload, Reply, Session};
 use crate::jsonrpc::{Request, RequestId};
+use crate::protocol::{request_meta, Era, Method};
 use crate::server::Server;
 use minimcp_base::log::{self, clean, Field};
 
-/// Numbers the sessions of this process, in the order they start, for the log.
-static SESSIONS: AtomicU64 = AtomicU64::new(1);
-
-/// The next session's number.
-pub(crate) fn next_session() -> u64 {
-    SESSIONS.fetch_add(1, Ordering::Relaxed)
-}
-
-/// How a request ended, as its line says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ending {
-    Result,
-    ToolError,
-    InputRequired,
-    Error(i64),
-    Cancelled,
-    /// A `subscriptions/listen` stream opened: answered when it ends.
-    Stream,
-}
-
-impl Ending {
-    /// How `reply` ends its request.
-    pub(crate) fn of(reply: &Reply) -> Ending {
-        match &reply.outcome {
-            Ok(Payload::Tool(result)) if result.is_error => Ending::ToolError,
-            Ok(Payload::Tool(_)) => Ending::Result,
-            Ok(Payload::Json(result)) if result.get("isError") == Some(&Value::Bool(true)) => {
-                Ending::ToolError
-            }
-            Ok(Payload::Json(result))
-                if result.get("resultType") == Some(&"input_required".into()) =>
-            {
-                Ending::InputRequired
-            }
-            Ok(Payload::Json(_)) => Ending::Result,
-            Err(error) => Ending::Error(error.code),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Ending::Result => "result",
-            Ending::ToolError => "tool_error",
-            Ending::InputRequired => "input_required",
-            Ending::Error(_) => "error",
-            Ending::Cancelled => "cancelled",
-            Ending::Stream => "stream",
-        }
-    }
-}
-
 /// A request being served, for its line once it ends. Nothing is formatted before then.
 pub(crate) struct Trace<'s> {
-    started: Instant,
+    /// When the request was first dispatched: one that waits for its client counts the wait.
+    pub(super) started: Instant,
     req: Option<u64>,
     session: Option<u64>,
     id: RequestId,
@@ -101,95 +51,87 @@ const METHODS: &[&str] = &[
     "subscriptions/listen",
 ];
 
-impl<'s> Trace<'s> {
-    /// Starts the line of `request`, HTTP request number `req`, in session `session` (`None`
-    /// for a 2026-07-28 request, which belongs to none); `None` when lines are not written.
-    pub(crate) fn start(
-        request: &Request,
-        server: &'s Server,
-        req: Option<u64>,
-        session: Option<u64>,
-    ) -> Option<Trace<'s>> {
+/// How the text form writes each field: what goes before it, and whether it is written
+/// when absent (`-`). `req=7 session=2 id=5 method=tools/call name=read_file took=412us
+/// outcome=result`; `req` over HTTP only.
+const TEXT: [(&str, bool); 8] = [
+    (" req=", false),
+    (" session=", true),
+    (" id=", true),
+    (" method=", true),
+    (" name=", false),
+    (" took=", true),
+    ("us outcome=", true),
+    (" code=", false),
+];
+
+impl<'s> Session<'s> {
+    /// The line of `request`, first dispatched at `started` (`None`: now), when lines are
+    /// written: numbered by its exchange where the transport numbers them (the access
+    /// line's `req=`), and by this session unless it is a 2026-07-28 request (which belongs
+    /// to none).
+    pub(super) fn trace(&self, request: &Request, started: Option<Instant>) -> Option<Trace<'s>> {
         if !log::enabled(log::Level::Info) {
-            return None;
+            return None; // before anything is worked out: this is every request's path
         }
+        let meta = request_meta(request.params.as_ref());
+        let stateless = Era::of_request(Method::parse(&request.method), meta) == Era::Stateless;
         let method = match METHODS.iter().find(|m| **m == request.method) {
             Some(known) => Cow::Borrowed(*known),
             None => Cow::Owned(clean(&request.method)),
         };
         Some(Trace {
-            started: Instant::now(),
-            req,
-            session,
+            started: started.unwrap_or_else(Instant::now),
+            req: self.port.request_number(self.origin),
+            session: (!stateless).then_some(self.number),
             id: request.id.clone(),
             method,
-            name: name(request, server),
+            name: name(request, self.server),
         })
     }
+}
 
-    /// The instant the request was first dispatched (a request that waits for its client
-    /// keeps it, so its line counts the wait).
-    pub(crate) fn started(&self) -> Instant {
-        self.started
-    }
-
-    /// Counts from `started` instead of now.
-    pub(crate) fn since(mut self, started: Instant) -> Self {
-        self.started = started;
-        self
-    }
-
-    /// Writes the line.
-    pub(crate) fn finish(self, ending: Ending) {
+impl Trace<'_> {
+    /// Writes the line of a request answered with `Ok(reply)`, or that ended with none as
+    /// `Err(outcome)`.
+    pub(super) fn end(self, ending: Result<&Reply, &str>) {
+        let is = |result: &Value, key: &str, value: Value| result.get(key) == Some(&value);
+        let (outcome, code) = match ending.map(|reply| &reply.outcome) {
+            Ok(Ok(Payload::Tool(result))) if result.is_error => ("tool_error", None),
+            Ok(Ok(Payload::Json(result))) if is(result, "isError", Value::Bool(true)) => {
+                ("tool_error", None)
+            }
+            Ok(Ok(Payload::Json(result))) if is(result, "resultType", "input_required".into()) => {
+                ("input_required", None)
+            }
+            Ok(Ok(_)) => ("result", None),
+            Ok(Err(error)) => ("error", Some(error.code)),
+            Err(outcome) => (outcome, None),
+        };
         let took = i64::try_from(self.started.elapsed().as_micros()).unwrap_or(i64::MAX);
-        let count = |n: Option<u64>| n.map_or(Field::Absent, |n| Field::Number(n as i64));
+        let number = |n: Option<u64>| n.map_or(Field::Absent, |n| Field::Number(n as i64));
         let id = match &self.id {
             RequestId::Unsigned(n) => i64::try_from(*n).map_or(Field::Absent, Field::Number),
             RequestId::Negative(n) => Field::Number(*n),
             RequestId::Str(s) => Field::Client(s),
         };
-        let code = match ending {
-            Ending::Error(code) => Field::Number(code),
-            _ => Field::Absent,
-        };
+        let name = self.name.as_deref().map_or(Field::Absent, Field::Text);
         let fields = [
-            ("req", count(self.req)),
-            ("session", count(self.session)),
+            ("req", number(self.req)),
+            ("session", number(self.session)),
             ("id", id),
             ("method", Field::Text(&self.method)),
-            (
-                "name",
-                self.name.as_deref().map_or(Field::Absent, Field::Text),
-            ),
+            ("name", name),
             ("took_us", Field::Number(took)),
-            ("outcome", Field::Text(ending.name())),
-            ("code", code),
+            ("outcome", Field::Text(outcome)),
+            ("code", code.map_or(Field::Absent, Field::Number)),
         ];
         log::structured("request", &fields, |line| {
-            // `req=7 session=2 id=5 method=tools/call name=read_file took=412us outcome=result`,
-            // written out field by field: this runs for every request.
-            let [req, session, id, method, name, took, outcome, code] = fields.map(|(_, v)| v);
-            if req != Field::Absent {
-                line.push_str(" req="); // over HTTP only
-                log::push_field(line, &req);
-            }
-            for (key, value) in [(" session=", session), (" id=", id)] {
-                line.push_str(key);
-                log::push_field(line, &value);
-            }
-            line.push_str(" method=");
-            log::push_field(line, &method);
-            if name != Field::Absent {
-                line.push_str(" name=");
-                log::push_field(line, &name);
-            }
-            line.push_str(" took=");
-            log::push_field(line, &took);
-            line.push_str("us outcome=");
-            log::push_field(line, &outcome);
-            if code != Field::Absent {
-                line.push_str(" code=");
-                log::push_field(line, &code);
+            for ((before, always), (_, value)) in TEXT.iter().zip(&fields) {
+                if *always || *value != Field::Absent {
+                    line.push_str(before);
+                    log::push_field(line, value);
+                }
             }
         });
     }
@@ -200,27 +142,20 @@ impl<'s> Trace<'s> {
 fn name<'s>(request: &Request, server: &'s Server) -> Option<Cow<'s, str>> {
     let params = request.params.as_ref()?;
     let text = |key: &str| params.get(key).and_then(Value::as_str);
-    match request.method.as_str() {
-        "tools/call" => {
-            let known = server.tool_index.get_key_value(text("name")?);
-            Some(known.map_or(Cow::Borrowed("?"), |(name, _)| Cow::Borrowed(name.as_str())))
-        }
-        "prompts/get" => {
-            let known = server.prompt_index.get_key_value(text("name")?);
-            Some(known.map_or(Cow::Borrowed("?"), |(name, _)| Cow::Borrowed(name.as_str())))
-        }
+    let index = match request.method.as_str() {
+        "tools/call" => &server.tool_index,
+        "prompts/get" => &server.prompt_index,
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
             let (scheme, _) = text("uri")?.split_once(':')?;
-            let valid = !scheme.is_empty()
-                && scheme.len() <= 32
-                && scheme
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
-            Some(match valid {
+            let scheme_byte = |b: u8| b.is_ascii_alphanumeric() || b"+-.".contains(&b);
+            let valid = !scheme.is_empty() && scheme.len() <= 32 && scheme.bytes().all(scheme_byte);
+            return Some(match valid {
                 true => Cow::Owned(format!("{scheme}:")),
                 false => Cow::Borrowed("?"),
-            })
+            });
         }
-        _ => None,
-    }
+        _ => return None,
+    };
+    let known = index.get_key_value(text("name")?);
+    Some(Cow::Borrowed(known.map_or("?", |(name, _)| name.as_str())))
 }
