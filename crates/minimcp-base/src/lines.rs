@@ -253,4 +253,141 @@ mod tests {
             reader.buf.capacity()
         );
     }
+
+    /// splitmix64: a printed seed replays a failure exactly.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// A stream that hands out its bytes in pieces of random size, as a pipe may.
+    struct Pieces {
+        bytes: Vec<u8>,
+        at: usize,
+        rng: Rng,
+    }
+
+    impl Read for Pieces {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let left = self.bytes.len() - self.at;
+            let n = left.min(out.len()).min(1 + self.rng.below(3 * CHUNK));
+            out[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Framed {
+        Line(Vec<u8>),
+        TooLarge(u64),
+    }
+
+    /// The framing as the module states it, written apart from the reader: split at each
+    /// `\n` (a last piece without one is a line too); a piece longer than `max` bytes is
+    /// too large; else a leading BOM and surrounding ASCII blanks go, and a blank piece is
+    /// skipped.
+    fn reference(input: &[u8], max: usize) -> Vec<Framed> {
+        let mut pieces: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+        if pieces.last().is_some_and(|last| last.is_empty()) {
+            pieces.pop();
+        }
+        let mut framed = Vec::new();
+        for piece in pieces {
+            if piece.len() > max {
+                framed.push(Framed::TooLarge(piece.len() as u64));
+                continue;
+            }
+            let piece = piece.strip_prefix(BOM).unwrap_or(piece);
+            let trimmed = piece.trim_ascii();
+            if !trimmed.is_empty() {
+                framed.push(Framed::Line(trimmed.to_vec()));
+            }
+        }
+        framed
+    }
+
+    fn framed_by_the_reader(input: Vec<u8>, max: usize, rng: Rng) -> Vec<Framed> {
+        let stream = Pieces {
+            bytes: input,
+            at: 0,
+            rng,
+        };
+        let mut reader = LineReader::new(Box::new(stream), max, |_| ());
+        let mut framed = Vec::new();
+        loop {
+            match reader.scan() {
+                Scan::Line { start, end, next } => {
+                    framed.push(Framed::Line(reader.line(start, end).to_vec()));
+                    reader.take(next);
+                }
+                Scan::TooLarge { size, .. } => framed.push(Framed::TooLarge(size)),
+                Scan::More => assert!(reader.fill(true, None).expect("in-memory read")),
+                Scan::Eof => return framed,
+            }
+        }
+    }
+
+    /// Random streams of short and long lines made of the bytes framing cares about (`\n`,
+    /// `\r`, blanks, a BOM), cut into random pieces, framed as the reference frames them.
+    /// `cargo test` runs a fixed seed; `.ci/run` sets MINIMCP_LINES_FUZZ_SEED=random (the
+    /// seed is printed: a failure replays with it) and MINIMCP_LINES_FUZZ_CASES.
+    #[test]
+    fn random_streams_are_framed_as_the_reference_frames_them() {
+        let seed = match std::env::var("MINIMCP_LINES_FUZZ_SEED").as_deref() {
+            Ok("random") => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |t| t.as_nanos() as u64),
+            Ok(number) => number
+                .parse()
+                .expect("MINIMCP_LINES_FUZZ_SEED: a number or random"),
+            Err(_) => 0x11E5,
+        };
+        let cases: usize = std::env::var("MINIMCP_LINES_FUZZ_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(300);
+        eprintln!(
+            "lines fuzz: seed {seed}, {cases} cases (replay: MINIMCP_LINES_FUZZ_SEED={seed})"
+        );
+        let mut rng = Rng(seed);
+        const BYTES: [&[u8]; 8] = [b"a", b"{}", b" ", b"\t", b"\r", b"\n", b"\n", BOM];
+        for case in 0..cases {
+            let max = 1 + rng.below(3 * CHUNK);
+            let mut input = Vec::new();
+            for _ in 0..rng.below(12) {
+                // Lines around the limit, and runs of plain bytes far over it.
+                let len = match rng.below(4) {
+                    0 => rng.below(8),
+                    1 => max.saturating_sub(2) + rng.below(5),
+                    2 => rng.below(8 * CHUNK),
+                    _ => rng.below(max + 1),
+                };
+                let line_start = input.len();
+                while input.len() - line_start < len {
+                    input.extend_from_slice(BYTES[rng.below(BYTES.len())]);
+                    if rng.below(4) > 0 {
+                        input.push(b'x');
+                    }
+                }
+                if rng.below(8) > 0 {
+                    input.push(b'\n');
+                }
+            }
+            let expected = reference(&input, max);
+            let framed = framed_by_the_reader(input, max, Rng(rng.next()));
+            assert_eq!(framed, expected, "case {case}, max {max}, seed {seed}");
+        }
+        eprintln!("lines fuzz: {cases} cases, all framed as the reference frames them");
+    }
 }
